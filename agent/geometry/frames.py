@@ -1,0 +1,97 @@
+"""Frames of reference: board units, world pixels, node origin and reported marker.
+
+Board units run 0..100 on both axes with (0, 0) at the bottom-left and y up. World pixels are
+Godot's, y down. Pieces are rigid in pixels, so every rotation happens in pixels and only the
+result is converted; in board units a piece is slightly stretched (3.37 px across, 3.22 up).
+Rotation is in degrees, positive clockwise on screen, which with y down is the ordinary
+counter-clockwise matrix applied to pixel coordinates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from agent.geometry.pieces import PIECES, Point
+
+BOARD_ORIGIN_PX: Point = (523.0, 394.0)
+PX_PER_UNIT_X = 3.37
+PX_PER_UNIT_Y = 3.22
+BOARD_SIZE_PX: Point = (337.0, 322.0)
+
+
+def board_to_world(x: float, y: float) -> Point:
+    return (BOARD_ORIGIN_PX[0] + PX_PER_UNIT_X * x, BOARD_ORIGIN_PX[1] - PX_PER_UNIT_Y * y)
+
+
+def world_to_board(wx: float, wy: float) -> Point:
+    return ((wx - BOARD_ORIGIN_PX[0]) / PX_PER_UNIT_X, (BOARD_ORIGIN_PX[1] - wy) / PX_PER_UNIT_Y)
+
+
+def rotate_px(v: Point, degrees: float) -> Point:
+    """Turn a pixel vector (y down) by ``degrees`` clockwise on screen."""
+    a = math.radians(degrees)
+    c, s = math.cos(a), math.sin(a)
+    return (v[0] * c - v[1] * s, v[0] * s + v[1] * c)
+
+
+def normalize_rotation(degrees: float) -> float:
+    """Fold any angle into [0, 360), so -90, 270 and 630 compare equal."""
+    r = math.fmod(degrees, 360.0)
+    if r < 0:
+        r += 360.0
+    return 0.0 if math.isclose(r, 360.0, abs_tol=1e-9) else r
+
+
+@dataclass(frozen=True, slots=True)
+class Pose:
+    """A piece placed with its node origin at (x, y) board units, turned ``rotation`` degrees.
+
+    This is exactly what a ``play`` frame carries.
+    """
+
+    piece: str
+    x: float
+    y: float
+    rotation: float
+
+    @property
+    def origin_px(self) -> Point:
+        return board_to_world(self.x, self.y)
+
+    def outline_px(self) -> list[Point]:
+        ox, oy = self.origin_px
+        out = []
+        for v in PIECES[self.piece].outline:
+            dx, dy = rotate_px(v, self.rotation)
+            out.append((ox + dx, oy + dy))
+        return out
+
+    def outline_board(self) -> list[Point]:
+        return [world_to_board(*p) for p in self.outline_px()]
+
+    def marker_board(self) -> Point:
+        """The point the game reports as this piece's ``position``."""
+        ox, oy = self.origin_px
+        dx, dy = rotate_px(PIECES[self.piece].marker, self.rotation)
+        return world_to_board(ox + dx, oy + dy)
+
+    def centroid_board(self) -> Point:
+        pts = self.outline_px()
+        cx = sum(p[0] for p in pts) / len(pts)
+        cy = sum(p[1] for p in pts) / len(pts)
+        return world_to_board(cx, cy)
+
+
+def pose_from_marker(piece: str, marker_x: float, marker_y: float, rotation: float) -> Pose:
+    """The pose whose reported marker is at (marker_x, marker_y): subtract the turned offset."""
+    mx, my = board_to_world(marker_x, marker_y)
+    dx, dy = rotate_px(PIECES[piece].marker, rotation)
+    x, y = world_to_board(mx - dx, my - dy)
+    return Pose(piece, x, y, rotation)
+
+
+def start_pose(piece: str) -> Pose:
+    spec = PIECES[piece]
+    x, y = world_to_board(*spec.start_origin)
+    return Pose(piece, x, y, spec.start_rotation)
