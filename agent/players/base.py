@@ -37,6 +37,8 @@ class TurnView:
     memory: Memory
     board_png: bytes | None = None
     drawer_png: bytes | None = None
+    """Images as prepared for the LLM (downscaled, re-encoded), or None when absent or broken."""
+    image_mime: str = "image/png"
     message: str = ""
     """The player's chat line, for chat requests."""
     collisions: list[str] = field(default_factory=list)

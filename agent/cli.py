@@ -1,0 +1,100 @@
+"""``python -m agent``: check everything that can be checked, then serve until Ctrl-C or SIGTERM.
+
+Start-up failures (config, key, templates, port) print one clear line and exit with status 2
+before anything listens, so a study never starts half-configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from dotenv import load_dotenv
+
+from agent.config import Config, ConfigError, load_config
+from agent.factory import make_player_factory
+from agent.prompt_context import sample_context
+from agent.prompts import PromptError, load_prompts
+from agent.server import AgentServer, ServerSetupError
+
+log = logging.getLogger("agent")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m agent",
+                                description="AI partner for the Tangram Collaboration Platform (serves ws://HOST:PORT).")
+    p.add_argument("--config", type=Path, help="YAML config (default: the offline planner, no LLM)")
+    p.add_argument("--host", help="interface to listen on (default: localhost = 127.0.0.1 and ::1)")
+    p.add_argument("--port", type=int, help="port to listen on (default: 5000)")
+    p.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], type=str.upper,
+                   help="log verbosity (default: from the config, INFO)")
+    p.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
+    p.add_argument("--token", help="require clients to connect with ?token=TOKEN")
+    return p
+
+
+def prepare(args: argparse.Namespace) -> Config:
+    """Load and check the configuration; raises ConfigError/PromptError with a one-line reason."""
+    config = load_config(args.config)
+    server = config.server.model_copy()
+    if args.host is not None:
+        server.host = args.host
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            raise ConfigError(f"--port {args.port} is not a port number")
+        server.port = args.port
+    if args.allow_remote:
+        server.allow_remote = True
+    if args.token:
+        server.token = args.token
+    config = config.model_copy(update={"server": server})
+    if args.log_level:
+        config = config.model_copy(update={"log_level": args.log_level})
+    if config.player == "llm":
+        if config.llm.api_key_required and not config.api_key():
+            where = f" by {args.config}" if args.config else ""
+            raise ConfigError(f"the LLM player{where} needs an API key: set {config.llm.api_key_env} in .env or "
+                              "the environment (or set llm.api_key_required: false for a local server)")
+        load_prompts(config.prompts_dir, sample_context())
+    return config
+
+
+async def serve_forever(config: Config) -> int:
+    prompts = load_prompts(config.prompts_dir, sample_context()) if config.player == "llm" else None
+    secrets = tuple(s for s in (config.api_key(), config.server.token) if s)
+    server = AgentServer(config, make_player_factory(config, prompts), secrets)
+    try:
+        await server.start()
+    except ServerSetupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    model = config.llm.model if config.player == "llm" else "offline planner"
+    print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
+          "Ctrl-C stops.", file=sys.stderr, flush=True)
+    await stop.wait()
+    log.info("shutting down")
+    await server.shutdown()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    load_dotenv(override=False)
+    args = build_parser().parse_args(argv)
+    try:
+        config = prepare(args)
+    except (ConfigError, PromptError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
+                        stream=sys.stderr)
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("websockets.server").setLevel(logging.WARNING)
+    return asyncio.run(serve_forever(config))
