@@ -66,10 +66,12 @@ def prepare(args: argparse.Namespace) -> Config:
 async def serve_forever(config: Config) -> int:
     prompts = load_prompts(config.prompts_dir, sample_context()) if config.player == "llm" else None
     secrets = tuple(s for s in (config.api_key(), config.server.token) if s)
-    server = AgentServer(config, make_player_factory(config, prompts), secrets)
+    factory = make_player_factory(config, prompts)
+    server = AgentServer(config, factory, secrets)
     try:
         await server.start()
     except ServerSetupError as exc:
+        await factory.aclose()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     stop = asyncio.Event()
@@ -82,11 +84,13 @@ async def serve_forever(config: Config) -> int:
     await stop.wait()
     log.info("shutting down")
     await server.shutdown()
+    await factory.aclose()
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    load_dotenv(override=False)
+    # The .env of the folder the agent is started from; variables already set in the shell win.
+    load_dotenv(Path.cwd() / ".env", override=False)
     args = build_parser().parse_args(argv)
     try:
         config = prepare(args)

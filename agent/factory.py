@@ -1,5 +1,10 @@
-"""Builds the player each new session gets, from the config. Shared, read-only pieces (the
-checked prompt templates) are prepared once; everything with state is made per session."""
+"""Builds the player each new session gets, from the config.
+
+Read-only or provider-level pieces are made once per server: the checked prompt templates and
+the LLM client (its connection pool and what it learned about the provider, such as "rejects
+json_schema"). Everything that holds game state (the player, its memory, its plan) is made per
+session, so two connections never see each other's game.
+"""
 
 from __future__ import annotations
 
@@ -11,28 +16,40 @@ from agent.prompt_context import sample_context
 from agent.prompts import PromptSet, load_prompts
 from agent.transcript import Transcript
 
-PlayerFactory = Callable[[Transcript], Player]
+PlayerSource = Callable[[Transcript], Player]
+"""Anything that makes a session's player; the server takes any such callable."""
+
+
+class PlayerFactory:
+    def __init__(self, config: Config, prompts: PromptSet | None = None) -> None:
+        self.config = config
+        self._client = None
+        self._prompts = prompts
+        if config.player == "llm":
+            from agent.llm import LLMClient
+
+            self._prompts = prompts or load_prompts(config.prompts_dir, sample_context())
+            # Made here, not per connection: building an HTTPS client loads the CA store, which
+            # would stall every other game's event loop for tens of milliseconds at each connect.
+            self._client = LLMClient(config.llm, config.api_key())
+
+    def __call__(self, transcript: Transcript) -> Player:
+        from agent.players.planner import PlannerPlayer
+
+        if self.config.player == "planner":
+            return PlannerPlayer(self.config)
+        from agent.players.llm import LLMPlayer  # noqa: PLC0415 - only LLM configs pay for the SDK
+
+        assert self._client is not None and self._prompts is not None
+        wants_planner = self.config.llm.fallback_to_planner or self.config.llm.planner_hint
+        planner = PlannerPlayer(self.config) if wants_planner else None
+        return LLMPlayer(self.config, self._client, self._prompts, transcript, planner)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
 
 
 def make_player_factory(config: Config, prompts: PromptSet | None = None) -> PlayerFactory:
-    if config.player == "planner":
-        from agent.players.planner import PlannerPlayer
-
-        return lambda transcript: PlannerPlayer(config)
-
-    from agent.llm import LLMClient
-    from agent.players.llm import LLMPlayer
-
-    prompt_set = prompts or load_prompts(config.prompts_dir, sample_context())
-    api_key = config.api_key()
-    wants_planner = config.llm.fallback_to_planner or config.llm.planner_hint
-
-    def build(transcript: Transcript) -> Player:
-        planner = None
-        if wants_planner:
-            from agent.players.planner import PlannerPlayer
-
-            planner = PlannerPlayer(config)
-        return LLMPlayer(config, LLMClient(config.llm, api_key), prompt_set, transcript, planner)
-
-    return build
+    return PlayerFactory(config, prompts)

@@ -67,18 +67,22 @@ def prepare_image(b64: str, cfg: ImageConfig) -> PreparedImage:
                 raise ImageError(f"image too large ({img.width}x{img.height})")
             img.load()
             original_size = (img.width, img.height)
-            out = img.convert("RGBA" if cfg.format == "png" else "RGB")
+            fits = max(img.size) <= cfg.max_side
+            if fits and cfg.format == "png":
+                # Already small enough and verified: re-encoding would only cost time.
+                return PreparedImage(raw, "image/png", img.width, img.height, len(raw), original_size)
+            out = img.convert("RGBA" if cfg.format == "png" and "A" in img.getbands() else "RGB")
     except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
         raise ImageError(f"broken PNG ({type(exc).__name__})") from exc
-    scale = cfg.max_side / max(out.width, out.height)
-    if scale < 1:
+    if not fits:
+        scale = cfg.max_side / max(out.width, out.height)
         out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
-                         Image.Resampling.LANCZOS)
+                         Image.Resampling.BICUBIC, reducing_gap=2.0)
     buf = io.BytesIO()
     if cfg.format == "jpeg":
-        out.save(buf, "JPEG", quality=cfg.jpeg_quality, optimize=True)
+        out.save(buf, "JPEG", quality=cfg.jpeg_quality)
         mime = "image/jpeg"
     else:
-        out.save(buf, "PNG", optimize=True)
+        out.save(buf, "PNG")
         mime = "image/png"
     return PreparedImage(buf.getvalue(), mime, out.width, out.height, len(raw), original_size)

@@ -22,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from agent.config import Config
-from agent.factory import PlayerFactory, make_player_factory
+from agent.factory import PlayerSource, make_player_factory
 from agent.session import Session
 from agent.transcript import Transcript
 
@@ -52,7 +52,7 @@ class ServerSetupError(Exception):
 @dataclass
 class AgentServer:
     config: Config
-    player_factory: PlayerFactory
+    player_factory: PlayerSource
     secrets: tuple[str, ...] = ()
     sessions: set[Session] = field(default_factory=set)
     _servers: list[Server] = field(default_factory=list)
@@ -164,14 +164,18 @@ def _peer(connection: ServerConnection) -> str:
 
 @contextlib.asynccontextmanager
 async def serve_agent(config: Config, host: str | None = None, port: int | None = None,
-                      player_factory: PlayerFactory | None = None) -> AsyncIterator[AgentServer]:
+                      player_factory: PlayerSource | None = None) -> AsyncIterator[AgentServer]:
     """Run the agent server for the duration of the block (tests, the simulator, embedding)."""
     server_cfg = config.server.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
     config = config.model_copy(update={"server": server_cfg})
     secrets = tuple(s for s in (config.api_key(), config.server.token) if s)
-    server = AgentServer(config, player_factory or make_player_factory(config), secrets)
-    await server.start()
+    own_factory = player_factory is None
+    factory = player_factory or make_player_factory(config)
+    server = AgentServer(config, factory, secrets)
     try:
+        await server.start()
         yield server
     finally:
         await server.shutdown()
+        if own_factory:
+            await factory.aclose()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import logging
 import time
 from dataclasses import dataclass, replace
@@ -28,7 +29,7 @@ from agent.geometry.frames import Pose, normalize_rotation
 from agent.geometry.repair import repair
 from agent.images import ImageError, payload_summary, prepare_image
 from agent.memory import Memory
-from agent.players.base import Decision, Player, TurnView
+from agent.players.base import Decision, Player, TurnView, board_of
 from agent.protocol import (GameFrame, GameState, ProtocolError, chat_frame, error_frame, finish_frame,
                             parse_frame, play_frame)
 from agent.transcript import Transcript
@@ -170,7 +171,7 @@ class Session:
         except Exception as exc:  # a closed socket: the reader loop will end the session
             log.info("%s: could not send %s: %s", self.peer, kind, type(exc).__name__)
             return False
-        self.transcript.record("frame_out", frame=text)
+        self.transcript.record("frame_out", frame=json.loads(text))
         return True
 
     async def _say(self, text: str) -> None:
@@ -260,6 +261,10 @@ class Session:
             if plays > self.config.turn.max_feedback_iterations:
                 await self._say(f"I couldn't find a free spot for {pose.piece}, so it goes back.")
                 return "gave-up"
+            # Trust the game over our prediction: rebuild the board from what it just reported,
+            # keeping the turn-start pose of a piece we did not move (it may have been pushed back).
+            board = {**view.board(), **{n: p for n, p in board_of(reply.state).items() if n != pose.piece}}
+            others = {n: p for n, p in board.items() if n != pose.piece}
             corrected = None
             if reported is not None:
                 corrected = correct_from_feedback(pose, reported.position, reported.rotation, collisions, others)
@@ -317,7 +322,9 @@ class Session:
 
     async def _view(self, frame: GameFrame) -> TurnView:
         cfg = self.config.images
-        wanted = {"board": cfg.send_board and frame.board_img, "drawer": cfg.send_drawer and frame.drawer_img}
+        looks = getattr(self.player, "uses_images", True)  # the planner reads the state, not pictures
+        wanted = {"board": looks and cfg.send_board and frame.board_img,
+                  "drawer": looks and cfg.send_drawer and frame.drawer_img}
         prepared: dict[str, bytes | None] = {"board": None, "drawer": None}
         mime = "image/png" if cfg.format == "png" else "image/jpeg"
         for key, b64 in wanted.items():

@@ -48,14 +48,19 @@ class TurnView:
     attempt: int = 0
 
     def board(self) -> dict[str, Pose]:
-        """On-board pieces as exact poses (node origins), rebuilt from the reported markers."""
-        return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation)
-                for name, p in self.state.on_board.items()}
+        return board_of(self.state)
+
+
+def board_of(state: GameState) -> dict[str, Pose]:
+    """On-board pieces as exact poses (node origins), rebuilt from the reported markers."""
+    return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation) for name, p in state.on_board.items()}
 
 
 @runtime_checkable
 class Player(Protocol):
     name: str
+    uses_images: bool
+    """False lets the session skip decoding images nobody looks at."""
 
     async def play(self, view: TurnView) -> Decision:
         """Choose this turn's move."""

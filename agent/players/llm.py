@@ -8,6 +8,7 @@ config asks for it, lets the offline planner play the turn instead.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
 from typing import Any
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 
 class LLMPlayer:
     name = "llm"
+    uses_images = True
 
     def __init__(self, config: Config, client: LLMClient, prompts: PromptSet, transcript: Transcript,
                  planner: Player | None = None) -> None:
@@ -40,16 +42,15 @@ class LLMPlayer:
 
     async def play(self, view: TurnView) -> Decision:
         hint = await self._planner_hint(view)
-        context = build_context(view, history=self.config.chat_history, planner_hint=hint)
+        context = await self._context(view, planner_hint=hint)
         return await self._decide(view, "play", context)
 
     async def adjust(self, view: TurnView) -> Decision:
-        context = build_context(view, history=self.config.chat_history,
-                                max_attempts=self.config.turn.max_feedback_iterations)
+        context = await self._context(view, max_attempts=self.config.turn.max_feedback_iterations)
         return await self._decide(view, "feedback", context)
 
     async def chat(self, view: TurnView) -> str:
-        context = build_context(view, history=self.config.chat_history)
+        context = await self._context(view)
         messages, image_bytes = self._messages("chat", context, view, drawer=False)
         result = await self.client.complete_json(messages, CHAT_SCHEMA, "chat_reply")
         self._record(result, "chat", messages, image_bytes)
@@ -108,10 +109,11 @@ class LLMPlayer:
         return (f"place {suggestion.pose.piece} with its centre at ({mx:.1f}, {my:.1f}), rotation "
                 f"{suggestion.pose.rotation:g} ({suggestion.chat})")
 
-    async def aclose(self) -> None:
-        await self.client.aclose()
-
     # ------------------------------------------------------------------ plumbing
+
+    async def _context(self, view: TurnView, **extra: Any) -> dict[str, Any]:
+        # The board description runs shapely searches (milliseconds): keep them off the event loop.
+        return await asyncio.to_thread(build_context, view, history=self.config.chat_history, **extra)
 
     def _messages(self, template: str, context: dict[str, Any], view: TurnView,
                   drawer: bool) -> tuple[list[dict[str, Any]], int]:
