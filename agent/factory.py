@@ -25,6 +25,8 @@ class PlayerFactory:
         self.config = config
         self._client = None
         self._prompts = prompts
+        if uses_planner(config):
+            check_planner_config(config)  # also loads the figure library now, not in the first turn
         if config.player == "llm":
             from agent.llm import LLMClient
 
@@ -41,14 +43,31 @@ class PlayerFactory:
         from agent.players.llm import LLMPlayer  # noqa: PLC0415 - only LLM configs pay for the SDK
 
         assert self._client is not None and self._prompts is not None
-        wants_planner = self.config.llm.fallback_to_planner or self.config.llm.planner_hint
-        planner = PlannerPlayer(self.config) if wants_planner else None
+        planner = PlannerPlayer(self.config) if uses_planner(self.config) else None
         return LLMPlayer(self.config, self._client, self._prompts, transcript, planner)
 
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+def uses_planner(config: Config) -> bool:
+    return config.player == "planner" or config.llm.fallback_to_planner or config.llm.planner_hint
+
+
+def check_planner_config(config: Config) -> None:
+    """Load the figure library and check ``planner.default_figure`` names one of its figures."""
+    from agent.config import ConfigError
+    from agent.planner.library import find_figure, load_library
+
+    library = load_library()
+    name = config.planner.default_figure
+    if name is not None:
+        figure, exact = find_figure(name, library)
+        if figure is None or not exact:
+            known = ", ".join(sorted(f.name for f in library))
+            raise ConfigError(f"field 'planner.default_figure': no figure named {name!r} (known: {known})")
 
 
 def make_player_factory(config: Config, prompts: PromptSet | None = None) -> PlayerFactory:

@@ -185,3 +185,30 @@ async def test_cli_with_gpt4o_config_plays_through_openai_base_url(tmp_path):
             await asyncio.wait_for(proc.wait(), 15)
         transcripts = list((tmp_path / "transcripts").glob("*.jsonl"))
         assert transcripts and "sk-test-e2e-key" not in transcripts[0].read_text()
+
+
+async def test_planner_hint_reaches_the_play_prompt(tmp_path):
+    async with FakeOpenAI(responder=replies()) as fake, \
+            serve_agent(llm_config(fake.base_url, tmp_path, planner_hint=True), host="127.0.0.1", port=0) as server:
+        async with GameClient(server.url, objective="A house") as game:
+            assert (await game.ai_turn(deadline=10)).finished
+        prompt = json.dumps(fake.chat_requests[0].messages)
+        assert "A planning assistant suggests" in prompt
+
+
+async def test_fallback_to_planner_plays_when_the_llm_fails(tmp_path):
+    async with FakeOpenAI(responder=lambda req: FakeReply.http_error(401, "bad key")) as fake, \
+            serve_agent(llm_config(fake.base_url, tmp_path, fallback_to_planner=True), host="127.0.0.1",
+                        port=0) as server:
+        async with GameClient(server.url, objective="A house") as game:
+            turn = await game.ai_turn(deadline=10)
+            assert turn.finished and len(turn.plays) == 1 and not turn.undone
+
+
+async def test_without_fallback_a_failing_llm_passes_with_an_apology(tmp_path):
+    async with FakeOpenAI(responder=lambda req: FakeReply.http_error(401, "bad key")) as fake, \
+            serve_agent(llm_config(fake.base_url, tmp_path), host="127.0.0.1", port=0) as server:
+        async with GameClient(server.url, objective="A house") as game:
+            turn = await game.ai_turn(deadline=10)
+            assert turn.finished and turn.plays == []
+            assert any("trouble" in line for line in turn.chat)

@@ -102,12 +102,12 @@ class LLMPlayer:
     async def _planner_hint(self, view: TurnView) -> str | None:
         if not (self.config.llm.planner_hint and self.planner is not None):
             return None
-        suggestion = await self.planner.play(view)
-        if suggestion.pose is None:
-            return suggestion.chat
-        mx, my = suggestion.pose.marker_board()
-        return (f"place {suggestion.pose.piece} with its centre at ({mx:.1f}, {my:.1f}), rotation "
-                f"{suggestion.pose.rotation:g} ({suggestion.chat})")
+        suggest = getattr(self.planner, "suggest", None)
+        if suggest is None:
+            return None
+        # suggest() plans on a copy: asking for a hint must not change the planner's own plan.
+        _, hint = await asyncio.to_thread(suggest, view)
+        return hint or None
 
     # ------------------------------------------------------------------ plumbing
 
