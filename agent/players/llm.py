@@ -87,7 +87,13 @@ class LLMPlayer:
             if move.anchor not in board:
                 return None
             others = {n: p for n, p in board.items() if n != move.piece}
-            return resolve_relation(move.piece, move.relation, move.anchor, others, rotation=move.rotation)
+            pose = resolve_relation(move.piece, move.relation, move.anchor, others, rotation=move.rotation)
+            if pose is None and move.anchor != move.piece:
+                # No exact flush spot on that side: aim at the anchor and let the repair find the
+                # nearest free place, which still serves "near that piece".
+                ax, ay = view.state.on_board[move.anchor].position
+                pose = pose_from_marker(move.piece, ax, ay, rotation)
+            return pose
         assert move.x is not None and move.y is not None
         # The model speaks in the positions the state shows (the reported marker), not node origins.
         return pose_from_marker(move.piece, move.x, move.y, rotation)
