@@ -21,7 +21,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal
@@ -432,9 +432,8 @@ def _first_object(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _matching_brace(text: str, start: int) -> int | None:
-    """Index just past the brace closing the one at ``start``, skipping over strings."""
-    depth = 0
+def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, char) for every character outside JSON strings, string contents skipped."""
     in_string = escaped = False
     for i in range(start, len(text)):
         ch = text[i]
@@ -445,9 +444,17 @@ def _matching_brace(text: str, start: int) -> int | None:
                 escaped = True
             elif ch == '"':
                 in_string = False
-        elif ch == '"':
+            continue
+        if ch == '"':
             in_string = True
-        elif ch in "{[":
+        yield i, ch
+
+
+def _matching_brace(text: str, start: int) -> int | None:
+    """Index just past the brace closing the one at ``start``, skipping over strings."""
+    depth = 0
+    for i, ch in _scan(text, start):
+        if ch in "{[":
             depth += 1
         elif ch in "}]":
             depth -= 1
@@ -457,23 +464,12 @@ def _matching_brace(text: str, start: int) -> int | None:
 
 
 def _drop_trailing_commas(text: str) -> str:
-    out: list[str] = []
-    in_string = escaped = False
-    for i, ch in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch == ",":
+    drop = set()
+    for i, ch in _scan(text):
+        if ch == ",":
             j = i + 1
             while j < len(text) and text[j].isspace():
                 j += 1
             if j < len(text) and text[j] in "}]":
-                continue
-        out.append(ch)
-    return "".join(out)
+                drop.add(i)
+    return "".join(ch for i, ch in enumerate(text) if i not in drop)

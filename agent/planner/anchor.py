@@ -132,15 +132,8 @@ def _candidates(figure: Figure, board: Mapping[str, Pose], previous: Anchor | No
     if previous is not None and previous.variant < len(figure.variants):
         add(previous)
     for vi, variant in enumerate(figure.variants):
-        for piece, pose in board.items():
-            pc = shapes.vertex_centroid(pose)
-            for slot, slot_pose in variant.slots.items():
-                if not shapes.same_kind(piece, slot):
-                    continue
-                sc = shapes.vertex_centroid(slot_pose)
-                dx, dy = pc[0] - sc[0], pc[1] - sc[1]
-                if shapes.placement_error(pose, shapes.translate(slot_pose, dx, dy)) <= 1.0:
-                    add(Anchor(vi, dx, dy))
+        for dx, dy in shapes.slot_offsets(board, variant.slots, tolerance_px=1.0):
+            add(Anchor(vi, dx, dy))
     return list(out.values())
 
 

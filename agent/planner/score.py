@@ -52,15 +52,8 @@ def silhouette_iou(board: Mapping[str, Pose], figure: Figure, variants: bool = T
     for variant in (figure.variants if variants else figure.variants[:1]):
         target = unary_union([shapes.polygon(p) for p in variant.slots.values()])
         offsets = {(round(pcx - target.centroid.x, 2), round(pcy - target.centroid.y, 2))}
-        for piece, pose in board.items():
-            pc = shapes.vertex_centroid(pose)
-            for slot, slot_pose in variant.slots.items():
-                if not shapes.same_kind(piece, slot):
-                    continue
-                sc = shapes.vertex_centroid(slot_pose)
-                dx, dy = pc[0] - sc[0], pc[1] - sc[1]
-                if shapes.placement_error(pose, shapes.translate(slot_pose, dx, dy)) <= 2.0:
-                    offsets.add((round(dx, 2), round(dy, 2)))
+        offsets.update((round(dx, 2), round(dy, 2))
+                       for dx, dy in shapes.slot_offsets(board, variant.slots, tolerance_px=2.0))
         starts = sorted(((_iou(placed, affinity.translate(target, dx, dy)), dx, dy) for dx, dy in offsets),
                         reverse=True)[:3]
         for value, dx, dy in starts:

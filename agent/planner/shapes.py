@@ -9,7 +9,7 @@ board units. Two pieces of the same kind (Red and Cream, Green and Yellow) are i
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from shapely.geometry import Polygon
 
@@ -158,3 +158,17 @@ def bounds(poses: Iterable[Pose]) -> tuple[float, float, float, float]:
 
 def board_center_px() -> Point:
     return board_to_world(50.0, 50.0)
+
+
+def slot_offsets(board: Mapping[str, Pose], slots: Mapping[str, Pose], tolerance_px: float) -> Iterator[Point]:
+    """Translations (pixels) of a layout that would put one of its slots exactly where a board
+    piece of the same kind lies, within ``tolerance_px``: the ways a figure can be re-anchored."""
+    for piece, pose in board.items():
+        pc = vertex_centroid(pose)
+        for slot, slot_pose in slots.items():
+            if not same_kind(piece, slot):
+                continue
+            sc = vertex_centroid(slot_pose)
+            dx, dy = pc[0] - sc[0], pc[1] - sc[1]
+            if placement_error(pose, translate(slot_pose, dx, dy)) <= tolerance_px:
+                yield dx, dy

@@ -350,12 +350,7 @@ class SimGame:
     def finish(self) -> TurnRecord:
         if self.turn_owner != "ai":
             raise SimRuleError("finish outside the AI's turn")
-        turn = self.turns[-1]
-        undone, hits = self._check_and_undo()
-        turn.final_collisions = hits
-        if undone:
-            turn.undone = True
-            turn.undone_piece = self._turn_piece
+        if self._judge_turn_piece():
             self._say("game", UNDO_MESSAGE)
         return self._end_ai_turn("finish")
 
@@ -374,13 +369,18 @@ class SimGame:
         for ever). The piece is judged as on ``finish`` so the game can go on sensibly."""
         if self.turn_owner != "ai":
             return None
+        self._judge_turn_piece()
+        return self._end_ai_turn(how)
+
+    def _judge_turn_piece(self) -> bool:
+        """What the game does on finish: a piece that still collides goes back. True if undone."""
         turn = self.turns[-1]
         undone, hits = self._check_and_undo()
         turn.final_collisions = hits
         if undone:
             turn.undone = True
             turn.undone_piece = self._turn_piece
-        return self._end_ai_turn(how)
+        return undone
 
     def apply_play(self, shape: str, x: float, y: float, rotation: float) -> PlayRecord:
         """Move a piece for the AI, with the one-piece-per-turn rule."""
