@@ -2,6 +2,9 @@
 
 Start-up failures (config, key, templates, port) print one clear line and exit with status 2
 before anything listens, so a study never starts half-configured.
+
+The first SIGINT/SIGTERM stops politely: running turns end with ``finish``, sockets close with
+1001, transcripts are flushed, all within ``SHUTDOWN_S``. A second signal exits at once.
 """
 
 from __future__ import annotations
@@ -16,12 +19,18 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from agent.config import Config, ConfigError, load_config
-from agent.factory import make_player_factory
+from agent.factory import check_planner_config, make_player_factory, uses_planner
 from agent.prompt_context import sample_context
 from agent.prompts import PromptError, load_prompts
 from agent.server import AgentServer, ServerSetupError
+from agent.redact import SecretFilter, Secrets
 
 log = logging.getLogger("agent")
+
+SHUTDOWN_S = 15.0
+"""The polite shutdown gives up after this long (a game that stopped reading, a stuck disk)."""
+QUIET_LOGGERS = ("httpx", "httpcore", "openai", "websockets.server")
+"""Their DEBUG output holds whole request bodies (base64 images) and request paths."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -54,6 +63,8 @@ def prepare(args: argparse.Namespace) -> Config:
     config = config.model_copy(update={"server": server})
     if args.log_level:
         config = config.model_copy(update={"log_level": args.log_level})
+    if uses_planner(config):
+        check_planner_config(config)
     if config.player == "llm":
         if config.llm.api_key_required and not config.api_key():
             where = f" by {args.config}" if args.config else ""
@@ -65,7 +76,7 @@ def prepare(args: argparse.Namespace) -> Config:
 
 async def serve_forever(config: Config) -> int:
     prompts = load_prompts(config.prompts_dir, sample_context()) if config.player == "llm" else None
-    secrets = tuple(s for s in (config.api_key(), config.server.token) if s)
+    secrets = Secrets(config.secret_values())
     factory = make_player_factory(config, prompts)
     server = AgentServer(config, factory, secrets)
     try:
@@ -76,14 +87,21 @@ async def serve_forever(config: Config) -> int:
         return 2
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     model = config.llm.model if config.player == "llm" else "offline planner"
     print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
           "Ctrl-C stops.", file=sys.stderr, flush=True)
     await stop.wait()
-    log.info("shutting down")
-    await server.shutdown()
+    for sig in signals:  # a second Ctrl-C or SIGTERM now takes the default way out: at once
+        loop.remove_signal_handler(sig)
+    log.info("shutting down: ending running turns and flushing transcripts")
+    try:
+        async with asyncio.timeout(SHUTDOWN_S):
+            await server.shutdown()
+    except TimeoutError:
+        log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
     await factory.aclose()
     return 0
 
@@ -99,6 +117,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s",
                         stream=sys.stderr)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    logging.getLogger("websockets.server").setLevel(logging.WARNING)
+    secrets = Secrets(config.secret_values())
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(SecretFilter(secrets))
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
     return asyncio.run(serve_forever(config))

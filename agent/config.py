@@ -103,6 +103,10 @@ class Config(_Strict):
         value = os.environ.get(self.llm.api_key_env, "").strip()
         return value or None
 
+    def secret_values(self) -> tuple[str, ...]:
+        """What must never reach a log, a transcript or a frame: the API key and the server token."""
+        return tuple(s for s in (self.api_key(), self.server.token) if s)
+
 
 class ConfigError(Exception):
     """The config cannot be used; the message is one line naming the file and the field."""

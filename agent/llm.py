@@ -303,6 +303,8 @@ class LLMClient:
             status = exc.status_code
             words = _STATUS_WORDS.get(status, "server error" if status >= 500 else "error")
             return f"HTTP {status} from provider: {words}{n}: {self._provider_message(exc)}"
+        if isinstance(exc, UnicodeEncodeError):  # our request, not their answer
+            return f"request could not be encoded{n}: {exc.reason}"
         if isinstance(exc, ValueError):  # the SDK could not decode the body
             return f"malformed response from provider{n}: {type(exc).__name__}"
         return f"{type(exc).__name__}{n}: {self._clean(str(exc), 120)}"

@@ -55,10 +55,23 @@ def parse_vector(value: Any) -> Point:
     return (x, y)
 
 
+def utf8_safe(text: str) -> str:
+    """The text with lone surrogates replaced by '?': a JSON escape can carry them, UTF-8 cannot,
+    and one of them in a prompt would make every later LLM request fail to encode."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def _number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ValueError(f"not a number: {str(value)[:40]!r}")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError as exc:  # a 400-digit integer is valid JSON but no float
+        raise ValueError("number too large") from exc
 
 
 class OnBoardPiece(BaseModel):
@@ -172,7 +185,7 @@ class GameFrame(BaseModel):
             return ""
         if not isinstance(v, str):
             raise ValueError("must be text")
-        return v
+        return utf8_safe(v)
 
     @field_validator("board_img", "drawer_img", mode="before")
     @classmethod
@@ -198,7 +211,7 @@ def parse_frame(text: str | bytes) -> GameFrame:
         raw = json.loads(text, parse_constant=_reject_constant)
     except ProtocolError:
         raise
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # ValueError also covers Python's limit on integer digits
         raise ProtocolError(f"frame is not JSON ({_short(exc)})") from exc
     if not isinstance(raw, dict):
         raise ProtocolError(f"frame is a JSON {type(raw).__name__}, not an object")

@@ -2,6 +2,10 @@
 
 The game is the client and reconnects whenever the socket closes, so the server must outlive
 every session, and a new connection must get a fresh session with nothing carried over.
+
+Security: loopback only unless ``server.allow_remote``; an optional shared token (``?token=``)
+checked in constant time before the WebSocket handshake; known secrets (API key, token) masked
+in everything the websockets library logs, since it logs request paths (``?token=`` included).
 """
 
 from __future__ import annotations
@@ -9,9 +13,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import hmac
 import ipaddress
 import logging
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -24,11 +30,16 @@ from websockets.http11 import Request, Response
 from agent.config import Config
 from agent.factory import PlayerSource, make_player_factory
 from agent.session import Session
+from agent.redact import MaskingLogger, Secrets
 from agent.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
 LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1", "ip6-localhost"}
+TOO_BIG = 1009
+"""WebSocket close code for a message over the size limit."""
+KEPT_TRANSCRIPT_PATHS = 1000
+"""Paths remembered for transcript_paths(); a study day of reconnects must not grow memory."""
 
 
 def listen_hosts(host: str) -> list[str]:
@@ -53,10 +64,10 @@ class ServerSetupError(Exception):
 class AgentServer:
     config: Config
     player_factory: PlayerSource
-    secrets: tuple[str, ...] = ()
+    secrets: Secrets = field(default_factory=Secrets)
     sessions: set[Session] = field(default_factory=set)
     _servers: list[Server] = field(default_factory=list)
-    _transcripts: list[Path] = field(default_factory=list)
+    _transcripts: deque[Path] = field(default_factory=lambda: deque(maxlen=KEPT_TRANSCRIPT_PATHS))
 
     @property
     def port(self) -> int:
@@ -89,7 +100,8 @@ class AgentServer:
                 server = await serve(
                     self._handle, host, port, max_size=cfg.max_frame_bytes, max_queue=16,
                     process_request=self._check_request, ping_interval=cfg.ping_interval,
-                    ping_timeout=cfg.ping_interval, compression=None, logger=logging.getLogger("websockets.server"))
+                    ping_timeout=cfg.ping_interval, compression=None,
+                    logger=MaskingLogger(logging.getLogger("websockets.server"), self.secrets))
             except OSError as exc:
                 if host == "::1" and self._servers and exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
                     log.info("IPv6 loopback unavailable; listening on IPv4 only")
@@ -107,8 +119,8 @@ class AgentServer:
         token = self.config.server.token
         if token is None:
             return None
-        given = parse_qs(urlsplit(request.path).query).get("token", [None])[0]
-        if given != token:
+        given = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
             log.warning("rejected a client without the right token from %s", _peer(connection))
             return connection.respond(HTTPStatus.FORBIDDEN, "Forbidden: missing or wrong token\n")
         return None
@@ -117,7 +129,12 @@ class AgentServer:
         peer = _peer(connection)
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
                                 secrets=self.secrets)
-        await transcript.open()
+        try:
+            await transcript.open()
+        except OSError as exc:  # an unwritable folder must not cost the study its game
+            log.error("cannot write the transcript %s (%s); this session runs without one",
+                      transcript.path, exc.strerror or exc)
+            transcript = Transcript(None, transcript.session_id, secrets=self.secrets)
         if transcript.path is not None:
             self._transcripts.append(transcript.path)
         session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer)
@@ -127,15 +144,18 @@ class AgentServer:
         try:
             await session.run(connection)
         except ConnectionClosed as exc:
-            reason = f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
+            if exc.sent is not None and exc.sent.code == TOO_BIG:
+                # websockets refused the frame from its header, before reading it into memory.
+                log.warning("%s sent a frame over the %d-byte limit; connection closed with 1009 "
+                            "(raise server.max_frame_bytes if this was the game)", peer,
+                            self.config.server.max_frame_bytes)
+                reason = "frame too large"
+            else:
+                reason = f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
         except Exception:  # never let one session take the server down
             log.exception("session %s failed", transcript.session_id)
             reason = "internal error"
         finally:
-            if connection.close_code == 1009:
-                log.warning("%s sent a frame over %d bytes; connection closed with 1009",
-                            peer, self.config.server.max_frame_bytes)
-                reason = "frame too large"
             await session.close(reason)
             self.sessions.discard(session)
             log.info("game from %s left (session %s: %s)", peer, transcript.session_id, reason)
@@ -143,7 +163,10 @@ class AgentServer:
     async def shutdown(self) -> None:
         """Polite stop: end running turns with finish, close sockets with 1001, flush transcripts."""
         for server in self._servers:
-            server.close(close_connections=False)
+            # Stop taking new games but keep the open sockets up to say goodbye. (Not
+            # Server.close(close_connections=False): close() only acts once, so the 1001 close in
+            # stop() would never happen and the server would wait for the game to hang up.)
+            server.server.close()
         await asyncio.gather(*(s.close("server shutdown", polite=True) for s in list(self.sessions)),
                              return_exceptions=True)
         await self.stop()
@@ -168,7 +191,7 @@ async def serve_agent(config: Config, host: str | None = None, port: int | None 
     """Run the agent server for the duration of the block (tests, the simulator, embedding)."""
     server_cfg = config.server.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
     config = config.model_copy(update={"server": server_cfg})
-    secrets = tuple(s for s in (config.api_key(), config.server.token) if s)
+    secrets = Secrets(config.secret_values())
     own_factory = player_factory is None
     factory = player_factory or make_player_factory(config)
     server = AgentServer(config, factory, secrets)

@@ -8,7 +8,11 @@ The rules this module exists to keep:
 - Every AI turn ends with ``finish`` within ``turn.deadline`` seconds, whatever the player, the LLM
   or the game does. The game has no time-out of its own.
 - A chatRequest is answered at once, in its own task, also while a turn is in progress.
-- Bad frames are logged with a specific reason and never end the connection.
+- Bad frames are logged with a specific reason and never end the connection. One that arrives
+  during the AI's turn ends that turn at once with an apology and ``finish``: the game may be
+  waiting on an answer we could not read.
+- Nothing a frame carries can grow without bound: texts are clipped, chat requests answered in
+  parallel are capped, and a failure handling one frame is logged and costs only that frame.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import contextlib
 import itertools
 import json
 import logging
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -28,10 +33,10 @@ from agent.geometry.feedback import correct_from_feedback
 from agent.geometry.frames import Pose, normalize_rotation
 from agent.geometry.repair import repair
 from agent.images import ImageError, payload_summary, prepare_image
-from agent.memory import Memory
+from agent.memory import Memory, Speaker
 from agent.players.base import Decision, Player, TurnView, board_of
 from agent.protocol import (GameFrame, GameState, ProtocolError, chat_frame, error_frame, finish_frame,
-                            parse_frame, play_frame)
+                            parse_frame, play_frame, utf8_safe)
 from agent.transcript import Transcript
 
 log = logging.getLogger(__name__)
@@ -40,6 +45,13 @@ SEND_MARGIN_S = 0.5
 """The turn's work stops this long before the deadline, so that ``finish`` still goes out in time."""
 LARGE_FRAME = 256 * 1024
 """Frames above this are parsed in a worker thread so the event loop keeps serving other games."""
+MAX_OBJECTIVE_CHARS = 300
+MAX_MESSAGE_CHARS = 2000
+"""Longer objectives and chat lines are clipped: they go into every prompt and the transcript."""
+MAX_OPEN_CHATS = 4
+"""Chat requests answered at once; more (a flood) get a short fixed reply without the LLM."""
+POLITE_SEND_S = 2.0
+"""How long a polite close waits to say goodbye to a game that is not reading."""
 
 
 class Connection:
@@ -56,6 +68,20 @@ class BadFrame:
     type_hint: str | None
 
 
+@dataclass
+class _Turn:
+    """Book-keeping the frame reader shares with the running turn."""
+
+    turn_id: int
+    interruptible: bool = True
+    """True while the turn is still deciding or playing; False once it is ending (finish on its way)."""
+    interrupted: str | None = None
+    """Why a bad frame asked the turn to end now."""
+    awaiting_feedback: bool = False
+    finish_claimed: bool = False
+    """Set by whoever is about to send this turn's finish (the turn, or a polite close): only one does."""
+
+
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
                  *, peer: str = "?") -> None:
@@ -66,7 +92,8 @@ class Session:
         self.peer = peer
         self.memory = Memory(max(2, 2 * config.chat_history))
         self._turn_task: asyncio.Task[None] | None = None
-        self._feedback: asyncio.Queue[GameFrame | BadFrame] = asyncio.Queue()
+        self._turn: _Turn | None = None
+        self._feedback: asyncio.Queue[GameFrame] = asyncio.Queue()
         self._chat_tasks: set[asyncio.Task[None]] = set()
         self._turn_ids = itertools.count(1)
         self._send_lock = asyncio.Lock()
@@ -86,9 +113,20 @@ class Session:
         """Stop everything. ``polite``: the socket still works, so end a running turn properly."""
         if self._closed:
             return
-        if polite and self._turn_task is not None and not self._turn_task.done():
-            await self._say("I have to stop now: the AI partner is shutting down.")
-            await self._send(finish_frame(), "finish")
+        turn = self._turn
+        if polite and self._turn_active() and turn is not None:
+            # A game that stopped reading must not hold up the shutdown, hence the time-outs.
+            if not turn.finish_claimed:
+                turn.finish_claimed = True
+                turn.interruptible = False
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(POLITE_SEND_S):
+                        await self._say("I have to stop now: the AI partner is shutting down.")
+                        await self._send(finish_frame(), "finish")
+                self.stats["turns_ended"] += 1
+            else:  # the turn is sending its own finish: let it
+                assert self._turn_task is not None
+                await asyncio.wait({self._turn_task}, timeout=POLITE_SEND_S)
         self._closed = True
         tasks = [t for t in (self._turn_task, *self._chat_tasks) if t is not None and not t.done()]
         for task in tasks:
@@ -106,6 +144,17 @@ class Session:
 
     async def handle_raw(self, raw: str | bytes) -> None:
         """Handle one frame. Never raises (except cancellation): a bad frame is logged and answered."""
+        try:
+            await self._handle_raw(raw)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug handling one frame must not end the connection
+            log.exception("%s: failed to handle a frame", self.peer)
+            self.transcript.record("error", where="frame", error=f"{type(exc).__name__}: {exc}"[:500])
+
+    async def _handle_raw(self, raw: str | bytes) -> None:
+        if self._closed:  # shutting down: the socket is about to close, start nothing new
+            return
         size = len(raw)
         try:
             if size > LARGE_FRAME:
@@ -115,6 +164,7 @@ class Session:
         except ProtocolError as exc:
             await self._bad_frame(BadFrame(str(exc), _type_hint(raw)), size)
             return
+        frame = _clip(frame, self.peer)
         self._record_in(frame, size)
         if frame.state.ignored:
             log.warning("%s: %s frame: ignored %s", self.peer, frame.type, "; ".join(frame.state.ignored[:5]))
@@ -126,6 +176,11 @@ class Session:
             else:
                 log.warning("%s: playFeedback outside the AI's turn, ignored", self.peer)
         elif frame.type == "chatRequest":
+            if len(self._chat_tasks) >= MAX_OPEN_CHATS:
+                log.warning("%s: %d chat requests still being answered; this one gets a short reply",
+                            self.peer, len(self._chat_tasks))
+                await self._say("One moment please, I'm still answering your earlier messages.")
+                return
             task = asyncio.create_task(self._answer_chat(frame), name="chat")
             self._chat_tasks.add(task)
             task.add_done_callback(self._chat_tasks.discard)
@@ -139,7 +194,7 @@ class Session:
         self.transcript.record("bad_frame", reason=bad.reason, bytes=size, type_hint=bad.type_hint)
         if self._turn_active():
             # The game may be waiting on us with state we cannot read: end the turn cleanly.
-            self._feedback.put_nowait(bad)
+            self._interrupt_turn(bad.reason)
         elif bad.type_hint == "playRequest":
             # A turn began but its frame is unreadable: the error frame ends it on the game's side.
             await self._send(error_frame(f"I could not read the game's request ({bad.reason})."), "error")
@@ -147,8 +202,13 @@ class Session:
             await self._say("Sorry, I could not read that message.")
 
     def _record_in(self, frame: GameFrame, size: int) -> None:
+        stamp = frame.timestamp
+        if isinstance(stamp, str):
+            stamp = stamp[:64]
+        elif isinstance(stamp, float) and not math.isfinite(stamp):
+            stamp = str(stamp)
         data: dict[str, Any] = {"type": frame.type, "bytes": size, "objective": frame.objective,
-                                "timestamp": frame.timestamp,
+                                "timestamp": stamp,
                                 "state": frame.state.model_dump(exclude={"ignored"}) if frame.state else None}
         if frame.message:
             data["message"] = frame.message
@@ -157,7 +217,8 @@ class Session:
             if value is not None:
                 data[key] = payload_summary(value)
         if frame.state.ignored:
-            data["ignored"] = frame.state.ignored
+            data["ignored"] = frame.state.ignored[:20]
+            data["ignored_count"] = len(frame.state.ignored)
         self.transcript.record("frame_in", **data)
 
     # ------------------------------------------------------------------ frames out
@@ -176,7 +237,8 @@ class Session:
 
     async def _say(self, text: str) -> None:
         if text and text.strip():
-            await self._send(chat_frame(text), "chat")
+            # The model's words go to the game as they are, except a secret it might repeat.
+            await self._send(chat_frame(self.transcript.mask(text)), "chat")
 
     # ------------------------------------------------------------------ turns
 
@@ -190,36 +252,59 @@ class Session:
             assert self._turn_task is not None
             self._turn_task.cancel()
         self._feedback = asyncio.Queue()
-        turn_id = next(self._turn_ids)
-        self._turn_task = asyncio.create_task(self._run_turn(frame, turn_id, self._feedback), name=f"turn-{turn_id}")
+        turn = self._turn = _Turn(next(self._turn_ids))
+        self._turn_task = asyncio.create_task(self._run_turn(frame, turn, self._feedback), name=f"turn-{turn.turn_id}")
 
-    async def _run_turn(self, frame: GameFrame, turn_id: int, feedback: asyncio.Queue[GameFrame | BadFrame]) -> None:
+    def _interrupt_turn(self, reason: str) -> None:
+        """End the running turn now (a frame we could not read arrived during it)."""
+        turn, task = self._turn, self._turn_task
+        if turn is None or task is None or task.done() or not turn.interruptible or turn.interrupted is not None:
+            return  # already ending: its finish is on the way
+        turn.interrupted = reason
+        task.cancel()  # _run_turn tells this cancel from a real one by turn.interrupted
+
+    async def _run_turn(self, frame: GameFrame, turn: _Turn, feedback: asyncio.Queue[GameFrame]) -> None:
         loop = asyncio.get_running_loop()
         started = loop.time()
+        turn_id = turn.turn_id
         self.stats["turns"] += 1
         self.transcript.record("turn_start", turn=turn_id, objective=frame.objective)
         outcome = "ended"
         try:
-            async with asyncio.timeout_at(started + max(0.5, self.config.turn.deadline - SEND_MARGIN_S)):
-                outcome = await self._play_turn(frame, feedback)
+            try:
+                async with asyncio.timeout_at(started + max(0.5, self.config.turn.deadline - SEND_MARGIN_S)):
+                    outcome = await self._play_turn(frame, feedback, turn)
+            finally:
+                turn.interruptible = False
         except TimeoutError:
             outcome = "deadline"
             log.warning("%s: turn %d hit the %.0f s deadline", self.peer, turn_id, self.config.turn.deadline)
             await self._say("I ran out of time on this turn, sorry. Your go!")
         except asyncio.CancelledError:
-            self.transcript.record("turn_end", turn=turn_id, outcome="cancelled",
-                                   seconds=round(loop.time() - started, 3))
-            raise
+            task = asyncio.current_task()
+            # uncancel() == 0: our interrupt was the only cancel; anything else (the game left,
+            # a new playRequest, shutdown) really cancels the turn.
+            if turn.interrupted is None or task is None or task.uncancel() > 0:
+                self.transcript.record("turn_end", turn=turn_id, outcome="cancelled",
+                                       seconds=round(loop.time() - started, 3))
+                raise
+            outcome = "bad-frame"
+            log.info("%s: turn %d ends early after an unreadable frame", self.peer, turn_id)
+            await self._say("I couldn't read the game's answer to my move, so I'll stop here. Your go!"
+                            if turn.awaiting_feedback else
+                            "I couldn't read the game's last message, so I'm ending my turn here. Your go!")
         except Exception as exc:  # a bug must cost one turn, never the session or the game
             outcome = "internal-error"
             log.exception("%s: turn %d failed", self.peer, turn_id)
             self.transcript.record("error", where="turn", error=f"{type(exc).__name__}: {exc}"[:500])
             await self._say("Something went wrong on my side this turn; your go!")
-        await self._send(finish_frame(), "finish")
-        self.stats["turns_ended"] += 1
+        if not turn.finish_claimed:
+            turn.finish_claimed = True
+            await self._send(finish_frame(), "finish")
+            self.stats["turns_ended"] += 1
         self.transcript.record("turn_end", turn=turn_id, outcome=outcome, seconds=round(loop.time() - started, 3))
 
-    async def _play_turn(self, frame: GameFrame, feedback: asyncio.Queue[GameFrame | BadFrame]) -> str:
+    async def _play_turn(self, frame: GameFrame, feedback: asyncio.Queue[GameFrame], turn: _Turn) -> str:
         self._note_partner_moves(frame.state)
         view = await self._view(frame)
         board = view.board()
@@ -231,7 +316,7 @@ class Session:
         while True:
             if decision.pose is None:
                 await self._say(decision.chat)
-                self.memory.add("agent", f"(passed) {decision.chat}")
+                self._remember("agent", f"(passed) {decision.chat}")
                 return "passed"
             others = {n: p for n, p in board.items() if n != decision.pose.piece}
             fixed = repair(decision.pose, others, clearance_px=CLEARANCE_PX)
@@ -239,7 +324,7 @@ class Session:
                                    displacement=round(fixed.displacement, 3), reason=fixed.reason)
             if fixed.pose is None:
                 await self._say(f"{fixed.reason} I'll pass this turn.")
-                self.memory.add("agent", f"(passed) {fixed.reason}")
+                self._remember("agent", f"(passed) {fixed.reason}")
                 return "no-valid-pose"
             pose = fixed.pose
             if not said:
@@ -247,15 +332,14 @@ class Session:
                 said = True
             await self._send(play_frame(pose.piece, pose.x, pose.y, normalize_rotation(pose.rotation)), "play")
             plays += 1
+            turn.awaiting_feedback = True
             reply = await feedback.get()
-            if isinstance(reply, BadFrame):
-                await self._say("I couldn't read the game's answer to my move, so I'll stop here.")
-                return "bad-feedback"
+            turn.awaiting_feedback = False
             self._last_state = reply.state
             reported = reply.state.on_board.get(pose.piece)
             collisions = list(reported.collisions) if reported is not None else ["(not on the board)"]
             if not collisions:
-                self.memory.add("agent", f"(moved {pose.piece}) {decision.chat}")
+                self._remember("agent", f"(moved {pose.piece}) {decision.chat}")
                 return "played"
             log.info("%s: %s collides with %s after play %d", self.peer, pose.piece, collisions, plays)
             if plays > self.config.turn.max_feedback_iterations:
@@ -287,11 +371,15 @@ class Session:
             old = before.on_board.get(name)
             if old is None or abs(old.position[0] - now.position[0]) > 0.5 or abs(old.position[1] - now.position[1]) > 0.5 \
                     or abs(normalize_rotation(old.rotation) - normalize_rotation(now.rotation)) > 0.5:
-                self.memory.add("event", f"partner moved {name} to ({now.position[0]:.0f}, {now.position[1]:.0f}),"
-                                         f" rotation {normalize_rotation(now.rotation):g}")
+                self._remember("event", f"partner moved {name} to ({now.position[0]:.0f}, {now.position[1]:.0f}),"
+                                        f" rotation {normalize_rotation(now.rotation):g}")
         for name in before.on_board:
             if name not in state.on_board:
-                self.memory.add("event", f"partner took {name} off the board")
+                self._remember("event", f"partner took {name} off the board")
+
+    def _remember(self, speaker: Speaker, text: str) -> None:
+        # The memory goes into every prompt: one unencodable character would fail every LLM call.
+        self.memory.add(speaker, utf8_safe(text))
 
     # ------------------------------------------------------------------ chat
 
@@ -301,10 +389,10 @@ class Session:
         message = frame.message.strip()
         if not message:
             return
-        self.memory.add("player", message)
-        view = await self._view(frame)
+        self._remember("player", message)
         try:
             async with asyncio.timeout(self.config.turn.deadline):
+                view = await self._view(frame)
                 reply = await self.player.chat(view)
         except TimeoutError:
             reply = "Sorry, I'm slow to answer right now."
@@ -314,7 +402,7 @@ class Session:
             log.exception("%s: chat failed", self.peer)
             self.transcript.record("error", where="chat", error=f"{type(exc).__name__}: {exc}"[:500])
             reply = "Sorry, I couldn't think of an answer just now."
-        self.memory.add("agent", reply)
+        self._remember("agent", reply)
         await self._say(reply)
         self.transcript.record("chat_reply", seconds=round(time.monotonic() - started, 3))
 
@@ -332,9 +420,10 @@ class Session:
                 continue
             try:
                 image = await asyncio.to_thread(prepare_image, b64, cfg)
-            except ImageError as exc:
-                log.warning("%s: %s image left out: %s", self.peer, key, exc)
-                self.transcript.record("image_error", image=key, reason=str(exc))
+            except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
+                reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
+                log.warning("%s: %s image left out: %s", self.peer, key, reason)
+                self.transcript.record("image_error", image=key, reason=reason)
                 continue
             prepared[key] = image.data
         return TurnView(objective=frame.objective, state=frame.state, memory=self.memory,
@@ -346,6 +435,19 @@ def _pose_dict(pose: Pose | None) -> dict[str, Any] | None:
     if pose is None:
         return None
     return {"piece": pose.piece, "x": round(pose.x, 3), "y": round(pose.y, 3), "rotation": round(pose.rotation, 2)}
+
+
+def _clip(frame: GameFrame, peer: str) -> GameFrame:
+    """Bound the free texts a frame carries (they go into prompts, memory and the transcript)."""
+    update: dict[str, str] = {}
+    for name, limit in (("objective", MAX_OBJECTIVE_CHARS), ("message", MAX_MESSAGE_CHARS)):
+        value: str = getattr(frame, name)
+        if len(value) > limit:
+            log.warning("%s: %s of %d characters clipped to %d", peer, name, len(value), limit)
+            value = value[:limit]
+        if value is not getattr(frame, name):
+            update[name] = value
+    return frame.model_copy(update=update) if update else frame
 
 
 def _type_hint(raw: str | bytes) -> str | None:

@@ -3,7 +3,9 @@
 Records are queued without blocking and written by one task in a worker thread, so the event
 loop never waits on the disk and records keep their order. Image payloads never reach the file
 (the session replaces them with size and hash) and known secrets are masked in every line.
-The file is created readable by its owner only: transcripts hold what participants typed.
+The file is created readable by its owner only (and a folder it creates, too): transcripts hold
+what participants typed. Whatever a record holds (lone surrogates from a hostile frame, a full
+disk), writing it never raises into the session and never stops the records after it.
 """
 
 from __future__ import annotations
@@ -19,16 +21,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent.redact import Secrets
+
 log = logging.getLogger(__name__)
 
-MASK = "***"
+_LINE_BREAKERS = (("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\x85", "\\u0085"))
 
 
 class Transcript:
     def __init__(self, directory: Path | None, session_id: str | None = None,
-                 secrets: Iterable[str] = ()) -> None:
+                 secrets: Secrets | Iterable[str] = ()) -> None:
         self.session_id = session_id or uuid.uuid4().hex[:12]
-        self._secrets = [s for s in secrets if s and len(s) >= 4]
+        self._secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._file: TextIO | None = None
         self._task: asyncio.Task[None] | None = None
@@ -45,9 +49,15 @@ class Transcript:
 
     @staticmethod
     def _open_file(path: Path) -> TextIO:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        return os.fdopen(fd, "a", encoding="utf-8")
+        # backslashreplace: a lone surrogate (valid in a JSON string, not in UTF-8) is written as
+        # its \udXXX escape, which json.loads reads back to the same string.
+        return os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace")
+
+    def mask(self, text: str) -> str:
+        """``text`` with every known secret replaced (for text that leaves the agent otherwise)."""
+        return self._secrets.mask(text)
 
     def record(self, kind: str, **data: Any) -> None:
         """Queue one record. Never raises: a transcript problem must not break a turn."""
@@ -56,12 +66,15 @@ class Transcript:
         entry = {"t": round(time.time(), 3), "session": self.session_id, "kind": kind, **data}
         try:
             line = json.dumps(entry, ensure_ascii=False, default=str)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             line = json.dumps({"t": entry["t"], "session": self.session_id, "kind": kind,
                                "unserialisable": str(exc)[:200]})
-        for secret in self._secrets:
-            if secret in line:
-                line = line.replace(secret, MASK)
+        line = self.mask(line)
+        # Characters str.splitlines() (and JavaScript) take for line ends; they can only occur
+        # inside JSON strings here, where their escapes mean the same.
+        for char, escape in _LINE_BREAKERS:
+            if char in line:
+                line = line.replace(char, escape)
         self._queue.put_nowait(line)
 
     async def _drain(self) -> None:
@@ -75,7 +88,7 @@ class Transcript:
             text = "".join(f"{x}\n" for x in batch if x is not None)
             try:
                 await asyncio.to_thread(self._write, text)
-            except OSError as exc:  # disk full or removed: keep playing, say it once per batch
+            except Exception as exc:  # disk full or removed: keep playing, say it once per batch
                 log.error("transcript %s: write failed: %s", self.path, exc)
             if done:
                 return

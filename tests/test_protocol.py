@@ -131,3 +131,21 @@ def test_chat_frames_stay_small_and_single_line_whatever_the_text():
 
 def test_clean_chat_text_keeps_ordinary_text():
     assert clean_chat_text("  I placed  Red as the roof. ") == "I placed Red as the roof."
+
+
+def test_numbers_no_float_can_hold_drop_only_that_piece():
+    raw = ('{"type": "playRequest", "state": {"on_board": {"Red": {"position": [1' + "0" * 400 + ', 2]}, '
+           '"Blue": {"position": [10, 10]}}}}')
+    frame = parse_frame(raw)
+    assert set(frame.state.on_board) == {"Blue"} and "too large" in frame.state.ignored[0]
+
+
+def test_integers_past_pythons_digit_limit_are_a_protocol_error():
+    with pytest.raises(ProtocolError, match="not JSON"):
+        parse_frame('{"type": "playRequest", "timestamp": ' + "1" * 5000 + "}")
+
+
+def test_lone_surrogates_in_texts_are_replaced():
+    frame = parse_frame('{"type": "chatRequest", "message": "hi \\ud800 there"}')
+    assert frame.message == "hi ? there"
+    frame.message.encode("utf-8")
