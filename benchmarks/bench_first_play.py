@@ -2,7 +2,7 @@
 output schema: any piece, position, rotation, relation), how often is the first `play` of a turn
 already valid in the game, and how many turns does the game undo?
 
-    .venv/bin/python benchmarks/bench_first_play.py [--games 10] [--turns 10] [--seed 1]
+    .venv/bin/python -m benchmarks.bench_first_play [--games 10] [--turns 10] [--seed 1]
 
 The fake LLM answers over real HTTP, the agent runs in-process, and the simulator applies the
 game's rules; a random human moves pieces between turns.

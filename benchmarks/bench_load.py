@@ -3,7 +3,7 @@
 The agent runs as its own process (``python -m agent``), as it does against the real game, so
 its memory can be read on its own; the simulated games and the fake LLM (on a thread) run here.
 
-    .venv/bin/python benchmarks/bench_load.py [--games 50] [--turns 3] [--delay 1.0]
+    .venv/bin/python -m benchmarks.bench_load [--games 50] [--turns 3] [--delay 1.0]
 
 Prints the wall time, turn latency p50/p95/max (playRequest sent -> finish received, as the game
 sees it), turns ended / total, the agent's resident memory (idle, peak, at the end) and the
@@ -17,18 +17,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import psutil
-import yaml
 
 from agent.sim.client import GameClient
 from agent.sim.game import SimGame
 from agent.testing.fake_openai import FakeOpenAI
+from benchmarks.agent_process import agent_process
 
 MOVE = {"action": "place", "piece": "Green", "rotation": 0, "x": 50, "y": 50, "relation": None, "anchor": None,
         "chat": "Green goes in the middle.", "reasoning": "benchmark"}
@@ -83,43 +81,28 @@ async def main() -> None:
     ap.add_argument("--deadline", type=float, default=60.0, help="the agent's turn deadline")
     args = ap.parse_args()
     images = SimGame("A house").images()
-    with tempfile.TemporaryDirectory() as tmp, \
-            FakeOpenAI(default_content=json.dumps(MOVE), default_delay=args.delay) as fake:
-        config = Path(tmp) / "bench.yaml"
-        config.write_text(yaml.safe_dump({
-            "player": "llm", "transcripts": {"dir": str(Path(tmp) / "transcripts")},
-            "turn": {"deadline": args.deadline},
-            "llm": {"base_url": fake.base_url, "api_key_required": False}}))
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        agent = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "agent", "--config", str(config), "--host", "127.0.0.1", "--port", str(port),
-            "--log-level", "WARNING", stderr=asyncio.subprocess.PIPE)
+    with FakeOpenAI(default_content=json.dumps(MOVE), default_delay=args.delay) as fake:
+        config = {"player": "llm", "turn": {"deadline": args.deadline},
+                  "llm": {"base_url": fake.base_url, "api_key_required": False}}
         stop = asyncio.Event()
         peak = [0]
-        try:
-            assert agent.stderr is not None
-            await asyncio.wait_for(agent.stderr.readline(), 30)  # the "listening" line
-            proc = psutil.Process(agent.pid)
-            idle_rss = proc.memory_info().rss
-            sampler = asyncio.create_task(sample_rss(proc, peak, stop))
-            url = f"ws://127.0.0.1:{port}"
-            start = time.perf_counter()
-            results = await asyncio.gather(*(one_game(url, args.turns, i, images, args.deadline + 10)
-                                             for i in range(args.games)))
-            wall = time.perf_counter() - start
-            end_rss = proc.memory_info().rss
-            agent_cpu = sum(proc.cpu_times()[:2])
-            own_cpu = sum(psutil.Process().cpu_times()[:2])
-            stop.set()
-            await sampler
-            hwm = peak_rss(agent.pid)
-        finally:
-            stop.set()
-            if agent.returncode is None:
-                agent.terminate()
-                await agent.wait()
+        async with agent_process(config) as (url, agent):
+            try:
+                proc = psutil.Process(agent.pid)
+                idle_rss = proc.memory_info().rss
+                sampler = asyncio.create_task(sample_rss(proc, peak, stop))
+                start = time.perf_counter()
+                results = await asyncio.gather(*(one_game(url, args.turns, i, images, args.deadline + 10)
+                                                 for i in range(args.games)))
+                wall = time.perf_counter() - start
+                end_rss = proc.memory_info().rss
+                agent_cpu = sum(proc.cpu_times()[:2])
+                own_cpu = sum(psutil.Process().cpu_times()[:2])
+                stop.set()
+                await sampler
+                hwm = peak_rss(agent.pid)
+            finally:
+                stop.set()
         turns = [t for game in results for t in game]
         latencies = [lat for _, lat in turns]
         mib = 2**20

@@ -5,7 +5,7 @@ For each trial: a board with 0-6 pieces placed validly, then a proposal a carele
 sometimes any angle). Reports how often repair returns a valid pose, how far it moves the piece,
 and how long one repair takes. Also times relation resolving and the board description.
 
-    .venv/bin/python benchmarks/bench_repair.py [--trials 2000] [--seed 1]
+    .venv/bin/python -m benchmarks.bench_repair [--trials 2000] [--seed 1]
 """
 
 from __future__ import annotations
