@@ -19,9 +19,8 @@ from pathlib import Path
 from dotenv import load_dotenv
 
 from agent.config import Config, ConfigError, load_config
-from agent.factory import check_planner_config, make_player_factory, uses_planner
-from agent.prompt_context import sample_context
-from agent.prompts import PromptError, load_prompts
+from agent.factory import PlayerFactory, make_player_factory
+from agent.prompts import PromptError
 from agent.server import AgentServer, ServerSetupError
 from agent.redact import SecretFilter, Secrets
 
@@ -63,22 +62,15 @@ def prepare(args: argparse.Namespace) -> Config:
     config = config.model_copy(update={"server": server})
     if args.log_level:
         config = config.model_copy(update={"log_level": args.log_level})
-    if uses_planner(config):
-        check_planner_config(config)
-    if config.player == "llm":
-        if config.llm.api_key_required and not config.api_key():
-            where = f" by {args.config}" if args.config else ""
-            raise ConfigError(f"the LLM player{where} needs an API key: set {config.llm.api_key_env} in .env or "
-                              "the environment (or set llm.api_key_required: false for a local server)")
-        load_prompts(config.prompts_dir, sample_context())
+    if config.player == "llm" and config.llm.api_key_required and not config.api_key():
+        where = f" by {args.config}" if args.config else ""
+        raise ConfigError(f"the LLM player{where} needs an API key: set {config.llm.api_key_env} in .env or "
+                          "the environment (or set llm.api_key_required: false for a local server)")
     return config
 
 
-async def serve_forever(config: Config) -> int:
-    prompts = load_prompts(config.prompts_dir, sample_context()) if config.player == "llm" else None
-    secrets = Secrets(config.secret_values())
-    factory = make_player_factory(config, prompts)
-    server = AgentServer(config, factory, secrets)
+async def serve_forever(config: Config, factory: PlayerFactory) -> int:
+    server = AgentServer(config, factory, Secrets(config.secret_values()))
     try:
         await server.start()
     except ServerSetupError as exc:
@@ -112,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         config = prepare(args)
+        # Building the factory checks the templates and the planner's figures: still before serving.
+        factory = make_player_factory(config)
     except (ConfigError, PromptError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -122,4 +116,4 @@ def main(argv: list[str] | None = None) -> int:
         handler.addFilter(SecretFilter(secrets))
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.WARNING)
-    return asyncio.run(serve_forever(config))
+    return asyncio.run(serve_forever(config, factory))

@@ -36,7 +36,12 @@ class PreparedImage:
     original_size: tuple[int, int]
 
     def data_url(self) -> str:
-        return f"data:{self.mime};base64,{base64.b64encode(self.data).decode('ascii')}"
+        return data_url(self.data, self.mime)
+
+
+def data_url(data: bytes, mime: str) -> str:
+    """The image as an inline URL, the form OpenAI-compatible chat APIs take images in."""
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
 
 
 def payload_summary(b64: str) -> dict[str, object]:

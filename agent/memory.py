@@ -33,9 +33,3 @@ class Memory:
     def recent(self, n: int | None = None) -> list[Entry]:
         items = list(self.entries)
         return items if n is None else items[-n:]
-
-    def last_player_message(self) -> str | None:
-        for entry in reversed(self.entries):
-            if entry.speaker == "player":
-                return entry.text
-        return None

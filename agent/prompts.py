@@ -34,7 +34,9 @@ def load_prompts(directory: Path, sample_context: dict[str, Any]) -> PromptSet:
     directory = Path(directory)
     if not directory.is_dir():
         raise PromptError(f"prompt folder {directory} does not exist")
-    env = Environment(loader=FileSystemLoader(str(directory)), undefined=StrictUndefined,
+    # auto_reload off: the templates checked at start-up are the ones used all session (an edit
+    # during a study must not slip in unchecked), and no file is stat()ed on the event loop.
+    env = Environment(loader=FileSystemLoader(str(directory)), undefined=StrictUndefined, auto_reload=False,
                       autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
     prompts = PromptSet(directory, env)
     for name in TEMPLATE_NAMES:

@@ -16,7 +16,7 @@ import json
 import math
 import re
 from datetime import datetime, timezone
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -197,7 +197,7 @@ class GameFrame(BaseModel):
         return v
 
 
-GAME_FRAME_TYPES = ("playRequest", "playFeedback", "chatRequest", "error")
+GAME_FRAME_TYPES: tuple[str, ...] = get_args(GameFrame.model_fields["type"].annotation)
 
 
 def parse_frame(text: str | bytes) -> GameFrame:

@@ -41,8 +41,12 @@ from agent.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
-SEND_MARGIN_S = 0.5
-"""The turn's work stops this long before the deadline, so that ``finish`` still goes out in time."""
+SEND_MARGIN_S = 1.0
+"""The turn's work stops this long before the deadline, so that ``finish`` still goes out in time
+(and not in the middle of the game's 0.5 s move animation)."""
+FALLBACK_RESERVE_S = 3.0
+"""A player's first decision must be ready this long before the turn's end, leaving time for a
+fallback decision (the planner), the repair and the game's feedback."""
 LARGE_FRAME = 256 * 1024
 """Frames above this are parsed in a worker thread so the event loop keeps serving other games."""
 MAX_OBJECTIVE_CHARS = 300
@@ -54,12 +58,8 @@ POLITE_SEND_S = 2.0
 """How long a polite close waits to say goodbye to a game that is not reading."""
 
 
-class Connection:
-    """What a session needs from a socket; websockets' ServerConnection fits, and so do test fakes."""
-
-    async def send(self, message: str) -> None: ...  # pragma: no cover
-
-    async def recv(self) -> str | bytes: ...  # pragma: no cover
+class _Interrupted(Exception):
+    """A bad frame arrived before the turn's task had started."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,9 @@ class _Turn:
     """Book-keeping the frame reader shares with the running turn."""
 
     turn_id: int
+    started: bool = False
+    """False until the turn's task runs; an interrupt before that must not cancel it unstarted
+    (a coroutine cancelled before its first step runs none of its clean-up: no finish)."""
     interruptible: bool = True
     """True while the turn is still deciding or playing; False once it is ending (finish on its way)."""
     interrupted: str | None = None
@@ -171,10 +174,13 @@ class Session:
         if frame.type == "playRequest":
             self._start_turn(frame)
         elif frame.type == "playFeedback":
-            if self._turn_active():
+            # Only an answer to a play we are waiting for counts; a stray one would be taken for the
+            # answer to our next play (and each holds two images).
+            if self._turn is not None and self._turn_active() and self._turn.awaiting_feedback \
+                    and self._feedback.empty():
                 self._feedback.put_nowait(frame)
             else:
-                log.warning("%s: playFeedback outside the AI's turn, ignored", self.peer)
+                log.warning("%s: playFeedback we did not ask for, ignored", self.peer)
         elif frame.type == "chatRequest":
             if len(self._chat_tasks) >= MAX_OPEN_CHATS:
                 log.warning("%s: %d chat requests still being answered; this one gets a short reply",
@@ -261,21 +267,30 @@ class Session:
         if turn is None or task is None or task.done() or not turn.interruptible or turn.interrupted is not None:
             return  # already ending: its finish is on the way
         turn.interrupted = reason
-        task.cancel()  # _run_turn tells this cancel from a real one by turn.interrupted
+        if turn.started:
+            task.cancel()  # _run_turn tells this cancel from a real one by turn.interrupted
+        # else: _run_turn sees turn.interrupted as soon as it starts and ends the turn there
 
     async def _run_turn(self, frame: GameFrame, turn: _Turn, feedback: asyncio.Queue[GameFrame]) -> None:
+        turn.started = True
         loop = asyncio.get_running_loop()
         started = loop.time()
         turn_id = turn.turn_id
         self.stats["turns"] += 1
         self.transcript.record("turn_start", turn=turn_id, objective=frame.objective)
         outcome = "ended"
+        work_until = started + max(0.5, self.config.turn.deadline - SEND_MARGIN_S)
         try:
             try:
-                async with asyncio.timeout_at(started + max(0.5, self.config.turn.deadline - SEND_MARGIN_S)):
-                    outcome = await self._play_turn(frame, feedback, turn)
+                if turn.interrupted is not None:
+                    raise _Interrupted
+                async with asyncio.timeout_at(work_until):
+                    reserve = min(FALLBACK_RESERVE_S, 0.4 * (work_until - started))  # short test deadlines
+                    outcome = await self._play_turn(frame, feedback, turn, work_until - reserve)
             finally:
                 turn.interruptible = False
+        except _Interrupted:
+            outcome = await self._interrupted(turn)
         except TimeoutError:
             outcome = "deadline"
             log.warning("%s: turn %d hit the %.0f s deadline", self.peer, turn_id, self.config.turn.deadline)
@@ -288,11 +303,7 @@ class Session:
                 self.transcript.record("turn_end", turn=turn_id, outcome="cancelled",
                                        seconds=round(loop.time() - started, 3))
                 raise
-            outcome = "bad-frame"
-            log.info("%s: turn %d ends early after an unreadable frame", self.peer, turn_id)
-            await self._say("I couldn't read the game's answer to my move, so I'll stop here. Your go!"
-                            if turn.awaiting_feedback else
-                            "I couldn't read the game's last message, so I'm ending my turn here. Your go!")
+            outcome = await self._interrupted(turn)
         except Exception as exc:  # a bug must cost one turn, never the session or the game
             outcome = "internal-error"
             log.exception("%s: turn %d failed", self.peer, turn_id)
@@ -304,9 +315,17 @@ class Session:
             self.stats["turns_ended"] += 1
         self.transcript.record("turn_end", turn=turn_id, outcome=outcome, seconds=round(loop.time() - started, 3))
 
-    async def _play_turn(self, frame: GameFrame, feedback: asyncio.Queue[GameFrame], turn: _Turn) -> str:
+    async def _interrupted(self, turn: _Turn) -> str:
+        log.info("%s: turn %d ends early after an unreadable frame", self.peer, turn.turn_id)
+        await self._say("I couldn't read the game's answer to my move, so I'll stop here. Your go!"
+                        if turn.awaiting_feedback else
+                        "I couldn't read the game's last message, so I'm ending my turn here. Your go!")
+        return "bad-frame"
+
+    async def _play_turn(self, frame: GameFrame, feedback: asyncio.Queue[GameFrame], turn: _Turn,
+                         decide_by: float) -> str:
         self._note_partner_moves(frame.state)
-        view = await self._view(frame)
+        view = await self._view(frame, decide_by=decide_by)
         board = view.board()
         decision = await self.player.play(view)
         self.transcript.record("decision", source=decision.source, chat=decision.chat,
@@ -335,10 +354,12 @@ class Session:
             turn.awaiting_feedback = True
             reply = await feedback.get()
             turn.awaiting_feedback = False
-            self._last_state = reply.state
             reported = reply.state.on_board.get(pose.piece)
             collisions = list(reported.collisions) if reported is not None else ["(not on the board)"]
             if not collisions:
+                # Only a move that stands changes what we know; a colliding one is put back by the
+                # game, and must not look like the partner's move at the next turn.
+                self._last_state = reply.state
                 self._remember("agent", f"(moved {pose.piece}) {decision.chat}")
                 return "played"
             log.info("%s: %s collides with %s after play %d", self.peer, pose.piece, collisions, plays)
@@ -355,8 +376,9 @@ class Session:
             if corrected is not None:
                 decision = replace(decision, pose=corrected, source=f"{decision.source}+feedback")
                 continue
-            adjust_view = replace(view, state=reply.state, collisions=collisions, previous=Decision(pose, decision.chat),
-                                  attempt=plays)
+            # The board as the game shows it now (our piece where it collides), image included.
+            adjust_view = replace(await self._view(reply, decide_by=decide_by), collisions=collisions,
+                                  previous=Decision(pose, decision.chat), attempt=plays)
             decision = await self.player.adjust(adjust_view)
             self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                    reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True)
@@ -392,7 +414,7 @@ class Session:
         self._remember("player", message)
         try:
             async with asyncio.timeout(self.config.turn.deadline):
-                view = await self._view(frame)
+                view = await self._view(frame, drawer=False)  # chat prompts show the board only
                 reply = await self.player.chat(view)
         except TimeoutError:
             reply = "Sorry, I'm slow to answer right now."
@@ -408,11 +430,11 @@ class Session:
 
     # ------------------------------------------------------------------ views
 
-    async def _view(self, frame: GameFrame) -> TurnView:
+    async def _view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None) -> TurnView:
         cfg = self.config.images
         looks = getattr(self.player, "uses_images", True)  # the planner reads the state, not pictures
         wanted = {"board": looks and cfg.send_board and frame.board_img,
-                  "drawer": looks and cfg.send_drawer and frame.drawer_img}
+                  "drawer": looks and drawer and cfg.send_drawer and frame.drawer_img}
         prepared: dict[str, bytes | None] = {"board": None, "drawer": None}
         mime = "image/png" if cfg.format == "png" else "image/jpeg"
         for key, b64 in wanted.items():
@@ -428,7 +450,7 @@ class Session:
             prepared[key] = image.data
         return TurnView(objective=frame.objective, state=frame.state, memory=self.memory,
                         board_png=prepared["board"], drawer_png=prepared["drawer"], image_mime=mime,
-                        message=frame.message)
+                        message=frame.message, decide_by=decide_by)
 
 
 def _pose_dict(pose: Pose | None) -> dict[str, Any] | None:
@@ -452,9 +474,9 @@ def _clip(frame: GameFrame, peer: str) -> GameFrame:
 
 def _type_hint(raw: str | bytes) -> str | None:
     """Best guess at a broken frame's type, to know whether the game is waiting for an answer."""
-    text = raw[:4096] if isinstance(raw, str) else raw[:4096].decode("utf-8", "ignore")
+    ends = (raw[:4096], raw[-4096:])
+    text = "".join(e if isinstance(e, str) else e.decode("utf-8", "ignore") for e in ends)
     for kind in ("playRequest", "playFeedback", "chatRequest"):
-        if f'"{kind}"' in text or f'"{kind}"' in (raw[-4096:] if isinstance(raw, str) else ""):
+        if f'"{kind}"' in text:
             return kind
     return None
-

@@ -212,3 +212,17 @@ async def test_without_fallback_a_failing_llm_passes_with_an_apology(tmp_path):
             turn = await game.ai_turn(deadline=10)
             assert turn.finished and turn.plays == []
             assert any("trouble" in line for line in turn.chat)
+
+
+async def test_a_stalled_llm_leaves_time_for_the_planner_fallback(tmp_path):
+    # request_timeout x attempts is far beyond the deadline: the player must stop waiting in time.
+    async with FakeOpenAI(responder=lambda req: FakeReply.stall(30)) as fake:
+        config = Config.model_validate({
+            "player": "llm", "transcripts": {"enabled": False}, "turn": {"deadline": 6},
+            "llm": {"base_url": fake.base_url, "api_key_required": False, "request_timeout": 20,
+                    "fallback_to_planner": True, "retry": {"max_attempts": 3}}})
+        async with serve_agent(config, host="127.0.0.1", port=0) as server:
+            async with GameClient(server.url, objective="A house") as game:
+                turn = await game.ai_turn(deadline=10)
+                assert turn.finished and len(turn.plays) == 1 and not turn.undone
+                assert turn.latency is not None and turn.latency < 6

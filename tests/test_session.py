@@ -233,3 +233,40 @@ async def test_partner_moves_reach_the_memory():
     texts = [e.text for e in player.views[-1].memory.recent()]
     assert any("partner moved Blue" in t for t in texts)
     await session.close()
+
+
+async def test_a_bad_frame_right_behind_the_play_request_still_gets_finish():
+    # The real game's playRequest is parsed in a worker thread; the bad frame after it can then be
+    # handled before the turn's task has run at all.
+    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]))
+    await session.handle_raw(frame("playRequest"))
+    await session.handle_raw("{not json")
+    await conn.until("finish")
+    assert not any(f["type"] == "play" for f in conn.sent)
+    await session.close()
+
+
+async def test_a_play_feedback_we_did_not_ask_for_is_ignored():
+    player = ScriptedPlayer(["wait-release", Decision(GREEN, "Green.")])
+    session, conn = make_session(player)
+    await session.handle_raw(frame("playRequest"))
+    await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, ["Red"])}))  # stray, before any play
+    player.release.set()
+    await conn.until("play")
+    await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, [])}))
+    await conn.until("finish")
+    assert session.memory.recent()[-1].text.startswith("(moved Green)")
+    await session.close()
+
+
+async def test_a_move_the_game_puts_back_is_not_taken_for_the_partners_move():
+    player = ScriptedPlayer([Decision(GREEN, "Green."), Decision(None, "pass")])
+    session, conn = make_session(player, max_feedback_iterations=0)
+    await session.handle_raw(frame("playRequest"))
+    await conn.until("play")
+    await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, ["BOUNDARY"])}))
+    await conn.until("finish")  # gave up: the game puts Green back in the drawer
+    await session.handle_raw(frame("playRequest"))
+    await conn.until("finish")
+    assert not any("partner" in e.text for e in player.views[-1].memory.recent())
+    await session.close()

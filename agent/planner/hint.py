@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from agent.geometry.frames import Pose, pose_from_marker
-from agent.players.base import Decision
+from agent.geometry.frames import Pose
+from agent.players.base import Decision, board_of
 from agent.planner.library import FigureLibrary
 from agent.planner.planner import Planner
 from agent.protocol import GameState, clean_chat_text
@@ -13,12 +13,9 @@ from agent.protocol import GameState, clean_chat_text
 MAX_HINT_CHARS = 400
 
 
-def board_of(state: GameState | Mapping[str, Pose]) -> dict[str, Pose]:
+def _board(state: GameState | Mapping[str, Pose]) -> dict[str, Pose]:
     """On-board poses (node origins) from a game state, or a board given as poses already."""
-    if isinstance(state, GameState):
-        return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation)
-                for name, p in state.on_board.items()}
-    return dict(state)
+    return board_of(state) if isinstance(state, GameState) else dict(state)
 
 
 def planner_hint(objective: str, state: GameState | Mapping[str, Pose], default_figure: str | None = None,
@@ -30,7 +27,7 @@ def planner_hint(objective: str, state: GameState | Mapping[str, Pose], default_
     no valid move exists; its pose, when set, is valid on this board with the usual clearance.
     """
     planner = Planner(library=library, default_figure=default_figure)
-    board = board_of(state)
+    board = _board(state)
     decision = planner.play(objective, board)
     step, fit = planner.last_step, planner.last_fit
     fig = planner.figure

@@ -389,12 +389,6 @@ class Planner:
 
     # ------------------------------------------------------------ hints
 
-    def preview(self, objective: str, board: Mapping[str, Pose]) -> tuple[Step, Fit]:
-        """What the planner would do now, without changing its plan."""
-        self.sync(objective, board)
-        fit = self.fit(board, commit=False)
-        return next_step(self.figure, fit, board, self.ours(board)), fit
-
 
 def _line(text: str) -> str:
     return clean_chat_text(text, MAX_LINE_CHARS)

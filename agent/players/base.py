@@ -46,6 +46,9 @@ class TurnView:
     previous: Decision | None = None
     """For adjustments: the decision the game just reported on."""
     attempt: int = 0
+    decide_by: float | None = None
+    """Event-loop time by which a player should have decided, leaving the session time for a
+    fallback and the game's feedback before the turn's deadline; None for chat."""
 
     def board(self) -> dict[str, Pose]:
         return board_of(self.state)

@@ -9,13 +9,13 @@ config asks for it, lets the offline planner play the turn instead.
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 from typing import Any
 
 from agent.config import Config
-from agent.geometry.frames import Pose, pose_from_marker
+from agent.geometry.frames import Pose, normalize_rotation, pose_from_marker
 from agent.geometry.relations import resolve_relation
+from agent.images import data_url
 from agent.llm import LLMClient, LLMResult
 from agent.moves import CHAT_SCHEMA, MOVE_SCHEMA, Move, parse_move
 from agent.players.base import Decision, Player, TurnView
@@ -65,7 +65,14 @@ class LLMPlayer:
 
     async def _decide(self, view: TurnView, template: str, context: dict[str, Any]) -> Decision:
         messages, image_bytes = self._messages(template, context, view, drawer=template == "play")
-        result = await self.client.complete_json(messages, MOVE_SCHEMA, "tangram_move")
+        try:
+            # Retries may add up to more than the turn has; stop in time for the fallback to play.
+            async with asyncio.timeout_at(view.decide_by):
+                result = await self.client.complete_json(messages, MOVE_SCHEMA, "tangram_move")
+        except TimeoutError:
+            self.transcript.record("llm", purpose=template, model=self.config.llm.model, error="no answer in time",
+                                   image_bytes=image_bytes)
+            return await self._failed(view, "the language model did not answer in time")
         self._record(result, template, messages, image_bytes)
         if result.error:
             return await self._failed(view, f"the language model failed ({result.error})")
@@ -81,13 +88,15 @@ class LLMPlayer:
 
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
         assert move.piece is not None
-        rotation = move.rotation if move.rotation is not None else 0.0
+        # Folded into [0, 360) first: a rotation like 1e20 would turn the outline by a meaningless angle.
+        rotation = normalize_rotation(move.rotation) if move.rotation is not None else 0.0
         board = view.board()
         if move.relation is not None and move.anchor is not None:
             if move.anchor not in board:
                 return None
             others = {n: p for n, p in board.items() if n != move.piece}
-            pose = resolve_relation(move.piece, move.relation, move.anchor, others, rotation=move.rotation)
+            pose = resolve_relation(move.piece, move.relation, move.anchor, others,
+                                    rotation=rotation if move.rotation is not None else None)
             if pose is None and move.anchor != move.piece:
                 # No exact flush spot on that side: aim at the anchor and let the repair find the
                 # nearest free place, which still serves "near that piece".
@@ -129,8 +138,8 @@ class LLMPlayer:
         sent = 0
         for data in images:
             if data:
-                url = f"data:{view.image_mime};base64,{base64.b64encode(data).decode('ascii')}"
-                content.append({"type": "image_url", "image_url": {"url": url, "detail": detail}})
+                content.append({"type": "image_url",
+                                "image_url": {"url": data_url(data, view.image_mime), "detail": detail}})
                 sent += len(data)
         return [{"role": "system", "content": self.prompts.render("system", context)},
                 {"role": "user", "content": content}], sent
