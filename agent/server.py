@@ -17,7 +17,7 @@ import hmac
 import ipaddress
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
