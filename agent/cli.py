@@ -62,10 +62,6 @@ def prepare(args: argparse.Namespace) -> Config:
     config = config.model_copy(update={"server": server})
     if args.log_level:
         config = config.model_copy(update={"log_level": args.log_level})
-    if config.player == "llm" and config.llm.api_key_required and not config.api_key():
-        where = f" by {args.config}" if args.config else ""
-        raise ConfigError(f"the LLM player{where} needs an API key: set {config.llm.api_key_env} in .env or "
-                          "the environment (or set llm.api_key_required: false for a local server)")
     return config
 
 

@@ -30,6 +30,7 @@ class PlayerFactory:
         if config.player == "llm":
             from agent.llm import LLMClient
 
+            check_api_key(config)
             self._prompts = prompts or load_prompts(config.prompts_dir, sample_context())
             # Made here, not per connection: building an HTTPS client loads the CA store, which
             # would stall every other game's event loop for tens of milliseconds at each connect.
@@ -50,6 +51,16 @@ class PlayerFactory:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+def check_api_key(config: Config) -> None:
+    """An LLM config whose key is missing fails here, at start-up, not with a 401 in the first turn."""
+    from agent.config import ConfigError
+
+    if config.llm.api_key_required and not config.api_key():
+        where = f" by {config.source.name}" if config.source else ""
+        raise ConfigError(f"the LLM player{where} needs an API key: set {config.llm.api_key_env} in .env or the "
+                          "environment (or set llm.api_key_required: false for a local server)")
 
 
 def uses_planner(config: Config) -> bool:

@@ -156,3 +156,15 @@ def test_progress_bar_draws_only_on_a_terminal() -> None:
         quiet.advance(2)
         quiet.close()
         assert stream.getvalue() == ""
+
+
+def test_an_llm_config_without_its_key_fails_before_any_game(tmp_path, monkeypatch, capsys):
+    from agent.config import PROJECT_DIR
+    from agent.sim.__main__ import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env here
+    code = main(["--config", str(PROJECT_DIR / "configs" / "gpt4o.yaml"), "--games", "1", "--turns", "1",
+                 "--no-progress"])
+    assert code == 1
+    assert "needs an API key: set OPENAI_API_KEY" in capsys.readouterr().err

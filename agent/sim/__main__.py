@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dotenv import load_dotenv
+
 from agent.config import ConfigError, load_config
 from agent.sim.client import GODOT_TWEEN_S
 from agent.sim.humans import HUMAN_KINDS
@@ -60,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    load_dotenv(Path.cwd() / ".env", override=False)  # as `python -m agent` does, for LLM configs
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
