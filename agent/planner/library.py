@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent.geometry.collide import CLEARANCE_PX, is_valid
 from agent.geometry.frames import Pose
-from agent.geometry.pieces import PIECE_NAMES, Point
+from agent.geometry.pieces import PIECE_NAMES, TOTAL_AREA_PX, Point
 from agent.planner import shapes
 from agent.planner.search import nearest_valid
 
@@ -175,8 +175,8 @@ def _check_layout(slots: Mapping[str, Pose], where: str, boundary: bool = True) 
             if any(mine.intersects(shapes.polygon(o)) for o in others):
                 raise FigureError(f"{where}: {name} touches another piece")
     area = sum(shapes.polygon(p).area for p in slots.values())
-    if abs(area - 102.4 ** 2) > _AREA_TOLERANCE_PX2:
-        raise FigureError(f"{where}: pieces cover {area:.0f} px^2, not a tangram's {102.4 ** 2:.0f}")
+    if abs(area - TOTAL_AREA_PX) > _AREA_TOLERANCE_PX2:
+        raise FigureError(f"{where}: pieces cover {area:.0f} px^2, not a tangram's {TOTAL_AREA_PX:.0f}")
 
 
 def _nearest_clear(pose: Pose, others: list[Pose], max_px: float = 12.0) -> Pose | None:
@@ -304,10 +304,6 @@ _FILLER = {"a", "an", "the", "some", "one", "little", "small", "big", "large", "
 def normalize_text(text: str) -> str:
     text = text.lower().replace("'", "")
     return " ".join(re.findall(r"[a-z0-9]+", text))
-
-
-def _content_words(text: str) -> list[str]:
-    return [w for w in normalize_text(text).split() if w not in _FILLER]
 
 
 def _contains_phrase(words: list[str], phrase: str) -> bool:

@@ -23,6 +23,7 @@ import yaml
 
 from agent.geometry.collide import CLEARANCE_PX, is_valid
 from agent.geometry.frames import Pose
+from agent.geometry.pieces import TOTAL_AREA_PX
 from agent.planner import shapes
 from agent.planner.render import save
 
@@ -121,7 +122,7 @@ def check(name: str, poses: dict[str, Pose]) -> None:
         if not is_valid(p, poses, CLEARANCE_PX):
             raise SystemExit(f"{name}: {n} collides after spreading")
     area = sum(shapes.polygon(p).area for p in poses.values())
-    if abs(area - 102.4 ** 2) > 150:
+    if abs(area - TOTAL_AREA_PX) > 150:
         raise SystemExit(f"{name}: total area {area:.0f} px^2 is not a tangram's")
 
 
