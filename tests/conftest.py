@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from agent.testing.fake_openai import FakeOpenAI
+from agent.core.testing.fake_openai import FakeOpenAI
 
 
 @pytest.fixture

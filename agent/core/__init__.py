@@ -1,0 +1,1 @@
+"""What every game shares: config, the LLM client, templates, transcripts, redaction, memory. Imports no game."""

@@ -1,0 +1,148 @@
+"""Configuration shared by every game: YAML files validated by pydantic.
+
+Each game's config model subclasses :class:`GameConfig` and adds its own sections. Every field has
+a default, so an empty file (or no file at all) gives the game's offline default. Unknown keys are
+errors, not silently ignored: a typo in a study's config must not go unnoticed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+"""The ``agent`` package folder."""
+PROJECT_DIR = PACKAGE_DIR.parent
+"""The project checkout: ``prompts/`` and ``configs/`` live here."""
+
+LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
+
+
+class StrictModel(BaseModel):
+    """Base of every config section: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class RetryConfig(StrictModel):
+    max_attempts: int = Field(3, ge=1, le=10, description="Tries per LLM call, the first included.")
+    initial_backoff: float = Field(0.5, ge=0, le=60, description="Seconds before the first retry; doubles each time.")
+    max_backoff: float = Field(8.0, ge=0, le=120, description="Longest single wait, also the cap on Retry-After.")
+
+
+class LLMConfig(StrictModel):
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = the SDK's default (OPENAI_BASE_URL or OpenAI).")
+    model: str = "gpt-4o"
+    api_key_env: str = Field("OPENAI_API_KEY", description="Name of the environment variable holding the key.")
+    api_key_required: bool = Field(True, description="False for local servers that take no key.")
+    temperature: float = Field(0.2, ge=0, le=2)
+    max_tokens: int = Field(600, ge=16, le=16384)
+    request_timeout: float = Field(30.0, gt=0, le=600, description="Seconds for one HTTP request.")
+    structured_output: Literal["json_schema", "json_object", "text"] = Field(
+        "json_schema", description="How to ask for JSON; json_schema falls back to text when the server rejects it.")
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+
+
+class ImageConfig(StrictModel):
+    max_side: int = Field(512, ge=64, le=4096, description="Longest side in pixels after downscaling.")
+    format: Literal["png", "jpeg"] = "png"
+    jpeg_quality: int = Field(85, ge=30, le=100)
+    send_board: bool = True
+    send_drawer: bool = True
+    detail: Literal["auto", "low", "high"] = "auto"
+
+
+class TranscriptConfig(StrictModel):
+    enabled: bool = True
+    dir: Path = Path("transcripts")
+
+
+class GameConfig(StrictModel):
+    """What every game's config has. ``player`` names the game's players; each game narrows it."""
+
+    game: str = Field("tangram", description="Which game this config is for.")
+    player: str = Field("offline", description="Who decides: the game's offline default or 'llm'.")
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    transcripts: TranscriptConfig = Field(default_factory=TranscriptConfig)
+    log_level: LogLevel = "INFO"
+
+    source: Path | None = Field(None, exclude=True, description="Where this config was read from.")
+
+    def api_key(self) -> str | None:
+        value = os.environ.get(self.llm.api_key_env, "").strip()
+        return value or None
+
+    def uses_llm(self) -> bool:
+        return self.player == "llm"
+
+    def secret_values(self) -> tuple[str, ...]:
+        """What must never reach a log, a transcript or a frame (games add their own, e.g. tokens)."""
+        key = self.api_key()
+        return (key,) if key else ()
+
+    def resolve_dir(self, value: Path) -> Path:
+        """A relative folder named by the config: next to the config first, then the project, then cwd."""
+        if value.is_absolute():
+            return value
+        base = self.source.parent if self.source else Path.cwd()
+        for root in (base, PROJECT_DIR, Path.cwd()):
+            if (root / value).is_dir():
+                return (root / value).resolve()
+        return value
+
+
+class ConfigError(Exception):
+    """The config cannot be used; the message is one line naming the file and the field."""
+
+
+C = TypeVar("C", bound=GameConfig)
+
+
+def read_config_mapping(path: str | Path) -> dict[str, Any]:
+    """The YAML mapping in ``path``, or ConfigError with a one-line reason."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
+    try:
+        data: Any = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise ConfigError(f"config {path} is not valid YAML{where}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path} must be a mapping of fields, not a {type(data).__name__}")
+    return data
+
+
+def validate_config(model: type[C], data: dict[str, Any], path: Path | None) -> C:
+    """``data`` as ``model``; a ValidationError becomes one line naming the file and the field."""
+    payload = {**data, "source": path.resolve()} if path is not None else dict(data)
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        where = f"config {path}" if path is not None else "config"
+        raise ConfigError(f"{where}: field '{field}': {err['msg']}") from exc
+
+
+def load_config(path: str | Path | None, model: type[C]) -> C:
+    """Read and validate a config file as ``model``; no file gives the model's defaults."""
+    if path is None:
+        return model()
+    path = Path(path)
+    return validate_config(model, read_config_mapping(path), path)
+
+
+def check_api_key(config: GameConfig) -> None:
+    """An LLM config whose key is missing fails at start-up, not with a 401 in the first decision."""
+    if config.uses_llm() and config.llm.api_key_required and not config.api_key():
+        where = f" by {config.source.name}" if config.source else ""
+        raise ConfigError(f"the LLM player{where} needs an API key: set {config.llm.api_key_env} in .env or the "
+                          "environment (or set llm.api_key_required: false for a local server)")

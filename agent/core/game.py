@@ -1,0 +1,71 @@
+"""What a game gives the core, and what the core does with it.
+
+A game is a folder under ``agent/games/`` whose ``game.py`` defines ``GAME = Game(...)``. The core
+(through ``python -m agent``) reads the config, applies the game's command-line flags, runs the
+game's start-up checks, sets up logging with secrets masked, and then hands over to the game's
+``main``. Everything else a game needs (the LLM client, templates, transcripts, redaction, memory,
+the fake LLM server for tests) it imports from ``agent.core`` as a library.
+
+Transports differ too much to share a class (the tangram game dials us over WebSocket, Forge posts
+HTTP to us, the bee arena and the Boardgame engines are servers we dial), so a game is a handful
+of functions and a config model, not a subclass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from agent.core.config import GameConfig
+
+
+def _no_arguments(group: argparse._ArgumentGroup) -> None:
+    return None
+
+
+def _keep_config(config: Any, args: argparse.Namespace) -> Any:
+    return config
+
+
+def _no_check(config: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    """What ``--game`` and a config's ``game:`` field say."""
+    summary: str
+    """One line for ``python -m agent --help``."""
+    config_model: type[GameConfig]
+    """The game's config: :class:`GameConfig` plus its own sections; defaults give the offline player."""
+    main: Callable[[Any, argparse.Namespace], Awaitable[int]]
+    """Runs the game with a checked config; returns the exit status."""
+    add_arguments: Callable[[argparse._ArgumentGroup], None] = _no_arguments
+    """Adds the game's own flags (e.g. ``--port`` for a server, ``--connect`` for a client)."""
+    apply_arguments: Callable[[Any, argparse.Namespace], Any] = _keep_config
+    """Returns the config with the flags applied (flags override the config file)."""
+    check: Callable[[Any], None] = _no_check
+    """Start-up checks beyond the config's own validation (templates, keys, data files); raises
+    ConfigError or PromptError with a one-line reason, before anything listens or dials."""
+
+
+async def wait_for_stop_signal() -> None:
+    """Returns at the first SIGINT or SIGTERM; a second one then takes the default way out (at once).
+
+    For games' ``main``: start serving, await this, then stop politely within a bound.
+    """
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for sig in signals:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await stop.wait()
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)

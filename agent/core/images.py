@@ -1,0 +1,93 @@
+"""Board and drawer images: decode, verify, downscale, re-encode for the LLM.
+
+The game sends full-size PNG crops as base64 (several MB at large windows). The LLM needs far
+less, and every byte costs latency and tokens, so images are shrunk to ``max_side`` and
+re-encoded. A broken image is reported and left out; it never ends a turn.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+from dataclasses import dataclass
+
+from PIL import Image, UnidentifiedImageError
+
+from agent.core.config import ImageConfig
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+MAX_PIXELS = 40_000_000
+"""Refuse decompression bombs well before Pillow's own warning threshold."""
+
+
+class ImageError(ValueError):
+    """The image cannot be used; the message says why in a few words."""
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedImage:
+    data: bytes
+    mime: str
+    width: int
+    height: int
+    original_bytes: int
+    original_size: tuple[int, int]
+
+    def data_url(self) -> str:
+        return data_url(self.data, self.mime)
+
+
+def data_url(data: bytes, mime: str) -> str:
+    """The image as an inline URL, the form OpenAI-compatible chat APIs take images in."""
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+
+
+def payload_summary(b64: str) -> dict[str, object]:
+    """What a transcript keeps of an image payload: its size and a hash, never the bytes."""
+    raw = b64.encode("ascii", "ignore")
+    return {"b64_chars": len(b64), "sha256": hashlib.sha256(raw).hexdigest()[:16]}
+
+
+def decode_png(b64: str) -> bytes:
+    text = b64.strip()
+    if text.startswith("data:"):
+        text = text.partition(",")[2]
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ImageError(f"not base64 ({exc})") from exc
+    if not raw.startswith(PNG_SIGNATURE):
+        raise ImageError("not a PNG (bad signature)")
+    return raw
+
+
+def prepare_image(b64: str, cfg: ImageConfig) -> PreparedImage:
+    """Decode, check and shrink one image. CPU-bound: call it via ``asyncio.to_thread``."""
+    raw = decode_png(b64)
+    try:
+        with Image.open(io.BytesIO(raw)) as img:
+            if img.width * img.height > MAX_PIXELS:
+                raise ImageError(f"image too large ({img.width}x{img.height})")
+            img.load()
+            original_size = (img.width, img.height)
+            fits = max(img.size) <= cfg.max_side
+            if fits and cfg.format == "png":
+                # Already small enough and verified: re-encoding would only cost time.
+                return PreparedImage(raw, "image/png", img.width, img.height, len(raw), original_size)
+            out = img.convert("RGBA" if cfg.format == "png" and "A" in img.getbands() else "RGB")
+    except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise ImageError(f"broken PNG ({type(exc).__name__})") from exc
+    if not fits:
+        scale = cfg.max_side / max(out.width, out.height)
+        out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
+                         Image.Resampling.BICUBIC, reducing_gap=2.0)
+    buf = io.BytesIO()
+    if cfg.format == "jpeg":
+        out.save(buf, "JPEG", quality=cfg.jpeg_quality)
+        mime = "image/jpeg"
+    else:
+        out.save(buf, "PNG")
+        mime = "image/png"
+    return PreparedImage(buf.getvalue(), mime, out.width, out.height, len(raw), original_size)

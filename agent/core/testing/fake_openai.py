@@ -1,0 +1,483 @@
+"""A scriptable fake of an OpenAI-compatible Chat Completions server, for tests and benchmarks.
+
+It speaks just enough of the API for the real ``openai`` SDK: ``POST /v1/chat/completions`` and
+``GET /v1/models``. Each request takes the next scripted :class:`FakeReply` from a queue, else asks
+an optional ``responder(request_json)``, else answers with a fixed default content. Replies can be
+completions, HTTP errors with headers, stalls, dropped connections or broken bodies, so the
+client's retry and fallback paths run against real HTTP instead of mocks.
+
+Three ways to run it:
+
+* ``async with FakeOpenAI() as fake:`` inside the test's event loop;
+* ``with FakeOpenAI() as fake:`` (or ``FakeOpenAI.run_in_thread()``) on a background thread, for
+  sync code or for agents started as subprocesses;
+* ``python -m agent.core.testing.fake_openai --port 0 --delay 1 --reply '{"ok": true}'`` as its own
+  process; it prints its base URL on the first line of stdout, serves ``GET /_fake/stats``
+  (request count, largest number in flight) and prints those stats as JSON when stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import inspect
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+DEFAULT_CONTENT = '{"ok": true}'
+DEFAULT_MODEL = "fake-model"
+
+Responder = Callable[[dict[str, Any]], "FakeReply | None | Awaitable[FakeReply | None]"]
+
+
+@dataclass
+class FakeReply:
+    """One scripted answer. The default instance is a 200 completion with the server's default content."""
+
+    content: str | None = None
+    """Assistant message text; None means the server's default content."""
+    status: int = 200
+    error_message: str = ""
+    error_type: str = "invalid_request_error"
+    error_code: str | None = None
+    error_param: str | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    """Seconds the server waits before answering (a slow or stalled model)."""
+    drop: bool = False
+    """Close the connection without answering."""
+    raw_body: str | None = None
+    """Send this body verbatim instead of a well-formed completion (garbage)."""
+    truncate: bool = False
+    """Announce the full body length, send half of it, then close the connection."""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str = "stop"
+    model: str | None = None
+
+    @classmethod
+    def ok(cls, content: str, **kw: Any) -> FakeReply:
+        return cls(content=content, **kw)
+
+    @classmethod
+    def ok_json(cls, data: Any, **kw: Any) -> FakeReply:
+        return cls(content=json.dumps(data), **kw)
+
+    @classmethod
+    def http_error(cls, status: int, message: str = "", *, headers: dict[str, str] | None = None,
+                   error_type: str | None = None, code: str | None = None, param: str | None = None,
+                   delay: float = 0.0) -> FakeReply:
+        default_type = "server_error" if status >= 500 else "invalid_request_error"
+        return cls(status=status, error_message=message or f"fake error {status}",
+                   error_type=error_type or default_type, error_code=code, error_param=param,
+                   headers=dict(headers or {}), delay=delay)
+
+    @classmethod
+    def rate_limited(cls, retry_after: float | None = None, *, retry_after_ms: float | None = None,
+                     message: str = "Rate limit reached, please retry later") -> FakeReply:
+        headers: dict[str, str] = {}
+        if retry_after is not None:
+            headers["Retry-After"] = f"{retry_after:g}"
+        if retry_after_ms is not None:
+            headers["retry-after-ms"] = f"{retry_after_ms:g}"
+        return cls.http_error(429, message, headers=headers, error_type="rate_limit_error",
+                              code="rate_limit_exceeded")
+
+    @classmethod
+    def stall(cls, seconds: float, content: str | None = None) -> FakeReply:
+        return cls(content=content, delay=seconds)
+
+    @classmethod
+    def dropped(cls, delay: float = 0.0) -> FakeReply:
+        return cls(drop=True, delay=delay)
+
+    @classmethod
+    def garbage(cls, body: str = "<html>502 Bad Gateway</html>", status: int = 200) -> FakeReply:
+        return cls(raw_body=body, status=status)
+
+    @classmethod
+    def truncated(cls, content: str | None = None) -> FakeReply:
+        return cls(content=content, truncate=True)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> FakeReply:
+        """Build from a JSON object with the field names above (the CLI's --replies file)."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown FakeReply fields: {sorted(unknown)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class RecordedRequest:
+    """What the server received, for assertions."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    """Header names lower-cased."""
+    json: Any
+    """Parsed body, or None when the body was empty or not JSON."""
+    body: bytes
+    received_at: float
+    """time.monotonic() on arrival."""
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        if isinstance(self.json, dict) and isinstance(self.json.get("messages"), list):
+            return self.json["messages"]
+        return []
+
+    @property
+    def response_format_type(self) -> str | None:
+        rf = self.json.get("response_format") if isinstance(self.json, dict) else None
+        return rf.get("type") if isinstance(rf, dict) else None
+
+    @property
+    def authorization(self) -> str | None:
+        return self.headers.get("authorization")
+
+    def image_urls(self) -> list[str]:
+        """Every image_url part's URL, in message order."""
+        urls = []
+        for message in self.messages:
+            content = message.get("content")
+            if isinstance(content, list):
+                for part in content:
+                    if isinstance(part, dict) and part.get("type") == "image_url":
+                        urls.append(part.get("image_url", {}).get("url", ""))
+        return urls
+
+
+class FakeOpenAI:
+    """The fake server. Start with ``async with`` (same loop) or ``with`` (background thread)."""
+
+    def __init__(
+        self,
+        *,
+        default_content: str = DEFAULT_CONTENT,
+        default_delay: float = 0.0,
+        replies: Iterable[FakeReply] = (),
+        responder: Responder | None = None,
+        api_key: str | None = None,
+        reject_response_formats: Iterable[str] = (),
+        model: str = DEFAULT_MODEL,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.default_content = default_content
+        self.default_delay = default_delay
+        self.responder = responder
+        self.api_key = api_key
+        """When set, requests must carry ``Authorization: Bearer <api_key>`` or get a 401."""
+        self.reject_response_formats = set(reject_response_formats)
+        """response_format types answered with a 400, like servers without structured output."""
+        self.model = model
+        self.host = host
+        self.port = port
+        # A deque because tests in another thread may enqueue while the server pops.
+        self.queue: deque[FakeReply] = deque(replies)
+        self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._runner: web.AppRunner | None = None
+        self._thread: threading.Thread | None = None
+        self._thread_loop: asyncio.AbstractEventLoop | None = None
+        self._completions = 0
+
+    # ---- scripting and inspection -------------------------------------------------------------
+
+    def enqueue(self, *replies: FakeReply) -> None:
+        self.queue.extend(replies)
+
+    def reset(self) -> None:
+        """Forget requests, counters and queued replies (call while no request is in flight)."""
+        self.queue.clear()
+        self.requests.clear()
+        self.max_in_flight = self.in_flight
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    @property
+    def base_url(self) -> str:
+        """What to give the SDK as base_url, e.g. ``http://127.0.0.1:41234/v1``."""
+        if not self.port:
+            raise RuntimeError("FakeOpenAI is not started")
+        return f"http://{self.host}:{self.port}/v1"
+
+    def stats(self) -> dict[str, int]:
+        return {"requests": len(self.requests), "chat_requests": len(self.chat_requests),
+                "in_flight": self.in_flight, "max_in_flight": self.max_in_flight}
+
+    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> None:
+        """Wait until ``count`` chat requests have arrived (works in both loop and thread mode)."""
+        deadline = time.monotonic() + timeout
+        while len(self.chat_requests) < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"fake server got {len(self.chat_requests)} requests, expected {count}")
+            await asyncio.sleep(0.005)
+
+    # ---- lifecycle ------------------------------------------------------------------------------
+
+    async def start(self) -> FakeOpenAI:
+        app = web.Application()
+        for prefix in ("/v1", ""):
+            app.router.add_post(f"{prefix}/chat/completions", self._chat)
+            app.router.add_get(f"{prefix}/models", self._models)
+        app.router.add_get("/_fake/stats", self._stats)
+        app.router.add_post("/_fake/reset", self._reset)
+        app.router.add_post("/_fake/replies", self._enqueue)
+        # handler_cancellation: a client that gives up (timeout, cancel) ends its handler, so the
+        # in-flight count is the client's view and shutdown never waits for a long scripted delay.
+        self._runner = web.AppRunner(app, handler_cancellation=True, access_log=None, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = getattr(site, "_server", None)
+        sockets = getattr(server, "sockets", None) or []
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        return self
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeOpenAI:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def start_in_thread(self, timeout: float = 10.0) -> FakeOpenAI:
+        """Serve from a daemon thread with its own event loop; returns once listening."""
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._thread_loop = loop
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as exc:  # reported to the starting thread below
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            try:
+                loop.run_forever()
+            finally:
+                loop.run_until_complete(self.stop())
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="fake-openai", daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout):
+            raise TimeoutError("fake OpenAI server did not start")
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop_in_thread(self) -> None:
+        if self._thread is None or self._thread_loop is None:
+            return
+        self._thread_loop.call_soon_threadsafe(self._thread_loop.stop)
+        self._thread.join(timeout=10)
+        self._thread = None
+        self._thread_loop = None
+
+    @classmethod
+    def run_in_thread(cls, **kwargs: Any) -> FakeOpenAI:
+        return cls(**kwargs).start_in_thread()
+
+    def __enter__(self) -> FakeOpenAI:
+        return self.start_in_thread()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_in_thread()
+
+    # ---- HTTP handlers --------------------------------------------------------------------------
+
+    async def _record(self, request: web.Request) -> RecordedRequest:
+        body = await request.read()
+        try:
+            parsed = json.loads(body) if body else None
+        except ValueError:
+            parsed = None
+        record = RecordedRequest(method=request.method, path=request.path,
+                                 headers={k.lower(): v for k, v in request.headers.items()},
+                                 json=parsed, body=body, received_at=time.monotonic())
+        self.requests.append(record)
+        return record
+
+    def _auth_error(self, record: RecordedRequest) -> FakeReply | None:
+        if self.api_key is not None and record.authorization != f"Bearer {self.api_key}":
+            return FakeReply.http_error(401, "Incorrect API key provided.", code="invalid_api_key")
+        return None
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            record = await self._record(request)
+            reply = self._auth_error(record) or self._validate(record) or await self._next_reply(record.json)
+            return await self._send(request, reply, record.json)
+        finally:
+            self.in_flight -= 1
+
+    def _validate(self, record: RecordedRequest) -> FakeReply | None:
+        body = record.json
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return FakeReply.http_error(400, "request body must be a JSON object with 'messages'")
+        rf_type = record.response_format_type
+        if rf_type is not None and rf_type in self.reject_response_formats:
+            return FakeReply.http_error(400, f"response_format {rf_type} not supported", param="response_format")
+        return None
+
+    async def _next_reply(self, body: dict[str, Any]) -> FakeReply:
+        if self.queue:
+            return self.queue.popleft()
+        if self.responder is not None:
+            reply = self.responder(body)
+            if inspect.isawaitable(reply):
+                reply = await reply
+            if reply is not None:
+                return reply
+        return FakeReply(delay=self.default_delay)
+
+    async def _send(self, request: web.Request, reply: FakeReply, body: Any) -> web.StreamResponse:
+        if reply.delay > 0:
+            await asyncio.sleep(reply.delay)
+        if reply.drop:
+            _abort(request)
+            # aiohttp needs a return value; the transport is gone so nothing reaches the client.
+            return web.Response(status=204)
+        if reply.raw_body is not None:
+            return web.Response(status=reply.status, text=reply.raw_body, headers=reply.headers,
+                                content_type="application/json")
+        if reply.status >= 400:
+            error = {"message": reply.error_message, "type": reply.error_type,
+                     "param": reply.error_param, "code": reply.error_code}
+            return web.json_response({"error": error}, status=reply.status, headers=reply.headers)
+        payload = json.dumps(self._completion(reply, body)).encode()
+        if reply.truncate:
+            response = web.StreamResponse(status=200, headers={**reply.headers, "Content-Type": "application/json"})
+            response.content_length = len(payload)
+            await response.prepare(request)
+            await response.write(payload[: len(payload) // 2])
+            _abort(request)
+            return response
+        return web.Response(status=reply.status, body=payload, headers=reply.headers,
+                            content_type="application/json")
+
+    def _completion(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
+        self._completions += 1
+        content = self.default_content if reply.content is None else reply.content
+        # Rough token counts (4 characters a token) unless the script gives exact ones.
+        prompt = reply.prompt_tokens if reply.prompt_tokens is not None else len(json.dumps(body.get("messages"))) // 4
+        completion = reply.completion_tokens if reply.completion_tokens is not None else len(content) // 4 + 1
+        return {
+            "id": f"chatcmpl-fake-{self._completions}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": reply.model or str(body.get("model") or self.model),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
+                         "finish_reason": reply.finish_reason, "logprobs": None}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion},
+        }
+
+    async def _models(self, request: web.Request) -> web.Response:
+        record = await self._record(request)
+        denied = self._auth_error(record)
+        if denied is not None:
+            return await self._send(request, denied, None)  # type: ignore[return-value]
+        return web.json_response({"object": "list", "data": [
+            {"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}]})
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        return web.json_response(self.stats())
+
+    async def _reset(self, request: web.Request) -> web.Response:
+        self.reset()
+        return web.json_response(self.stats())
+
+    async def _enqueue(self, request: web.Request) -> web.Response:
+        items = await request.json()
+        self.enqueue(*(FakeReply.from_dict(item) for item in items))
+        return web.json_response({"queued": len(self.queue)})
+
+
+def _abort(request: web.Request) -> None:
+    transport = request.transport
+    if transport is not None:
+        transport.abort()
+
+
+# ---- command line ---------------------------------------------------------------------------------
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m agent.core.testing.fake_openai",
+                                     description="Fake OpenAI-compatible Chat Completions server for tests and benchmarks.")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on stdout)")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each default reply")
+    parser.add_argument("--reply", default=DEFAULT_CONTENT, help="assistant content of the default reply")
+    parser.add_argument("--reply-file", type=Path, help="read the default reply content from this file")
+    parser.add_argument("--replies", type=Path, help="JSON list of FakeReply objects served first, in order")
+    parser.add_argument("--api-key-env", help="require 'Bearer $VAR' (the key is read from this env variable)")
+    parser.add_argument("--reject-response-format", action="append", default=[], metavar="TYPE",
+                        help="answer 400 to this response_format type (json_schema, json_object); repeatable")
+    parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument("--port-file", type=Path, help="also write the chosen port to this file")
+    return parser.parse_args(argv)
+
+
+async def _serve(args: argparse.Namespace) -> dict[str, int]:
+    content = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
+    replies = [FakeReply.from_dict(d) for d in json.loads(args.replies.read_text(encoding="utf-8"))] if args.replies else []
+    api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    fake = FakeOpenAI(default_content=content, default_delay=args.delay, replies=replies, api_key=api_key,
+                      reject_response_formats=args.reject_response_format, model=args.model,
+                      host=args.host, port=args.port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with fake:
+        if args.port_file:
+            args.port_file.write_text(str(fake.port), encoding="utf-8")
+        print(f"fake OpenAI server listening on {fake.base_url}", flush=True)
+        await stop.wait()
+        return fake.stats()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
+    stats = asyncio.run(_serve(args))
+    print(json.dumps(stats), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

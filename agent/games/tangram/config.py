@@ -1,0 +1,71 @@
+"""Tangram's configuration: the core's sections plus the planner, images, turns and the server.
+
+Every field has a default, so an empty file (or no file at all) gives the offline planner on
+ws://localhost:5000. The shipped tangram configs name no ``game:`` (it defaults to tangram).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from agent.core.config import (PROJECT_DIR, ConfigError, GameConfig, ImageConfig, LLMConfig, StrictModel,
+                               TranscriptConfig)
+from agent.core.config import load_config as _load_config
+
+__all__ = ["PROJECT_DIR", "Config", "ConfigError", "ImageConfig", "LLMConfig", "TranscriptConfig", "load_config",
+           "TangramLLMConfig", "PlannerConfig", "TurnConfig", "ServerConfig"]
+
+
+class TangramLLMConfig(LLMConfig):
+    fallback_to_planner: bool = Field(False, description="When the LLM fails, let the offline planner play the turn.")
+    planner_hint: bool = Field(False, description="Show the offline planner's suggestion to the LLM in the prompt.")
+
+
+class PlannerConfig(StrictModel):
+    default_figure: str | None = Field(None, description="Figure for objectives the library does not know; None = pick by similarity.")
+
+
+class TurnConfig(StrictModel):
+    deadline: float = Field(60.0, gt=1, le=3600, description="Seconds from playRequest to finish, whatever happens.")
+    max_feedback_iterations: int = Field(3, ge=0, le=20, description="Corrective plays after the first one.")
+
+
+class ServerConfig(StrictModel):
+    host: str = Field("localhost", description="'localhost' listens on 127.0.0.1 and ::1.")
+    port: int = Field(5000, ge=0, le=65535)
+    max_frame_bytes: int = Field(16 * 1024 * 1024, ge=64 * 1024, description="Largest frame accepted from the game.")
+    allow_remote: bool = Field(False, description="Must be true to listen on a non-loopback address.")
+    token: str | None = Field(None, description="If set, clients must connect with ?token=<this>.")
+    ping_interval: float | None = Field(20.0, description="Seconds between keep-alive pings; null disables.")
+
+
+class Config(GameConfig):
+    game: Literal["tangram"] = "tangram"
+    player: Literal["planner", "llm"] = Field("planner", description="Who decides: the offline planner or an LLM.")
+    llm: TangramLLMConfig = Field(default_factory=TangramLLMConfig)
+    planner: PlannerConfig = Field(default_factory=PlannerConfig)
+    images: ImageConfig = Field(default_factory=ImageConfig)
+    prompts_dir: Path = Field(PROJECT_DIR / "prompts" / "tangram", description="Folder of Jinja2 templates.")
+    chat_history: int = Field(10, ge=0, le=200, description="Exchanges of chat kept in the memory and the prompt.")
+    turn: TurnConfig = Field(default_factory=TurnConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+
+    @model_validator(mode="after")
+    def _resolve_paths(self) -> Config:
+        # Relative template folders are looked up next to the config first, then in the project.
+        self.prompts_dir = self.resolve_dir(self.prompts_dir)
+        if not (self.prompts_dir / "system.j2").exists() and (self.prompts_dir / "tangram" / "system.j2").exists():
+            # Configs written before the games were split name the old flat ``prompts`` folder.
+            self.prompts_dir = self.prompts_dir / "tangram"
+        return self
+
+    def secret_values(self) -> tuple[str, ...]:
+        """What must never reach a log, a transcript or a frame: the API key and the server token."""
+        return tuple(s for s in (self.api_key(), self.server.token) if s)
+
+
+def load_config(path: str | Path | None) -> Config:
+    return _load_config(path, Config)

@@ -1,0 +1,78 @@
+"""Builds the player each new session gets, from the config.
+
+Read-only or provider-level pieces are made once per server: the checked prompt templates and
+the LLM client (its connection pool and what it learned about the provider, such as "rejects
+json_schema"). Everything that holds game state (the player, its memory, its plan) is made per
+session, so two connections never see each other's game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent.games.tangram.config import Config
+from agent.games.tangram.players.base import Player
+from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
+from agent.core.config import check_api_key
+from agent.core.prompts import PromptSet, load_prompts
+from agent.core.transcript import Transcript
+
+PlayerSource = Callable[[Transcript], Player]
+"""Anything that makes a session's player; the server takes any such callable."""
+
+
+class PlayerFactory:
+    def __init__(self, config: Config, prompts: PromptSet | None = None, with_client: bool = True) -> None:
+        self.config = config
+        self._client = None
+        self._prompts = prompts
+        if uses_planner(config):
+            check_planner_config(config)  # also loads the figure library now, not in the first turn
+        if config.player == "llm":
+            from agent.core.llm import LLMClient
+
+            check_api_key(config)
+            self._prompts = prompts or load_prompts(config.prompts_dir, sample_context(), TEMPLATE_NAMES)
+            # Made here, not per connection: building an HTTPS client loads the CA store, which
+            # would stall every other game's event loop for tens of milliseconds at each connect.
+            if with_client:
+                self._client = LLMClient(config.llm, config.api_key())
+
+    def __call__(self, transcript: Transcript) -> Player:
+        from agent.games.tangram.players.planner import PlannerPlayer
+
+        if self.config.player == "planner":
+            return PlannerPlayer(self.config)
+        from agent.games.tangram.players.llm import LLMPlayer  # noqa: PLC0415 - only LLM configs pay for the SDK
+
+        assert self._client is not None and self._prompts is not None
+        planner = PlannerPlayer(self.config) if uses_planner(self.config) else None
+        return LLMPlayer(self.config, self._client, self._prompts, transcript, planner)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def uses_planner(config: Config) -> bool:
+    return config.player == "planner" or config.llm.fallback_to_planner or config.llm.planner_hint
+
+
+def check_planner_config(config: Config) -> None:
+    """Load the figure library and check ``planner.default_figure`` names one of its figures."""
+    from agent.core.config import ConfigError
+    from agent.games.tangram.planner.library import find_figure, load_library
+
+    library = load_library()
+    name = config.planner.default_figure
+    if name is not None:
+        figure, exact = find_figure(name, library)
+        if figure is None or not exact:
+            known = ", ".join(sorted(f.name for f in library))
+            raise ConfigError(f"field 'planner.default_figure': no figure named {name!r} (known: {known})")
+
+
+def make_player_factory(config: Config, prompts: PromptSet | None = None, with_client: bool = True) -> PlayerFactory:
+    """``with_client=False`` runs every start-up check without building the LLM client."""
+    return PlayerFactory(config, prompts, with_client)

@@ -1,0 +1,91 @@
+"""Tangram as the core sees it: flags, start-up checks, and serving until Ctrl-C or SIGTERM.
+
+The game (GAIPS Tangram Collaboration Platform, Godot 4) is the WebSocket client and dials
+ws://localhost:5000; we are the server. The first SIGINT/SIGTERM stops politely: running turns end
+with ``finish``, sockets close with 1001, transcripts are flushed, all within ``SHUTDOWN_S``. A
+second signal exits at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from agent.core.config import ConfigError
+from agent.core.game import Game, wait_for_stop_signal
+from agent.games.tangram.config import Config
+
+log = logging.getLogger("agent")
+
+SHUTDOWN_S = 15.0
+"""The polite shutdown gives up after this long (a game that stopped reading, a stuck disk)."""
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--host", help="interface to listen on (default: localhost = 127.0.0.1 and ::1)")
+    group.add_argument("--port", type=int, help="port to listen on (default: 5000, which the game dials)")
+    group.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
+    group.add_argument("--token", help="require clients to connect with ?token=TOKEN")
+
+
+def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
+    server = config.server.model_copy()
+    if args.host is not None:
+        server.host = args.host
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            raise ConfigError(f"--port {args.port} is not a port number")
+        server.port = args.port
+    if args.allow_remote:
+        server.allow_remote = True
+    if args.token:
+        server.token = args.token
+    return config.model_copy(update={"server": server})
+
+
+def check(config: Config) -> None:
+    """Templates, key and the planner's figures, before anything listens."""
+    from agent.games.tangram.factory import make_player_factory
+
+    make_player_factory(config, with_client=False)
+
+
+async def main(config: Config, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from agent.core.redact import Secrets
+    from agent.games.tangram.factory import make_player_factory
+    from agent.games.tangram.server import AgentServer, ServerSetupError
+
+    factory = make_player_factory(config)
+    server = AgentServer(config, factory, Secrets(config.secret_values()))
+    try:
+        await server.start()
+    except ServerSetupError as exc:
+        await factory.aclose()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    model = config.llm.model if config.player == "llm" else "offline planner"
+    print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
+          "Ctrl-C stops.", file=sys.stderr, flush=True)
+    await wait_for_stop_signal()
+    log.info("shutting down: ending running turns and flushing transcripts")
+    try:
+        async with asyncio.timeout(SHUTDOWN_S):
+            await server.shutdown()
+    except TimeoutError:
+        log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
+    await factory.aclose()
+    return 0
+
+
+GAME = Game(
+    name="tangram",
+    summary="the GAIPS Tangram Collaboration Platform: serves ws://localhost:5000, which the game dials",
+    config_model=Config,
+    main=main,
+    add_arguments=add_arguments,
+    apply_arguments=apply_arguments,
+    check=check,
+)

@@ -1,0 +1,394 @@
+"""The offline planner: one object per game session that plays a library figure with the human.
+
+It keeps the session's plan (figure, anchor, chat requests) and turns each board into a move and
+one chat line. Everything here is synchronous and pure computation; the async player in
+``agent.games.tangram.players.planner`` only adapts a :class:`~agent.games.tangram.players.base.TurnView` to these calls.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from agent.games.tangram.geometry.collide import CLEARANCE_PX
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.players.base import Decision
+from agent.games.tangram.protocol import clean_chat_text
+from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Anchor, Fit, fit_anchor
+from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, match_objective, normalize_text
+from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
+from agent.games.tangram.planner.requests import Request, parse_request
+from agent.games.tangram.planner.search import nearest_valid
+from agent.games.tangram.planner.steps import Step, build_order, next_step
+
+SOURCE = "planner"
+_REQUEST_SLACK_PX = 4.0
+_TURN_SLACK_PX = 15.0
+_LARGE = "large triangle"
+
+
+@dataclass
+class Pending:
+    """A move the human asked for, done on our next turn."""
+
+    kind: str  # "move" | "rotate"
+    piece: str
+    dx: float = 0.0
+    dy: float = 0.0
+    degrees: float = 0.0
+    direction: str = ""
+
+
+@dataclass
+class PlanState:
+    objective: str | None = None
+    figure: Figure | None = None
+    exact: bool = True
+    announced: bool = False
+    anchor: Anchor | None = None
+    around_said: bool = False
+    pins: dict[str, str] = field(default_factory=dict)
+    overrides: dict[str, Pose] = field(default_factory=dict)
+    ours: dict[str, Pose] = field(default_factory=dict)
+    pending: Pending | None = None
+    first: str | None = None
+    """A piece the human asked us to place next."""
+    keep_human: bool = False
+    """The human asked us not to move their pieces (unless they are in the way)."""
+    last_line: str = ""
+    skip_turns: int = 0
+    turns: int = 0
+    last_piece: str | None = None
+
+
+class Planner:
+    """Plans moves and chat for one session. ``default_figure`` is used for unknown objectives."""
+
+    def __init__(self, library: FigureLibrary | None = None, phrases: Phrases | None = None,
+                 default_figure: str | None = None) -> None:
+        self.library = library or load_library()
+        self.phrases = phrases or load_phrases()
+        self.default_figure = default_figure
+        self.state = PlanState()
+        self.last_step: Step | None = None
+        self.last_fit: Fit | None = None
+
+    # ------------------------------------------------------------ plan bookkeeping
+
+    @property
+    def figure(self) -> Figure:
+        assert self.state.figure is not None
+        return self.state.figure
+
+    def _set_figure(self, figure: Figure, exact: bool, announced: bool) -> None:
+        st = self.state
+        st.figure, st.exact, st.announced = figure, exact, announced
+        st.anchor, st.around_said = None, False
+        st.pins.clear()
+        st.overrides.clear()
+        st.pending = None
+        st.first = None
+
+    def sync(self, objective: str, board: Mapping[str, Pose]) -> None:
+        """Follow the game: a new objective or a board emptied of our pieces starts a new plan."""
+        st = self.state
+        key = normalize_text(objective)
+        restarted = not board and bool(st.ours)
+        if st.figure is None or key != st.objective or restarted:
+            st.objective = key
+            figure, exact = match_objective(objective, self.library, self.default_figure)
+            self._set_figure(figure, exact, announced=False)
+            st.ours.clear()
+            st.skip_turns = 0
+            st.keep_human = False
+        # A piece we placed that the human has since moved is theirs now.
+        for name in list(st.ours):
+            if name not in board or shapes.placement_error(board[name], st.ours[name]) > 1.0:
+                del st.ours[name]
+
+    def ours(self, board: Mapping[str, Pose]) -> frozenset[str]:
+        return frozenset(n for n in board if n in self.state.ours)
+
+    def fit(self, board: Mapping[str, Pose], commit: bool = True) -> Fit:
+        st = self.state
+        fit = fit_anchor(self.figure, board, st.anchor, st.pins)
+        if st.anchor is not None and fit.anchor.distance(st.anchor) > 0.5:
+            if commit:
+                st.overrides.clear()
+                st.around_said = False
+        if commit:
+            st.anchor = fit.anchor
+        if st.overrides:
+            targets = dict(fit.targets)
+            matched = set(fit.matched)
+            for piece, pose in st.overrides.items():
+                targets[piece] = pose
+                matched.discard(piece)
+                if piece in board and shapes.placement_error(board[piece], pose) <= MATCH_TOLERANCE_PX:
+                    matched.add(piece)
+            fit = dataclasses.replace(fit, targets=targets, matched=frozenset(matched))
+        return fit
+
+    # ------------------------------------------------------------ turns
+
+    def play(self, objective: str, board: Mapping[str, Pose]) -> Decision:
+        self.sync(objective, board)
+        self.last_step, self.last_fit = None, None
+        st = self.state
+        st.turns += 1
+        prefix = ""
+        if not st.exact and not st.announced:
+            prefix = self.phrases.raw("turn", "unknown_objective", objective=objective.strip() or "that",
+                                      figure=self.figure.name)
+            st.announced = True
+        if st.skip_turns > 0:
+            st.skip_turns -= 1
+            return self._decision(None, prefix + self.phrases.raw("turn", "waiting"), "passing on request")
+        if st.pending is not None:
+            done, text = self._honour(st.pending, board)
+            st.pending = None
+            if done is not None:
+                return done
+            prefix += text
+        fit = self.fit(board)
+        step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
+        if step.piece is not None and step.piece == st.first:
+            st.first = None
+        return self._from_step(step, fit, board, prefix)
+
+    def keep(self, board: Mapping[str, Pose]) -> frozenset[str]:
+        """The human's pieces, when they asked us to leave them alone."""
+        return frozenset(board) - self.ours(board) if self.state.keep_human else frozenset()
+
+    def adjust(self, objective: str, board: Mapping[str, Pose], previous: Decision | None,
+               collisions: list[str], attempt: int = 0) -> Decision:
+        """The game reported ``collisions`` for ``previous``: the same piece a bit further off, else
+        another piece, else pass."""
+        self.sync(objective, board)
+        if previous is None or previous.pose is None:
+            return self.play(objective, board)
+        bad = previous.pose
+        clearance = CLEARANCE_PX + 1.0 + attempt
+        what = ", ".join(collisions) or "something"
+        pose = nearest_valid(bad, board, max_px=10.0, clearance=clearance, avoid=bad)
+        if pose is not None:
+            self._remember(pose)
+            return self._decision(pose, self.phrases.raw("turn", "adjusted", piece=bad.piece, what=what),
+                                  f"adjusted {bad.piece} after collisions with {what}")
+        rest = {n: p for n, p in board.items() if n != bad.piece}
+        fit = self.fit(rest)
+        step = next_step(self.figure, fit, rest, self.ours(rest), clearance=clearance, avoid=bad,
+                         skip=frozenset({bad.piece}))
+        return self._from_step(step, fit, rest, "")
+
+    def _remember(self, pose: Pose) -> None:
+        self.state.ours[pose.piece] = pose
+        self.state.last_piece = pose.piece
+
+    def _decision(self, pose: Pose | None, text: str, reasoning: str) -> Decision:
+        line = _line(text)
+        self.state.last_line = line
+        return Decision(pose=pose, chat=line, reasoning=reasoning, source=SOURCE)
+
+    def _honour(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
+        st = self.state
+        if req.piece not in board:
+            return None, ""
+        current = board[req.piece]
+        if req.kind == "move":
+            wanted = [shapes.translate_board(current, req.dx, req.dy),
+                      shapes.translate_board(current, req.dx / 2, req.dy / 2)]
+            slack = _REQUEST_SLACK_PX
+        else:  # a turned piece no longer fits flush: let it shift a little to make room
+            cx, cy = shapes.vertex_centroid(current)
+            wanted = [shapes.rotate_about(current, req.degrees, (cx, cy))]
+            slack = _TURN_SLACK_PX
+        for cand in wanted:
+            pose = nearest_valid(cand, board, max_px=slack)
+            if pose is not None:
+                st.overrides[req.piece] = pose
+                self._remember(pose)
+                key = "request_moved" if req.kind == "move" else "request_turned"
+                text = self.phrases.raw("turn", key, piece=req.piece, direction=req.direction)
+                return self._decision(pose, text, f"chat request: {req.kind} {req.piece}"), ""
+        key = "request_failed" if req.kind == "move" else "request_turn_failed"
+        return None, self.phrases.raw("turn", key, piece=req.piece, direction=req.direction)
+
+    def _from_step(self, step: Step, fit: Fit, board: Mapping[str, Pose], prefix: str) -> Decision:
+        self.last_step, self.last_fit = step, fit
+        st = self.state
+        fig = self.figure
+        ph = self.phrases
+        idx = st.turns
+        reasoning = (f"figure={fig.name} variant={fig.variants[fit.anchor.variant].label} "
+                     f"shift=({fit.anchor.dx:.1f},{fit.anchor.dy:.1f})px in place={sorted(fit.matched)} "
+                     f"step={step.action} {step.piece or ''}")
+        if step.action == "complete":
+            return self._decision(None, prefix + ph.raw("turn", "complete", idx, figure=fig.name), reasoning)
+        if step.action == "stuck" or step.pose is None or step.piece is None:
+            key = "leave_yours" if self.keep(board) else "stuck"
+            return self._decision(None, prefix + ph.raw("turn", key, idx, figure=fig.name), reasoning)
+        piece = step.piece
+        part = fig.parts[step.slot] if step.slot else ""
+        values = {"figure": fig.name, "piece": piece, "part": part,
+                  "neighbour": fig.parts[step.neighbour] if step.neighbour else "",
+                  "blocking": fig.parts[step.blocking] if step.blocking else ""}
+        ours = self.ours(board)
+        human_in_place = [p for p in fit.matched if p not in ours and p in board]
+        if step.action == "clear":
+            text = ph.raw("turn", "clear", idx, **values)
+        elif step.action == "move":
+            if st.pins.get(piece) == step.slot and step.slot != piece:
+                key = "move_asked"
+            elif piece in ours:
+                key = "move_ours"
+            else:
+                key = "move_blocking" if step.blocking else "move_needed"
+            text = ph.raw("turn", key, idx, **values)
+        elif human_in_place and not st.around_said and not ours:
+            human_piece = max(human_in_place, key=shapes.piece_area)
+            text = ph.raw("turn", "around_human", idx, human_piece=human_piece, **values)
+            st.around_said = True
+        elif not board:
+            text = ph.raw("turn", "start", idx, **values)
+        elif step.neighbour:
+            text = ph.raw("turn", "place_next_to", idx, **values)
+        elif shapes.kind(piece) == _LARGE:
+            text = ph.raw("turn", "place_big", idx, **values)
+        else:
+            text = ph.raw("turn", "place", idx, **values)
+        if step.nudged:
+            text += ph.raw("turn", "nudged")
+        self._remember(step.pose)
+        return self._decision(step.pose, prefix + text, reasoning)
+
+    # ------------------------------------------------------------ chat
+
+    def chat(self, objective: str, board: Mapping[str, Pose], message: str) -> str:
+        self.sync(objective, board)
+        st = self.state
+        fig = self.figure
+        fit = self.fit(board, commit=False)
+        order = build_order(fig, fit)
+        todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
+        slot_order = [fit.slot_of[p] for p in todo_first]
+        req = parse_request(message, fig, self.library, self.phrases, order=slot_order, prefer=todo_first,
+                            last_piece=st.last_piece)
+        return _line(self._answer(req, fit, board))
+
+    def _progress(self, fit: Fit) -> str:
+        fig = self.figure
+        missing = [fig.parts[fit.slot_of[p]] for p in build_order(fig, fit) if p not in fit.matched]
+        text = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        return self.phrases.raw("chat", "progress", placed=len(fit.matched), missing=text)
+
+    def _place_word(self, fit: Fit, piece: str) -> str:
+        x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
+        cx, cy = shapes.vertex_centroid(fit.targets[piece])
+        col = min(2, max(0, int(3 * (cx - x0) / max(1.0, x1 - x0))))
+        row = min(2, max(0, int(3 * (cy - y0) / max(1.0, y1 - y0))))
+        return self.phrases.words.places[row][col]
+
+    def _answer(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
+        st = self.state
+        fig = self.figure
+        ph = self.phrases
+        base = {"figure": fig.name, "description": fig.description}
+        piece = req.piece
+        if piece is None and req.slot is not None and req.intent in ("move", "rotate", "where"):
+            piece = fit.piece_for_slot(req.slot)
+        if req.intent == "switch" and req.figure is not None:
+            self._set_figure(req.figure, exact=True, announced=True)
+            key = "switch" if req.exact else "switch_related"
+            return ph.raw("chat", key, figure=req.figure.name, description=req.figure.description, what=req.what)
+        if req.intent == "switch_same":
+            return ph.raw("chat", "switch_same", **base)
+        if req.intent == "switch_unknown":
+            return ph.raw("chat", "switch_unknown", what=req.what, names=", ".join(self.library.names))
+        if req.intent == "assign" and piece is not None:
+            return self._assign(piece, req, fit)
+        if req.intent in ("move", "rotate") and piece is not None:
+            if piece not in board:
+                return ph.raw("chat", f"{req.intent}_not_on_board", piece=piece)
+            st.pending = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
+            if req.intent == "move":
+                return ph.raw("chat", "move_ok", piece=piece, direction=req.direction)
+            return ph.raw("chat", "rotate_ok", piece=piece)
+        if req.intent == "where" and piece is not None:
+            part = fig.parts[fit.slot_of[piece]]
+            return ph.raw("chat", "where", piece=piece, part=part, place=self._place_word(fit, piece), **base)
+        if req.intent == "prefer" and piece is not None:
+            if piece in fit.matched:
+                return ph.raw("chat", "prefer_done", piece=piece, part=fig.parts[fit.slot_of[piece]])
+            st.first = piece
+            return ph.raw("chat", "prefer_ok", piece=piece, part=fig.parts[fit.slot_of[piece]])
+        if req.intent == "keep":
+            st.keep_human = True
+            return ph.raw("chat", "keep_ok")
+        if req.intent == "release":
+            st.keep_human = False
+            return ph.raw("chat", "release_ok", **base)
+        if req.intent == "why":
+            return ph.raw("chat", "why", last=st.last_line) if st.last_line else ph.raw("chat", "why_nothing")
+        if req.intent == "resize":
+            return ph.raw("chat", "resize", **base)
+        if req.intent == "wait":
+            st.skip_turns = 1
+            return ph.raw("chat", "wait_ok")
+        if req.intent == "next":
+            if st.pending is not None:
+                key = "move_ok" if st.pending.kind == "move" else "rotate_ok"
+                return ph.raw("chat", key, piece=st.pending.piece, direction=st.pending.direction)
+            step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
+            if step.action == "complete":
+                return ph.raw("chat", "next_done", **base)
+            if step.piece is None or step.slot is None:
+                return ph.raw("turn", "stuck", figure=fig.name)
+            key = "next" if step.action == "place" else "next_move"
+            slot = step.slot if step.action != "clear" else fit.slot_of[step.piece]
+            return ph.raw("chat", key, piece=step.piece, part=fig.parts[slot])
+        if req.intent == "plan":
+            return ph.raw("chat", "plan", progress=self._progress(fit), **base)
+        if req.intent == "progress":
+            return self._progress(fit)
+        if req.intent == "thanks":
+            return ph.raw("chat", "thanks", progress=self._progress(fit))
+        if req.intent == "greeting":
+            return ph.raw("chat", "greeting", **base)
+        if req.intent == "help":
+            return ph.raw("chat", "help", **base)
+        if req.intent == "unknown_piece":
+            return ph.raw("chat", "unknown_piece")
+        return ph.raw("chat", "fallback", placed=len(fit.matched), **base)
+
+    def _assign(self, piece: str, req: Request, fit: Fit) -> str:
+        fig = self.figure
+        ph = self.phrases
+        st = self.state
+        if req.slot is None:
+            parts = ", ".join(fig.parts[s] for s in fig.order)
+            return ph.raw("chat", "assign_no_part", figure=fig.name, part=req.part or "such part", parts=parts)
+        candidates = fig.pieces_with_part(req.part) or [req.slot]
+        slot = next((s for s in candidates if shapes.same_kind(piece, s)), req.slot)
+        part = fig.parts[slot]
+        if not shapes.same_kind(piece, slot):
+            kinds = ph.words.kinds
+            return ph.raw("chat", "assign_kind", piece=piece, part=part, needed=kinds[shapes.kind(slot)],
+                          kind=kinds[shapes.kind(piece)])
+        if fit.slot_of.get(piece) == slot:
+            st.pins[piece] = slot
+            return ph.raw("chat", "assign_already", piece=piece, part=part)
+        other = fit.piece_for_slot(slot)
+        st.pins[piece] = slot
+        st.pins[other] = fit.slot_of[piece]
+        st.overrides.pop(piece, None)
+        st.overrides.pop(other, None)
+        return ph.raw("chat", "assign_ok", piece=piece, part=part)
+
+    # ------------------------------------------------------------ hints
+
+
+def _line(text: str) -> str:
+    return clean_chat_text(text, MAX_LINE_CHARS)

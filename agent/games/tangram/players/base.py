@@ -1,0 +1,78 @@
+"""The contract between a session and whatever decides its moves.
+
+A session builds a :class:`TurnView` from each game frame and asks its player. The player answers
+with a :class:`Decision` (a pose in the game's own terms, or a pass, plus one chat line), or a
+chat reply. One player object lives per session, so it may keep its own plan between turns.
+Players never send frames and never see the socket: the session validates, repairs and sends.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from agent.games.tangram.geometry.frames import Pose, pose_from_marker
+from agent.core.memory import Memory
+from agent.games.tangram.protocol import GameState
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    pose: Pose | None
+    """Where to put which piece (node origin, board units); None passes the turn."""
+    chat: str
+    """One short line for the game's chat saying what the agent does and why."""
+    reasoning: str = ""
+    """Longer thinking for the transcript; never shown in the game."""
+    source: str = ""
+    """Who decided: "llm", "planner", "fallback"."""
+
+
+@dataclass
+class TurnView:
+    """Everything a player may look at for one decision."""
+
+    objective: str
+    state: GameState
+    memory: Memory
+    board_png: bytes | None = None
+    drawer_png: bytes | None = None
+    """Images as prepared for the LLM (downscaled, re-encoded), or None when absent or broken."""
+    image_mime: str = "image/png"
+    message: str = ""
+    """The player's chat line, for chat requests."""
+    collisions: list[str] = field(default_factory=list)
+    """For adjustments: what the game reported our last play collides with."""
+    previous: Decision | None = None
+    """For adjustments: the decision the game just reported on."""
+    attempt: int = 0
+    decide_by: float | None = None
+    """Event-loop time by which a player should have decided, leaving the session time for a
+    fallback and the game's feedback before the turn's deadline; None for chat."""
+
+    def board(self) -> dict[str, Pose]:
+        return board_of(self.state)
+
+
+def board_of(state: GameState) -> dict[str, Pose]:
+    """On-board pieces as exact poses (node origins), rebuilt from the reported markers."""
+    return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation) for name, p in state.on_board.items()}
+
+
+@runtime_checkable
+class Player(Protocol):
+    name: str
+    uses_images: bool
+    """False lets the session skip decoding images nobody looks at."""
+
+    async def play(self, view: TurnView) -> Decision:
+        """Choose this turn's move."""
+        ...
+
+    async def adjust(self, view: TurnView) -> Decision:
+        """The game reported ``view.collisions`` for ``view.previous``: choose a corrected move."""
+        ...
+
+    async def chat(self, view: TurnView) -> str:
+        """Reply to ``view.message``."""
+        ...

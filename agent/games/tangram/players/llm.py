@@ -1,0 +1,162 @@
+"""The LLM player: prompts a vision model for each decision and turns its answer into a pose.
+
+It never trusts the model's numbers: the answer is validated against the output schema, relations
+are resolved by the geometry engine, and the session repairs whatever pose comes out. When the
+model fails (error, garbage, nonsense), the player says so in one chat line, and, only if the
+config asks for it, lets the offline planner play the turn instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from agent.games.tangram.config import Config
+from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker
+from agent.games.tangram.geometry.relations import resolve_relation
+from agent.core.images import data_url
+from agent.core.llm import LLMClient, LLMResult
+from agent.games.tangram.moves import CHAT_SCHEMA, MOVE_SCHEMA, Move, parse_move
+from agent.games.tangram.players.base import Decision, Player, TurnView
+from agent.games.tangram.prompt_context import build_context
+from agent.core.prompts import PromptSet
+from agent.core.transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+
+class LLMPlayer:
+    name = "llm"
+    uses_images = True
+
+    def __init__(self, config: Config, client: LLMClient, prompts: PromptSet, transcript: Transcript,
+                 planner: Player | None = None) -> None:
+        self.config = config
+        self.client = client
+        self.prompts = prompts
+        self.transcript = transcript
+        self.planner = planner
+
+    # ------------------------------------------------------------------ decisions
+
+    async def play(self, view: TurnView) -> Decision:
+        hint = await self._planner_hint(view)
+        context = await self._context(view, planner_hint=hint)
+        return await self._decide(view, "play", context)
+
+    async def adjust(self, view: TurnView) -> Decision:
+        context = await self._context(view, max_attempts=self.config.turn.max_feedback_iterations)
+        return await self._decide(view, "feedback", context)
+
+    async def chat(self, view: TurnView) -> str:
+        context = await self._context(view)
+        messages, image_bytes = self._messages("chat", context, view, drawer=False)
+        result = await self.client.complete_json(messages, CHAT_SCHEMA, "chat_reply")
+        self._record(result, "chat", messages, image_bytes)
+        reply = result.data.get("reply") if isinstance(result.data, dict) else None
+        if isinstance(reply, str) and reply.strip():
+            return reply
+        if result.text and result.data is None and not result.error:
+            return result.text  # a model that ignored the JSON request still said something useful
+        if self.planner is not None and self.config.llm.fallback_to_planner:
+            return await self.planner.chat(view)
+        return "Sorry, I couldn't think of an answer just now."
+
+    async def _decide(self, view: TurnView, template: str, context: dict[str, Any]) -> Decision:
+        messages, image_bytes = self._messages(template, context, view, drawer=template == "play")
+        try:
+            # Retries may add up to more than the turn has; stop in time for the fallback to play.
+            async with asyncio.timeout_at(view.decide_by):
+                result = await self.client.complete_json(messages, MOVE_SCHEMA, "tangram_move")
+        except TimeoutError:
+            self.transcript.record("llm", purpose=template, model=self.config.llm.model, error="no answer in time",
+                                   image_bytes=image_bytes)
+            return await self._failed(view, "the language model did not answer in time")
+        self._record(result, template, messages, image_bytes)
+        if result.error:
+            return await self._failed(view, f"the language model failed ({result.error})")
+        move, problem = parse_move(result.data)
+        if move is None:
+            return await self._failed(view, f"the language model's answer was unusable ({problem})")
+        if move.action == "pass":
+            return Decision(None, move.chat or "I'll pass this turn.", move.reasoning, "llm")
+        pose = self._pose(move, view)
+        if pose is None:
+            return await self._failed(view, f"I could not place {move.piece} {move.relation} {move.anchor}")
+        return Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, "llm")
+
+    def _pose(self, move: Move, view: TurnView) -> Pose | None:
+        assert move.piece is not None
+        # Folded into [0, 360) first: a rotation like 1e20 would turn the outline by a meaningless angle.
+        rotation = normalize_rotation(move.rotation) if move.rotation is not None else 0.0
+        board = view.board()
+        if move.relation is not None and move.anchor is not None:
+            if move.anchor not in board:
+                return None
+            others = {n: p for n, p in board.items() if n != move.piece}
+            pose = resolve_relation(move.piece, move.relation, move.anchor, others,
+                                    rotation=rotation if move.rotation is not None else None)
+            if pose is None and move.anchor != move.piece:
+                # No exact flush spot on that side: aim at the anchor and let the repair find the
+                # nearest free place, which still serves "near that piece".
+                ax, ay = view.state.on_board[move.anchor].position
+                pose = pose_from_marker(move.piece, ax, ay, rotation)
+            return pose
+        assert move.x is not None and move.y is not None
+        # The model speaks in the positions the state shows (the reported marker), not node origins.
+        return pose_from_marker(move.piece, move.x, move.y, rotation)
+
+    async def _failed(self, view: TurnView, reason: str) -> Decision:
+        log.warning("LLM decision failed: %s", reason)
+        if self.planner is not None and self.config.llm.fallback_to_planner:
+            decision = await self.planner.play(view)
+            return Decision(decision.pose, decision.chat, f"planner fallback: {reason}", "planner-fallback")
+        return Decision(None, "Sorry, I had trouble deciding on a move this turn; your go!", reason, "fallback")
+
+    async def _planner_hint(self, view: TurnView) -> str | None:
+        if not (self.config.llm.planner_hint and self.planner is not None):
+            return None
+        suggest = getattr(self.planner, "suggest", None)
+        if suggest is None:
+            return None
+        # suggest() plans on a copy: asking for a hint must not change the planner's own plan.
+        _, hint = await asyncio.to_thread(suggest, view)
+        return hint or None
+
+    # ------------------------------------------------------------------ plumbing
+
+    async def _context(self, view: TurnView, **extra: Any) -> dict[str, Any]:
+        # The board description runs shapely searches (milliseconds): keep them off the event loop.
+        return await asyncio.to_thread(build_context, view, history=self.config.chat_history, **extra)
+
+    def _messages(self, template: str, context: dict[str, Any], view: TurnView,
+                  drawer: bool) -> tuple[list[dict[str, Any]], int]:
+        content: list[dict[str, Any]] = [{"type": "text", "text": self.prompts.render(template, context)}]
+        detail = self.config.images.detail
+        images = [view.board_png, view.drawer_png] if drawer else [view.board_png]
+        sent = 0
+        for data in images:
+            if data:
+                content.append({"type": "image_url",
+                                "image_url": {"url": data_url(data, view.image_mime), "detail": detail}})
+                sent += len(data)
+        return [{"role": "system", "content": self.prompts.render("system", context)},
+                {"role": "user", "content": content}], sent
+
+    def _record(self, result: LLMResult, purpose: str, messages: list[dict[str, Any]], image_bytes: int) -> None:
+        self.transcript.record(
+            "llm", purpose=purpose, model=result.model, request=_texts(messages), text=result.text,
+            error=result.error, prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+            latency_s=round(result.latency_s, 3), attempts=len(result.attempts),
+            fell_back_to_text=result.fell_back_to_text, image_bytes=image_bytes)
+
+
+def _texts(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The request as the transcript keeps it: every text part, images as a placeholder."""
+    out = []
+    for m in messages:
+        parts = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
+        text = "\n".join(p["text"] if p["type"] == "text" else "[image]" for p in parts)
+        out.append({"role": m["role"], "text": text})
+    return out

@@ -1,0 +1,39 @@
+"""The embedded default player: the offline planner, no LLM, no network, no key.
+
+One object per session. It keeps the session's plan (which figure, where on the board, what the
+human asked for in the chat) in its :class:`~agent.games.tangram.planner.planner.Planner`. Every decision is
+pure computation of a few milliseconds, so it runs directly on the event loop.
+"""
+
+from __future__ import annotations
+
+from agent.games.tangram.config import Config
+from agent.games.tangram.players.base import Decision, TurnView
+from agent.games.tangram.planner.hint import planner_hint
+from agent.games.tangram.planner.library import FigureLibrary
+from agent.games.tangram.planner.phrases import Phrases
+from agent.games.tangram.planner.planner import Planner
+
+
+class PlannerPlayer:
+    name = "planner"
+    uses_images = False  # it reads the state, never the pictures
+
+    def __init__(self, config: Config | None = None, *, library: FigureLibrary | None = None,
+                 phrases: Phrases | None = None) -> None:
+        self.config = config or Config()
+        self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
+
+    async def play(self, view: TurnView) -> Decision:
+        return self.planner.play(view.objective, view.board())
+
+    async def adjust(self, view: TurnView) -> Decision:
+        return self.planner.adjust(view.objective, view.board(), view.previous, list(view.collisions), view.attempt)
+
+    async def chat(self, view: TurnView) -> str:
+        return self.planner.chat(view.objective, view.board(), view.message)
+
+    def suggest(self, view: TurnView) -> tuple[Decision, str]:
+        """What the planner would play now and a one-line hint for an LLM prompt, computed by a
+        fresh planner so that this player's own plan is left untouched."""
+        return planner_hint(view.objective, view.state, self.config.planner.default_figure, self.planner.library)

@@ -1,0 +1,72 @@
+"""The variables every prompt template receives, built from a :class:`TurnView`.
+
+This is the whole contract between code and templates: README lists these names, and start-up
+renders every template with :func:`sample_context` so a misspelt variable fails at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.games.tangram.geometry.describe import describe_board
+from agent.games.tangram.geometry.frames import normalize_rotation
+from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.relations import relation_vocabulary
+from agent.core.memory import Memory
+from agent.games.tangram.players.base import TurnView
+from agent.games.tangram.protocol import GameState, OnBoardPiece
+
+
+TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
+"""The templates a tangram prompt folder must hold."""
+
+def _round(v: float) -> float:
+    return round(v, 1)
+
+
+def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
+                  planner_hint: str | None = None) -> dict[str, Any]:
+    on_board = [
+        {"name": name, "x": _round(p.position[0]), "y": _round(p.position[1]),
+         "rotation": _round(normalize_rotation(p.rotation)), "collisions": list(p.collisions)}
+        for name, p in sorted(view.state.on_board.items())
+    ]
+    off_board = [n for n in PIECE_NAMES if n not in view.state.on_board]
+    prev = None
+    if view.previous is not None and view.previous.pose is not None:
+        pose = view.previous.pose
+        mx, my = pose.marker_board()
+        prev = {"piece": pose.piece, "x": _round(mx), "y": _round(my),
+                "rotation": _round(normalize_rotation(pose.rotation))}
+    return {
+        "objective": view.objective or "a figure of your choice",
+        "on_board": on_board,
+        "off_board": off_board,
+        "piece_names": list(PIECE_NAMES),
+        "relations": relation_vocabulary(),
+        "board_description": describe_board(view.board()).text,
+        "history": [{"speaker": e.speaker, "text": e.text} for e in view.memory.recent(history)] if history else [],
+        "has_board_image": view.board_png is not None,
+        "has_drawer_image": view.drawer_png is not None,
+        "planner_hint": planner_hint,
+        "message": view.message,
+        "collisions": list(view.collisions),
+        "previous": prev or {"piece": "", "x": 0.0, "y": 0.0, "rotation": 0.0},
+        "attempt": view.attempt,
+        "max_attempts": max_attempts,
+    }
+
+
+def sample_context() -> dict[str, Any]:
+    """A fully populated context, used to check templates at start-up."""
+    state = GameState(on_board={"Red": OnBoardPiece(position=(50.0, 60.0), vertices=[], rotation=180.0,
+                                                     collisions=["Cream"])})
+    memory = Memory(4)
+    memory.add("player", "Let's make the roof first")
+    memory.add("agent", "I placed Red as the roof.")
+    from agent.games.tangram.geometry.frames import Pose
+    from agent.games.tangram.players.base import Decision
+    view = TurnView(objective="A house", state=state, memory=memory, board_png=b"", drawer_png=b"",
+                    message="Can you use Blue?", collisions=["Cream"],
+                    previous=Decision(Pose("Cream", 40.0, 40.0, 90.0), "x"), attempt=1)
+    return build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.")

@@ -1,0 +1,482 @@
+"""One session per game connection: reads frames, runs turns and chat, always ends every turn.
+
+Lifecycle: the server creates a Session for each WebSocket, calls :meth:`Session.run`, and that
+returns when the socket closes; :meth:`Session.close` then cancels whatever is still running
+(LLM calls included) and flushes the transcript.
+
+The rules this module exists to keep:
+- Every AI turn ends with ``finish`` within ``turn.deadline`` seconds, whatever the player, the LLM
+  or the game does. The game has no time-out of its own.
+- A chatRequest is answered at once, in its own task, also while a turn is in progress.
+- Bad frames are logged with a specific reason and never end the connection. One that arrives
+  during the AI's turn ends that turn at once with an apology and ``finish``: the game may be
+  waiting on an answer we could not read.
+- Nothing a frame carries can grow without bound: texts are clipped, chat requests answered in
+  parallel are capped, and a failure handling one frame is logged and costs only that frame.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent.games.tangram.config import Config
+from agent.games.tangram.geometry.collide import CLEARANCE_PX
+from agent.games.tangram.geometry.feedback import correct_from_feedback
+from agent.games.tangram.geometry.frames import Pose, normalize_rotation
+from agent.games.tangram.geometry.repair import repair
+from agent.core.images import ImageError, payload_summary, prepare_image
+from agent.core.memory import Memory, Speaker
+from agent.games.tangram.players.base import Decision, Player, TurnView, board_of
+from agent.games.tangram.protocol import (GameFrame, GameState, ProtocolError, chat_frame, error_frame, finish_frame,
+                            parse_frame, play_frame, utf8_safe)
+from agent.core.transcript import Transcript
+
+log = logging.getLogger(__name__)
+
+SEND_MARGIN_S = 1.0
+"""The turn's work stops this long before the deadline, so that ``finish`` still goes out in time
+(and not in the middle of the game's 0.5 s move animation)."""
+FALLBACK_RESERVE_S = 3.0
+"""A player's first decision must be ready this long before the turn's end, leaving time for a
+fallback decision (the planner), the repair and the game's feedback."""
+LARGE_FRAME = 256 * 1024
+"""Frames above this are parsed in a worker thread so the event loop keeps serving other games."""
+MAX_OBJECTIVE_CHARS = 300
+MAX_MESSAGE_CHARS = 2000
+"""Longer objectives and chat lines are clipped: they go into every prompt and the transcript."""
+MAX_OPEN_CHATS = 4
+"""Chat requests answered at once; more (a flood) get a short fixed reply without the LLM."""
+POLITE_SEND_S = 2.0
+"""How long a polite close waits to say goodbye to a game that is not reading."""
+
+
+class _Interrupted(Exception):
+    """A bad frame arrived before the turn's task had started."""
+
+
+@dataclass(frozen=True)
+class BadFrame:
+    reason: str
+    type_hint: str | None
+
+
+@dataclass
+class _Turn:
+    """Book-keeping the frame reader shares with the running turn."""
+
+    turn_id: int
+    started: bool = False
+    """False until the turn's task runs; an interrupt before that must not cancel it unstarted
+    (a coroutine cancelled before its first step runs none of its clean-up: no finish)."""
+    interruptible: bool = True
+    """True while the turn is still deciding or playing; False once it is ending (finish on its way)."""
+    interrupted: str | None = None
+    """Why a bad frame asked the turn to end now."""
+    awaiting_feedback: bool = False
+    finish_claimed: bool = False
+    """Set by whoever is about to send this turn's finish (the turn, or a polite close): only one does."""
+
+
+class Session:
+    def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
+                 *, peer: str = "?") -> None:
+        self.config = config
+        self.ws = connection
+        self.player = player
+        self.transcript = transcript
+        self.peer = peer
+        self.memory = Memory(max(2, 2 * config.chat_history))
+        self._turn_task: asyncio.Task[None] | None = None
+        self._turn: _Turn | None = None
+        self._feedback: asyncio.Queue[GameFrame] = asyncio.Queue()
+        self._chat_tasks: set[asyncio.Task[None]] = set()
+        self._turn_ids = itertools.count(1)
+        self._send_lock = asyncio.Lock()
+        self._closed = False
+        self._last_state: GameState | None = None
+        self.stats = {"turns": 0, "turns_ended": 0, "chats": 0, "bad_frames": 0}
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def run(self, frames: Any) -> None:
+        """Serve frames from an async iterator (the socket) until it ends."""
+        self.transcript.record("session_start", peer=self.peer, player=self.player.name)
+        async for raw in frames:
+            await self.handle_raw(raw)
+
+    async def close(self, reason: str = "disconnected", polite: bool = False) -> None:
+        """Stop everything. ``polite``: the socket still works, so end a running turn properly."""
+        if self._closed:
+            return
+        turn = self._turn
+        if polite and self._turn_active() and turn is not None:
+            # A game that stopped reading must not hold up the shutdown, hence the time-outs.
+            if not turn.finish_claimed:
+                turn.finish_claimed = True
+                turn.interruptible = False
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(POLITE_SEND_S):
+                        await self._say("I have to stop now: the AI partner is shutting down.")
+                        await self._send(finish_frame(), "finish")
+                self.stats["turns_ended"] += 1
+            else:  # the turn is sending its own finish: let it
+                assert self._turn_task is not None
+                await asyncio.wait({self._turn_task}, timeout=POLITE_SEND_S)
+        self._closed = True
+        tasks = [t for t in (self._turn_task, *self._chat_tasks) if t is not None and not t.done()]
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        close = getattr(self.player, "aclose", None)
+        if close is not None:
+            with contextlib.suppress(Exception):
+                await close()
+        self.transcript.record("session_end", reason=reason, **self.stats)
+        await self.transcript.close()
+
+    # ------------------------------------------------------------------ frames in
+
+    async def handle_raw(self, raw: str | bytes) -> None:
+        """Handle one frame. Never raises (except cancellation): a bad frame is logged and answered."""
+        try:
+            await self._handle_raw(raw)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug handling one frame must not end the connection
+            log.exception("%s: failed to handle a frame", self.peer)
+            self.transcript.record("error", where="frame", error=f"{type(exc).__name__}: {exc}"[:500])
+
+    async def _handle_raw(self, raw: str | bytes) -> None:
+        if self._closed:  # shutting down: the socket is about to close, start nothing new
+            return
+        size = len(raw)
+        try:
+            if size > LARGE_FRAME:
+                frame = await asyncio.to_thread(parse_frame, raw)
+            else:
+                frame = parse_frame(raw)
+        except ProtocolError as exc:
+            await self._bad_frame(BadFrame(str(exc), _type_hint(raw)), size)
+            return
+        frame = _clip(frame, self.peer)
+        self._record_in(frame, size)
+        if frame.state.ignored:
+            log.warning("%s: %s frame: ignored %s", self.peer, frame.type, "; ".join(frame.state.ignored[:5]))
+        if frame.type == "playRequest":
+            self._start_turn(frame)
+        elif frame.type == "playFeedback":
+            # Only an answer to a play we are waiting for counts; a stray one would be taken for the
+            # answer to our next play (and each holds two images).
+            if self._turn is not None and self._turn_active() and self._turn.awaiting_feedback \
+                    and self._feedback.empty():
+                self._feedback.put_nowait(frame)
+            else:
+                log.warning("%s: playFeedback we did not ask for, ignored", self.peer)
+        elif frame.type == "chatRequest":
+            if len(self._chat_tasks) >= MAX_OPEN_CHATS:
+                log.warning("%s: %d chat requests still being answered; this one gets a short reply",
+                            self.peer, len(self._chat_tasks))
+                await self._say("One moment please, I'm still answering your earlier messages.")
+                return
+            task = asyncio.create_task(self._answer_chat(frame), name="chat")
+            self._chat_tasks.add(task)
+            task.add_done_callback(self._chat_tasks.discard)
+        else:  # the game reports a problem with one of our frames
+            log.warning("%s: game reported an error: %s", self.peer, frame.message[:200])
+            self.transcript.record("game_error", message=frame.message[:500])
+
+    async def _bad_frame(self, bad: BadFrame, size: int) -> None:
+        self.stats["bad_frames"] += 1
+        log.warning("%s: bad frame (%d bytes): %s", self.peer, size, bad.reason)
+        self.transcript.record("bad_frame", reason=bad.reason, bytes=size, type_hint=bad.type_hint)
+        if self._turn_active():
+            # The game may be waiting on us with state we cannot read: end the turn cleanly.
+            self._interrupt_turn(bad.reason)
+        elif bad.type_hint == "playRequest":
+            # A turn began but its frame is unreadable: the error frame ends it on the game's side.
+            await self._send(error_frame(f"I could not read the game's request ({bad.reason})."), "error")
+        elif bad.type_hint == "chatRequest":
+            await self._say("Sorry, I could not read that message.")
+
+    def _record_in(self, frame: GameFrame, size: int) -> None:
+        stamp = frame.timestamp
+        if isinstance(stamp, str):
+            stamp = stamp[:64]
+        elif isinstance(stamp, float) and not math.isfinite(stamp):
+            stamp = str(stamp)
+        data: dict[str, Any] = {"type": frame.type, "bytes": size, "objective": frame.objective,
+                                "timestamp": stamp,
+                                "state": frame.state.model_dump(exclude={"ignored"}) if frame.state else None}
+        if frame.message:
+            data["message"] = frame.message
+        for key in ("board_img", "drawer_img"):
+            value = getattr(frame, key)
+            if value is not None:
+                data[key] = payload_summary(value)
+        if frame.state.ignored:
+            data["ignored"] = frame.state.ignored[:20]
+            data["ignored_count"] = len(frame.state.ignored)
+        self.transcript.record("frame_in", **data)
+
+    # ------------------------------------------------------------------ frames out
+
+    async def _send(self, text: str, kind: str) -> bool:
+        if self._closed:
+            return False
+        try:
+            async with self._send_lock:
+                await self.ws.send(text)
+        except Exception as exc:  # a closed socket: the reader loop will end the session
+            log.info("%s: could not send %s: %s", self.peer, kind, type(exc).__name__)
+            return False
+        self.transcript.record("frame_out", frame=json.loads(text))
+        return True
+
+    async def _say(self, text: str) -> None:
+        if text and text.strip():
+            # The model's words go to the game as they are, except a secret it might repeat.
+            await self._send(chat_frame(self.transcript.mask(text)), "chat")
+
+    # ------------------------------------------------------------------ turns
+
+    def _turn_active(self) -> bool:
+        return self._turn_task is not None and not self._turn_task.done()
+
+    def _start_turn(self, frame: GameFrame) -> None:
+        if self._turn_active():
+            # The game only asks again once it considers the last turn over; follow the game.
+            log.warning("%s: new playRequest while a turn was running; abandoning the old turn", self.peer)
+            assert self._turn_task is not None
+            self._turn_task.cancel()
+        self._feedback = asyncio.Queue()
+        turn = self._turn = _Turn(next(self._turn_ids))
+        self._turn_task = asyncio.create_task(self._run_turn(frame, turn, self._feedback), name=f"turn-{turn.turn_id}")
+
+    def _interrupt_turn(self, reason: str) -> None:
+        """End the running turn now (a frame we could not read arrived during it)."""
+        turn, task = self._turn, self._turn_task
+        if turn is None or task is None or task.done() or not turn.interruptible or turn.interrupted is not None:
+            return  # already ending: its finish is on the way
+        turn.interrupted = reason
+        if turn.started:
+            task.cancel()  # _run_turn tells this cancel from a real one by turn.interrupted
+        # else: _run_turn sees turn.interrupted as soon as it starts and ends the turn there
+
+    async def _run_turn(self, frame: GameFrame, turn: _Turn, feedback: asyncio.Queue[GameFrame]) -> None:
+        turn.started = True
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        turn_id = turn.turn_id
+        self.stats["turns"] += 1
+        self.transcript.record("turn_start", turn=turn_id, objective=frame.objective)
+        outcome = "ended"
+        work_until = started + max(0.5, self.config.turn.deadline - SEND_MARGIN_S)
+        try:
+            try:
+                if turn.interrupted is not None:
+                    raise _Interrupted
+                async with asyncio.timeout_at(work_until):
+                    reserve = min(FALLBACK_RESERVE_S, 0.4 * (work_until - started))  # short test deadlines
+                    outcome = await self._play_turn(frame, feedback, turn, work_until - reserve)
+            finally:
+                turn.interruptible = False
+        except _Interrupted:
+            outcome = await self._interrupted(turn)
+        except TimeoutError:
+            outcome = "deadline"
+            log.warning("%s: turn %d hit the %.0f s deadline", self.peer, turn_id, self.config.turn.deadline)
+            await self._say("I ran out of time on this turn, sorry. Your go!")
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            # uncancel() == 0: our interrupt was the only cancel; anything else (the game left,
+            # a new playRequest, shutdown) really cancels the turn.
+            if turn.interrupted is None or task is None or task.uncancel() > 0:
+                self.transcript.record("turn_end", turn=turn_id, outcome="cancelled",
+                                       seconds=round(loop.time() - started, 3))
+                raise
+            outcome = await self._interrupted(turn)
+        except Exception as exc:  # a bug must cost one turn, never the session or the game
+            outcome = "internal-error"
+            log.exception("%s: turn %d failed", self.peer, turn_id)
+            self.transcript.record("error", where="turn", error=f"{type(exc).__name__}: {exc}"[:500])
+            await self._say("Something went wrong on my side this turn; your go!")
+        if not turn.finish_claimed:
+            turn.finish_claimed = True
+            await self._send(finish_frame(), "finish")
+            self.stats["turns_ended"] += 1
+        self.transcript.record("turn_end", turn=turn_id, outcome=outcome, seconds=round(loop.time() - started, 3))
+
+    async def _interrupted(self, turn: _Turn) -> str:
+        log.info("%s: turn %d ends early after an unreadable frame", self.peer, turn.turn_id)
+        await self._say("I couldn't read the game's answer to my move, so I'll stop here. Your go!"
+                        if turn.awaiting_feedback else
+                        "I couldn't read the game's last message, so I'm ending my turn here. Your go!")
+        return "bad-frame"
+
+    async def _play_turn(self, frame: GameFrame, feedback: asyncio.Queue[GameFrame], turn: _Turn,
+                         decide_by: float) -> str:
+        self._note_partner_moves(frame.state)
+        view = await self._view(frame, decide_by=decide_by)
+        board = view.board()
+        decision = await self.player.play(view)
+        self.transcript.record("decision", source=decision.source, chat=decision.chat,
+                               reasoning=decision.reasoning, pose=_pose_dict(decision.pose))
+        said = False
+        plays = 0
+        while True:
+            if decision.pose is None:
+                await self._say(decision.chat)
+                self._remember("agent", f"(passed) {decision.chat}")
+                return "passed"
+            others = {n: p for n, p in board.items() if n != decision.pose.piece}
+            fixed = repair(decision.pose, others, clearance_px=CLEARANCE_PX)
+            self.transcript.record("repair", proposed=_pose_dict(decision.pose), repaired=_pose_dict(fixed.pose),
+                                   displacement=round(fixed.displacement, 3), reason=fixed.reason)
+            if fixed.pose is None:
+                await self._say(f"{fixed.reason} I'll pass this turn.")
+                self._remember("agent", f"(passed) {fixed.reason}")
+                return "no-valid-pose"
+            pose = fixed.pose
+            if not said:
+                await self._say(decision.chat)
+                said = True
+            await self._send(play_frame(pose.piece, pose.x, pose.y, normalize_rotation(pose.rotation)), "play")
+            plays += 1
+            turn.awaiting_feedback = True
+            reply = await feedback.get()
+            turn.awaiting_feedback = False
+            reported = reply.state.on_board.get(pose.piece)
+            collisions = list(reported.collisions) if reported is not None else ["(not on the board)"]
+            if not collisions:
+                # Only a move that stands changes what we know; a colliding one is put back by the
+                # game, and must not look like the partner's move at the next turn.
+                self._last_state = reply.state
+                self._remember("agent", f"(moved {pose.piece}) {decision.chat}")
+                return "played"
+            log.info("%s: %s collides with %s after play %d", self.peer, pose.piece, collisions, plays)
+            if plays > self.config.turn.max_feedback_iterations:
+                await self._say(f"I couldn't find a free spot for {pose.piece}, so it goes back.")
+                return "gave-up"
+            # Trust the game over our prediction: rebuild the board from what it just reported,
+            # keeping the turn-start pose of a piece we did not move (it may have been pushed back).
+            board = {**view.board(), **{n: p for n, p in board_of(reply.state).items() if n != pose.piece}}
+            others = {n: p for n, p in board.items() if n != pose.piece}
+            corrected = None
+            if reported is not None:
+                corrected = correct_from_feedback(pose, reported.position, reported.rotation, collisions, others)
+            if corrected is not None:
+                decision = replace(decision, pose=corrected, source=f"{decision.source}+feedback")
+                continue
+            # The board as the game shows it now (our piece where it collides), image included.
+            adjust_view = replace(await self._view(reply, decide_by=decide_by), collisions=collisions,
+                                  previous=Decision(pose, decision.chat), attempt=plays)
+            decision = await self.player.adjust(adjust_view)
+            self.transcript.record("decision", source=decision.source, chat=decision.chat,
+                                   reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True)
+
+    def _note_partner_moves(self, state: GameState) -> None:
+        """Tell the memory what the partner moved since our last look, so both paths know."""
+        before = self._last_state
+        self._last_state = state
+        if before is None:
+            return
+        for name, now in state.on_board.items():
+            old = before.on_board.get(name)
+            if old is None or abs(old.position[0] - now.position[0]) > 0.5 or abs(old.position[1] - now.position[1]) > 0.5 \
+                    or abs(normalize_rotation(old.rotation) - normalize_rotation(now.rotation)) > 0.5:
+                self._remember("event", f"partner moved {name} to ({now.position[0]:.0f}, {now.position[1]:.0f}),"
+                                        f" rotation {normalize_rotation(now.rotation):g}")
+        for name in before.on_board:
+            if name not in state.on_board:
+                self._remember("event", f"partner took {name} off the board")
+
+    def _remember(self, speaker: Speaker, text: str) -> None:
+        # The memory goes into every prompt: one unencodable character would fail every LLM call.
+        self.memory.add(speaker, utf8_safe(text))
+
+    # ------------------------------------------------------------------ chat
+
+    async def _answer_chat(self, frame: GameFrame) -> None:
+        started = time.monotonic()
+        self.stats["chats"] += 1
+        message = frame.message.strip()
+        if not message:
+            return
+        self._remember("player", message)
+        try:
+            async with asyncio.timeout(self.config.turn.deadline):
+                view = await self._view(frame, drawer=False)  # chat prompts show the board only
+                reply = await self.player.chat(view)
+        except TimeoutError:
+            reply = "Sorry, I'm slow to answer right now."
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("%s: chat failed", self.peer)
+            self.transcript.record("error", where="chat", error=f"{type(exc).__name__}: {exc}"[:500])
+            reply = "Sorry, I couldn't think of an answer just now."
+        self._remember("agent", reply)
+        await self._say(reply)
+        self.transcript.record("chat_reply", seconds=round(time.monotonic() - started, 3))
+
+    # ------------------------------------------------------------------ views
+
+    async def _view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None) -> TurnView:
+        cfg = self.config.images
+        looks = getattr(self.player, "uses_images", True)  # the planner reads the state, not pictures
+        wanted = {"board": looks and cfg.send_board and frame.board_img,
+                  "drawer": looks and drawer and cfg.send_drawer and frame.drawer_img}
+        prepared: dict[str, bytes | None] = {"board": None, "drawer": None}
+        mime = "image/png" if cfg.format == "png" else "image/jpeg"
+        for key, b64 in wanted.items():
+            if not b64:
+                continue
+            try:
+                image = await asyncio.to_thread(prepare_image, b64, cfg)
+            except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
+                reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
+                log.warning("%s: %s image left out: %s", self.peer, key, reason)
+                self.transcript.record("image_error", image=key, reason=reason)
+                continue
+            prepared[key] = image.data
+        return TurnView(objective=frame.objective, state=frame.state, memory=self.memory,
+                        board_png=prepared["board"], drawer_png=prepared["drawer"], image_mime=mime,
+                        message=frame.message, decide_by=decide_by)
+
+
+def _pose_dict(pose: Pose | None) -> dict[str, Any] | None:
+    if pose is None:
+        return None
+    return {"piece": pose.piece, "x": round(pose.x, 3), "y": round(pose.y, 3), "rotation": round(pose.rotation, 2)}
+
+
+def _clip(frame: GameFrame, peer: str) -> GameFrame:
+    """Bound the free texts a frame carries (they go into prompts, memory and the transcript)."""
+    update: dict[str, str] = {}
+    for name, limit in (("objective", MAX_OBJECTIVE_CHARS), ("message", MAX_MESSAGE_CHARS)):
+        value: str = getattr(frame, name)
+        if len(value) > limit:
+            log.warning("%s: %s of %d characters clipped to %d", peer, name, len(value), limit)
+            value = value[:limit]
+        if value is not getattr(frame, name):
+            update[name] = value
+    return frame.model_copy(update=update) if update else frame
+
+
+def _type_hint(raw: str | bytes) -> str | None:
+    """Best guess at a broken frame's type, to know whether the game is waiting for an answer."""
+    ends = (raw[:4096], raw[-4096:])
+    text = "".join(e if isinstance(e, str) else e.decode("utf-8", "ignore") for e in ends)
+    for kind in ("playRequest", "playFeedback", "chatRequest"):
+        if f'"{kind}"' in text:
+            return kind
+    return None

@@ -1,0 +1,139 @@
+"""``python -m agent.games.tangram.sim``: play simulated games against an agent and print what it did.
+
+By default our own agent runs in-process from ``--config``; ``--connect ws://HOST:PORT``
+evaluates any agent server that is already running instead. Exit status: 0 when every game
+ran (whatever the agent did), 1 when a game could not be played, 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from dotenv import load_dotenv
+
+from agent.games.tangram.config import ConfigError, load_config
+from agent.games.tangram.sim.client import GODOT_TWEEN_S
+from agent.games.tangram.sim.humans import HUMAN_KINDS
+from agent.games.tangram.sim.progress import Progress
+from agent.games.tangram.sim.runner import (
+    AgentStartError,
+    GameResult,
+    RunOptions,
+    attach_transcripts,
+    format_summary,
+    read_transcript_dir,
+    run_games,
+    run_in_process,
+    summarize,
+)
+
+MAX_PARALLEL = 8
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m agent.games.tangram.sim", description=__doc__.splitlines()[0])
+    target = p.add_mutually_exclusive_group()
+    target.add_argument("--config", type=Path, help="agent config to run in-process (default: built-in defaults)")
+    target.add_argument("--connect", metavar="URL", help="evaluate a running agent server, e.g. ws://127.0.0.1:5000")
+    p.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    p.add_argument("--turns", type=int, default=7, help="rounds per game: the human's turn then the AI's (default 7)")
+    p.add_argument("--human", choices=HUMAN_KINDS, default="cooperative", help="scripted partner (default cooperative)")
+    p.add_argument("--seed", type=int, default=0, help="seed for humans and objectives (default 0)")
+    p.add_argument("--objective", help="objective text for every game (default: drawn from the game's six)")
+    p.add_argument("--report", type=Path, metavar="DIR", help="write index.html, summary and transcripts here")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object on the last line")
+    p.add_argument("--parallel", type=int, help="games at once (default: all, up to 8, for the offline planner; 1 otherwise)")
+    p.add_argument("--deadline", type=float, help="seconds to wait for an AI turn to end (default: the config's turn deadline + 5, or 65)")
+    p.add_argument("--chat-timeout", type=float, default=30.0, help="seconds to wait for a chat reply (default 30)")
+    p.add_argument("--tween", type=float, default=GODOT_TWEEN_S, help="seconds the game animates a play before its feedback (default 0.5)")
+    p.add_argument("--state-layout", choices=("dict", "list"), default="dict", help="on_board/off_board as objects (current game) or lists (older build)")
+    p.add_argument("--transcripts", type=Path, metavar="DIR", help="with --connect: read that agent's JSONL transcripts from DIR for LLM numbers")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
+    p.add_argument("-v", "--verbose", action="store_true", help="log the agent's and the simulator's INFO messages")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    load_dotenv(Path.cwd() / ".env", override=False)  # as `python -m agent` does, for LLM configs
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
+    config = None
+    if not args.connect:
+        try:
+            config = load_config(args.config)
+        except ConfigError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    if args.parallel is not None:
+        parallel = args.parallel
+    elif config is not None and config.player == "planner":
+        parallel = min(args.games, MAX_PARALLEL)
+    else:
+        parallel = 1
+    deadline = args.deadline if args.deadline is not None else (config.turn.deadline + 5 if config else 65.0)
+    try:
+        options = RunOptions(games=args.games, turns=args.turns, human=args.human, seed=args.seed,
+                             objective=args.objective, deadline=deadline, chat_timeout=args.chat_timeout,
+                             tween=args.tween, parallel=parallel, state_layout=args.state_layout)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        summary = asyncio.run(_run(args, config, options))
+    except AgentStartError as exc:
+        print(f"error: {exc} (use --connect URL to evaluate an agent that is already running)", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(format_summary(summary))
+    if args.json:
+        print(json.dumps(summary, separators=(",", ":")))
+    return 1 if summary["game_errors"] else 0
+
+
+async def _run(args: argparse.Namespace, config: Any, options: RunOptions) -> dict[str, Any]:
+    from agent.games.tangram.sim.report import write_report
+
+    progress = Progress(options.games * options.turns, enabled=False if args.no_progress else None)
+
+    def on_turn(result: GameResult, turn: Any) -> None:
+        note = f"game {result.index}: {turn.ended_by}" if turn is not None else f"game {result.index}: stopped"
+        progress.advance(1, note)
+
+    started = time.time()
+    t0 = time.monotonic()
+    transcripts_read = False
+    try:
+        if args.connect:
+            agent = args.connect
+            results = await run_games(args.connect, options, on_turn)
+            if args.transcripts:
+                attach_transcripts(results, read_transcript_dir(args.transcripts, since=started - 1))
+                transcripts_read = True
+        else:
+            agent = f"in-process {args.config or '(defaults)'} ({config.player})"
+            with tempfile.TemporaryDirectory(prefix="sim-transcripts-") as tmp:
+                where = args.report / "agent-transcripts" if args.report else Path(tmp)
+                results = await run_in_process(config, options, where, on_turn)
+                transcripts_read = True
+    finally:
+        progress.close()
+    summary = summarize(results, options, agent, transcripts_read, time.monotonic() - t0)
+    if args.report:
+        index = write_report(args.report, summary, results)
+        summary["report"] = str(index)
+        (args.report / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    return summary
+
+
+if __name__ == "__main__":
+    sys.exit(main())

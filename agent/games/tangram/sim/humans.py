@@ -1,0 +1,200 @@
+"""Scripted human partners, deterministic for a given seed and board.
+
+Each human decides, on its turn, one move (or none) and what to say: some lines before the AI's
+turn starts (waiting for the reply) and some sent while the AI's turn is running. All choices
+come from one ``random.Random`` seeded with the seed, so the same seed on the same board makes
+the same choices.
+
+Kinds:
+
+* ``passive``: never moves, never talks.
+* ``random``: one random valid move per turn (a drop the game accepts: no overlap, inside).
+* ``cooperative``: builds toward the target figure when the objective has one (places the next
+  missing piece of the figure where the figure has it); otherwise keeps the pieces together,
+  putting a new piece next to those already on the board.
+* ``chatty``: moves like ``random`` and talks: often before the AI's turn, sometimes during it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from shapely.geometry import Polygon
+from shapely.prepared import prep
+
+from agent.games.tangram.geometry.collide import BOARD_PX, polygon_px
+from agent.games.tangram.geometry.frames import Pose, rotation_distance
+from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.sim.figure import target_poses
+from agent.games.tangram.sim.game import SimGame
+
+HUMAN_KINDS = ("passive", "random", "cooperative", "chatty")
+ROTATIONS = tuple(float(r) for r in range(0, 360, 45))
+"""A right-click turns a piece by 45 degrees, and 360 wraps to 0."""
+SAMPLES = 160
+"""Candidate drops tried per move; plenty on a board that is far from full."""
+
+Move = tuple[str, float, float, float]
+
+CHAT_LINES = (
+    "Hi! What should we build first?",
+    "Can you put a big triangle at the top?",
+    "I think the square would look good in the middle.",
+    "Why did you move that piece?",
+    "Let's make it a bit taller.",
+    "Could you use the blue piece next?",
+    "That looks nice, keep going!",
+    "Maybe rotate it 45 degrees?",
+    "What are you planning to do next?",
+    "Please don't move my pieces.",
+    "Do you think it looks like the objective yet?",
+    "Olá! Podes ajudar-me com o telhado?",
+)
+
+
+@dataclass
+class ScriptedHuman:
+    kind: str
+    seed: int | str = 0
+    objective: str = ""
+    rng: random.Random = field(init=False)
+    chat_before_p: float = 0.0
+    chat_during_p: float = 0.0
+
+    def __post_init__(self) -> None:
+        # A string seed is hashed with SHA-512 by random.Random: stable across runs and platforms.
+        self.rng = random.Random(f"{self.kind}:{self.seed}")
+
+    # -- moves
+
+    def choose_move(self, game: SimGame) -> Move | None:
+        return None
+
+    def _random_move(self, game: SimGame) -> Move | None:
+        drops = _Drops(game)
+        for _ in range(SAMPLES):
+            move = self._sample(game)
+            if drops.accepts(move):
+                return move
+        return None
+
+    def _sample(self, game: SimGame, pieces: tuple[str, ...] = PIECE_NAMES) -> Move:
+        piece = self.rng.choice(pieces)
+        return (piece, round(self.rng.uniform(6, 94), 1), round(self.rng.uniform(6, 94), 1), self.rng.choice(ROTATIONS))
+
+    # -- chat
+
+    def chat_before(self, game: SimGame) -> list[str]:
+        return [self.rng.choice(CHAT_LINES)] if self.chat_before_p and self.rng.random() < self.chat_before_p else []
+
+    def chat_during(self, game: SimGame) -> list[str]:
+        return [self.rng.choice(CHAT_LINES)] if self.chat_during_p and self.rng.random() < self.chat_during_p else []
+
+
+class PassiveHuman(ScriptedHuman):
+    pass
+
+
+class RandomHuman(ScriptedHuman):
+    def choose_move(self, game: SimGame) -> Move | None:
+        return self._random_move(game)
+
+
+class CooperativeHuman(ScriptedHuman):
+    _targets: dict[str, Pose] | None = None
+    _looked_up: bool = False
+
+    def choose_move(self, game: SimGame) -> Move | None:
+        if not self._looked_up:  # once per game: matching may not be free
+            self._targets, self._looked_up = target_poses(self.objective), True
+        targets = self._targets
+        if targets:
+            move = self._toward_figure(game, targets)
+            if move is not None:
+                return move
+        return self._compact_move(game)
+
+    def _toward_figure(self, game: SimGame, targets: dict[str, Pose]) -> Move | None:
+        """Place the next piece of the figure, shifted to where the figure is being built."""
+        placed = game.on_board()
+        dx, dy = _anchor(placed, targets)
+        drops = _Drops(game)
+        for name, goal in targets.items():
+            gx, gy = goal.x + dx, goal.y + dy
+            here = placed.get(name)
+            if here is not None and math.dist((here.x, here.y), (gx, gy)) < 2.0 \
+                    and rotation_distance(here.rotation, goal.rotation) < 1.0:
+                continue  # already (about) where the figure wants it
+            # The spot may be taken by the agent's work: try it, then small shifts.
+            for sx, sy in ((0, 0), (2, 0), (-2, 0), (0, 2), (0, -2), (3, 3), (-3, -3), (3, -3), (-3, 3)):
+                move = (name, round(gx + sx, 2), round(gy + sy, 2), goal.rotation)
+                if drops.accepts(move):
+                    return move
+        return None
+
+    def _compact_move(self, game: SimGame) -> Move | None:
+        """Put a piece from the drawer next to what is on the board (or near the middle)."""
+        placed = game.on_board()
+        drawer = tuple(n for n in PIECE_NAMES if n not in placed) or PIECE_NAMES
+        if placed:
+            cx = sum(p.centroid_board()[0] for p in placed.values()) / len(placed)
+            cy = sum(p.centroid_board()[1] for p in placed.values()) / len(placed)
+        else:
+            cx, cy = 50.0, 50.0
+        best: tuple[float, Move] | None = None
+        drops = _Drops(game)
+        for _ in range(SAMPLES):
+            move = self._sample(game, drawer)
+            if not drops.accepts(move):
+                continue
+            mx, my = Pose(*move).centroid_board()
+            d = math.dist((mx, my), (cx, cy))
+            if best is None or d < best[0]:
+                best = (d, move)
+        return best[1] if best else None
+
+
+class ChattyHuman(RandomHuman):
+    pass
+
+
+def make_human(kind: str, seed: int | str = 0, objective: str = "") -> ScriptedHuman:
+    if kind == "passive":
+        return PassiveHuman(kind, seed, objective)
+    if kind == "random":
+        return RandomHuman(kind, seed, objective)
+    if kind == "cooperative":
+        return CooperativeHuman(kind, seed, objective, chat_before_p=0.15)
+    if kind == "chatty":
+        return ChattyHuman(kind, seed, objective, chat_before_p=0.7, chat_during_p=0.5)
+    raise ValueError(f"unknown human kind {kind!r}; choose from {', '.join(HUMAN_KINDS)}")
+
+
+class _Drops:
+    """Which drops the game accepts on the current board: inside it (touching the edge is
+    BOUNDARY), and no overlap with a piece on it. Pieces still in the drawer cannot be reached
+    from inside the board, so only the board's pieces are checked; their polygons are built once."""
+
+    def __init__(self, game: SimGame) -> None:
+        self._placed = {n: prep(polygon_px(p)) for n, p in game.on_board().items()}
+
+    def accepts(self, move: Move) -> bool:
+        pose = Pose(*move)
+        pts = pose.outline_px()
+        bx0, by0, bx1, by1 = BOARD_PX.bounds
+        if not all(bx0 < x < bx1 and by0 < y < by1 for x, y in pts):
+            return False
+        poly = Polygon(pts)
+        return not any(p.intersects(poly) for n, p in self._placed.items() if n != move[0])
+
+
+def _anchor(placed: dict[str, Pose], targets: dict[str, Pose]) -> tuple[float, float]:
+    """The shift (board units) between the figure as drawn and the pieces already placed as in
+    it (same piece, same rotation): their mean offset, or none when no piece matches."""
+    offsets = [(p.x - targets[n].x, p.y - targets[n].y) for n, p in placed.items()
+               if n in targets and rotation_distance(p.rotation, targets[n].rotation) < 1.0]
+    if not offsets:
+        return 0.0, 0.0
+    return (sum(o[0] for o in offsets) / len(offsets), sum(o[1] for o in offsets) / len(offsets))

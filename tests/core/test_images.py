@@ -1,0 +1,48 @@
+import base64
+import io
+
+import pytest
+from PIL import Image
+
+from agent.core.config import ImageConfig
+from agent.core.images import ImageError, payload_summary, prepare_image
+
+
+def png_b64(size=(562, 540), color=(200, 30, 30)) -> str:
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, "PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def test_large_png_is_downscaled_to_max_side():
+    img = prepare_image(png_b64((1124, 1080)), ImageConfig(max_side=512))
+    assert max(img.width, img.height) == 512 and img.original_size == (1124, 1080)
+    assert img.mime == "image/png" and img.data.startswith(b"\x89PNG")
+    assert img.data_url().startswith("data:image/png;base64,")
+
+
+def test_small_png_keeps_its_size_and_jpeg_is_offered():
+    img = prepare_image(png_b64((210, 210)), ImageConfig(max_side=512, format="jpeg"))
+    assert (img.width, img.height) == (210, 210)
+    assert img.mime == "image/jpeg" and img.data[:2] == b"\xff\xd8"
+
+
+def test_data_url_prefix_is_accepted():
+    assert prepare_image("data:image/png;base64," + png_b64((10, 10)), ImageConfig()).width == 10
+
+
+@pytest.mark.parametrize("payload, fragment", [
+    ("!!!not base64!!!", "not base64"),
+    (base64.b64encode(b"GIF89a....").decode(), "not a PNG"),
+    (base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00" * 50).decode(), "broken PNG"),
+])
+def test_broken_images_raise_image_error(payload, fragment):
+    with pytest.raises(ImageError, match=fragment):
+        prepare_image(payload, ImageConfig())
+
+
+def test_payload_summary_hides_the_bytes():
+    b64 = png_b64((20, 20))
+    summary = payload_summary(b64)
+    assert summary["b64_chars"] == len(b64) and len(summary["sha256"]) == 16
+    assert b64 not in str(summary)

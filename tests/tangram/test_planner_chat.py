@@ -1,0 +1,199 @@
+"""Chat without an LLM: template answers about the plan, and requests that change the next moves."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.planner import Planner, load_library, silhouette_iou
+from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner.phrases import load_phrases
+
+LIBRARY = load_library()
+Board = dict[str, Pose]
+
+
+def turns(planner: Planner, objective: str, board: Board, n: int) -> list[str]:
+    """Let the planner play ``n`` turns alone; returns its chat lines."""
+    lines = []
+    for _ in range(n):
+        d = planner.play(objective, board)
+        lines.append(d.chat)
+        if d.pose is not None:
+            assert is_valid(d.pose, {k: v for k, v in board.items() if k != d.pose.piece}, CLEARANCE_PX)
+            board[d.pose.piece] = d.pose
+    return lines
+
+
+def ask(planner: Planner, board: Board, message: str, objective: str = "A house") -> str:
+    reply = planner.chat(objective, board, message)
+    assert reply and "\n" not in reply and len(reply) < 200
+    return reply
+
+
+def test_use_a_piece_for_a_part_is_honoured() -> None:
+    planner, board = Planner(LIBRARY), {}
+    reply = ask(planner, board, "use Cream for the roof")
+    assert "Cream" in reply and "roof" in reply
+    turns(planner, "A house", board, 8)
+    roof = LIBRARY["house"].slots["Red"]
+    assert shapes.placement_error(board["Cream"], roof) < 0.5
+    assert shapes.placement_error(board["Red"], LIBRARY["house"].slots["Cream"]) < 0.5
+    assert silhouette_iou(board, planner.figure) > 0.99
+
+
+def test_use_a_piece_for_a_part_it_cannot_be() -> None:
+    planner = Planner(LIBRARY)
+    reply = ask(planner, {}, "use Blue for the roof")
+    assert "can't" in reply and "large triangle" in reply
+    assert planner.state.pins == {}
+    assert "no wheel" in ask(planner, {}, "use the square for the wheel")
+
+
+def test_use_a_piece_for_a_part_after_it_was_built_otherwise() -> None:
+    """The roof is already Red: asking for Cream swaps the two large triangles over later turns."""
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 3)  # Cream (wall), Blue, Red (roof)
+    ask(planner, board, "Cream should be the roof")
+    lines = turns(planner, "A house", board, 9)
+    assert shapes.placement_error(board["Cream"], LIBRARY["house"].slots["Red"]) < 0.5
+    assert silhouette_iou(board, planner.figure) > 0.99
+    assert "complete" in lines[-1]
+
+
+def test_make_something_else_instead() -> None:
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 2)
+    reply = ask(planner, board, "make a cat instead")
+    assert "cat" in reply
+    lines = turns(planner, "A house", board, 12)
+    assert planner.figure.name == "cat"
+    assert silhouette_iou(board, LIBRARY["cat"]) > 0.99
+    assert "cat is complete" in lines[-1]
+
+
+def test_make_something_unknown() -> None:
+    planner = Planner(LIBRARY)
+    reply = ask(planner, {}, "let's make an elephant instead")
+    assert "elephant" in reply and "rocket" in reply
+    assert planner.figure.name == "house"
+
+
+def test_move_a_piece_is_honoured_and_kept() -> None:
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 2)  # Cream, Blue
+    before = board["Blue"]
+    assert "Blue" in ask(planner, board, "move Blue left")
+    d = planner.play("A house", board)
+    assert d.pose is not None and d.pose.piece == "Blue" and "left" in d.chat
+    assert d.pose.x == pytest.approx(before.x - 5.0, abs=1.0) and d.pose.y == pytest.approx(before.y, abs=1.0)
+    board["Blue"] = d.pose
+    turns(planner, "A house", board, 7)
+    assert board["Blue"] == d.pose  # not moved back
+    assert len(board) == 7
+
+
+def test_move_a_part_by_name_a_bit() -> None:
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 3)
+    before = board["Red"]
+    ask(planner, board, "move the roof up a bit")
+    d = planner.play("A house", board)
+    assert d.pose is not None and d.pose.piece == "Red"
+    assert d.pose.y == pytest.approx(before.y + 2.0, abs=1.0)
+
+
+def test_move_a_piece_that_is_not_on_the_board() -> None:
+    planner = Planner(LIBRARY)
+    assert "isn't on the board" in ask(planner, {}, "move Brown right")
+    assert planner.state.pending is None
+
+
+def test_rotate_a_piece() -> None:
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 6)  # Purple (the annex) is out on its own
+    ask(planner, board, "rotate purple")
+    d = planner.play("A house", board)
+    assert d.pose is not None and d.pose.piece == "Purple"
+    assert (d.pose.rotation - board["Purple"].rotation) % 360 == pytest.approx(45.0)
+
+
+def test_what_is_next_matches_the_next_play() -> None:
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A fish", board, 2)
+    reply = ask(planner, board, "what's next?", "A fish")
+    d = planner.play("A fish", board)
+    assert d.pose is not None and d.pose.piece in reply
+
+
+def test_place_a_piece_next_on_request() -> None:
+    planner, board = Planner(LIBRARY), {}
+    assert "Green" in ask(planner, board, "could you use the green piece next?")
+    d = planner.play("A house", board)
+    assert d.pose is not None and d.pose.piece == "Green"
+
+
+def test_wait_passes_one_turn() -> None:
+    planner, board = Planner(LIBRARY), {}
+    ask(planner, board, "wait")
+    assert planner.play("A house", board).pose is None
+    assert planner.play("A house", board).pose is not None
+
+
+def test_dont_move_my_pieces_is_respected() -> None:
+    planner = Planner(LIBRARY)
+    stray = Pose("Yellow", 10.0, 88.0, 90.0)  # far from the house, not in its slot
+    board: Board = {"Yellow": stray}
+    ask(planner, board, "please don't move my pieces")
+    lines = turns(planner, "A house", board, 8)
+    assert board["Yellow"] == stray
+    assert len(board) == 7 and "leaving your pieces" in lines[-1]
+
+
+def test_questions_get_template_answers() -> None:
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 2)
+    assert "house" in ask(planner, board, "what are you building?")
+    assert "2 of 7" in ask(planner, board, "how far are we?")
+    assert "left wall" in ask(planner, board, "where does Blue go?")
+    assert "Hi" in ask(planner, board, "hello!")
+    assert "move Blue left" in ask(planner, board, "help")
+    assert "My last move" in ask(planner, board, "why did you do that?")
+    assert "size" in ask(planner, board, "make it bigger")
+    assert "house" in ask(planner, board, "Olá! Podes ajudar-me com o telhado?")
+
+
+def test_unknown_objective_is_announced_once() -> None:
+    planner, board = Planner(LIBRARY), {}
+    lines = turns(planner, "A dinosaur", board, 2)
+    assert "don't know" in lines[0] and "dinosaur" in lines[0] and planner.figure.name in lines[0]
+    assert "don't know" not in lines[1]
+
+
+def test_every_phrase_renders_short() -> None:
+    phrases = load_phrases()
+    values = {"figure": "rocket", "description": "a rocket pointing up with a nose cone and two fins",
+              "piece": "Yellow", "part": "lower tail root", "neighbour": "upper tail root", "blocking": "roof",
+              "human_piece": "Cream", "objective": "a very long objective name", "direction": "right",
+              "what": "an elephant", "names": ", ".join(LIBRARY.names), "placed": 3, "missing": "a, b, c, d and 3 more",
+              "progress": "3 of 7 pieces are in place.", "place": "bottom right", "needed": "parallelogram",
+              "kind": "medium triangle", "parts": "left wall, right wall, roof, chimney, annex, floor, floor",
+              "last": "I placed Red as the roof.", "x": "12.34", "y": "56.78", "rotation": "45", "action": "place"}
+    for group in ("turn", "chat", "hint"):
+        for key in phrases.keys(group):
+            line = phrases.say(group, key, **values)
+            assert line and len(line) < 200, (group, key, line)
+
+
+def test_a_moved_piece_that_covers_a_slot_does_not_cause_endless_moves() -> None:
+    """Blue moved left covers part of the annex's slot: Purple goes as near as it can, once, and
+    then the planner passes instead of shuffling pieces for ever."""
+    planner, board = Planner(LIBRARY), {}
+    turns(planner, "A house", board, 2)
+    ask(planner, board, "move Blue left")
+    lines = turns(planner, "A house", board, 10)
+    assert len(board) == 7
+    moves = [line for line in lines if "Purple" in line]
+    assert len(moves) == 1
+    assert planner.play("A house", board).pose is None
