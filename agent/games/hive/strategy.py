@@ -1,0 +1,311 @@
+"""The offline strategy: one command for the active bee from the world model and the plan.
+
+Pure decision logic (no I/O, no clock): foraging with path planning and per-bee flower claims,
+exploring what nobody has seen, delivering to our hive only, and the tactical moves the rules
+allow: knocking flowers off enemy carriers, breaking walls in our way, walling the enemy hive's
+entrances (raiders), and clearing our own hive's surroundings (defenders).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from agent.games.hive.paths import BLOCKED, INF, NEIGHBOURS, distance_field
+from agent.games.hive.plan import Plan, Role
+from agent.games.hive.protocol import BeeView
+from agent.games.hive.rules import (
+    BEES,
+    CELLS,
+    COLS,
+    OFFSETS,
+    ROUND,
+    Action,
+    Cell,
+    is_bee,
+    is_carrier,
+    is_hive,
+    owner,
+)
+from agent.games.hive.world import WorldModel, new_world
+
+FRESH_BEE = 2 * ROUND
+"""A bee seen this many turns ago or less is probably still there."""
+STALE_FLOWER = 600
+"""A flower not seen for this long is worth less: an enemy may have picked it."""
+EXPLORE_AGE = 150
+"""Cells not seen for this long are worth another look when no flower is known."""
+CLAIM_PENALTY = 40
+CARRY_FACTOR = 1.5
+"""A carrier's move fails one time in three: each step home costs 1.5 turns on average."""
+
+COST_FREE = 1
+COST_BEE = 3
+COST_WALL = 4
+COST_FLOWER = 6
+DEFEND_RADIUS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    action: int
+    direction: int
+    reason: str
+    target: int | None = None
+
+
+@dataclass
+class Strategy:
+    """Decides for one player; keep one per match."""
+
+    world: WorldModel
+    rng: random.Random = field(default_factory=random.Random)
+    plan: Plan | None = None
+    claims: dict[int, int] = field(default_factory=dict)
+    """bee -> cell it is heading for (flower or exploration target)."""
+    stuck: dict[int, int] = field(default_factory=dict)
+    last_pos: dict[int, int] = field(default_factory=dict)
+
+    # ---- entry point ------------------------------------------------------------------------
+
+    def decide(self, view: BeeView) -> Decision:
+        self.world.update(view)
+        me = view.row * COLS + view.col
+        self.stuck[view.bee] = self.stuck.get(view.bee, 0) + 1 if self.last_pos.get(view.bee) == me else 0
+        self.last_pos[view.bee] = me
+        decision = self._decide(view, me)
+        if decision.action == Action.MOVE:
+            dr, dc = OFFSETS[decision.direction]
+            target = (view.row + dr) * COLS + view.col + dc
+            if 0 <= view.row + dr < 25 and 0 <= view.col + dc < COLS:
+                self.world.note_move(view.bee, target)
+        return decision
+
+    def role_of(self, bee: int) -> Role:
+        order = self.plan.order_for(bee) if self.plan else None
+        return order.role if order else "forage"
+
+    # ---- the decision -------------------------------------------------------------------------
+
+    def _decide(self, view: BeeView, me: int) -> Decision:
+        world = self.world
+        around = self._around(view)
+        role = self.role_of(view.bee)
+        if view.carrying:
+            hive_dir = self._adjacent(around, {int(Cell.HIVE_0 + world.player)})
+            if hive_dir is not None:
+                self.claims.pop(view.bee, None)
+                return Decision(Action.FORAGE, hive_dir, "deliver")
+            costs = self._costs(me, carrying=True)
+            field_home = distance_field(costs, [world.hive])
+            return self._step(view, around, field_home, "carry home", world.hive, carrying=True)
+
+        enemy_carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
+        knock = self._adjacent(around, {enemy_carrier})
+        if knock is not None:
+            return Decision(Action.GUARD, knock, "knock the flower off an enemy carrier")
+
+        if role == "raid":
+            raid = self._raid(view, me, around)
+            if raid is not None:
+                return raid
+        if role == "defend":
+            defend = self._defend(view, me, around)
+            if defend is not None:
+                return defend
+
+        flower_dir = self._adjacent(around, {int(Cell.FLOWER)})
+        if flower_dir is not None:
+            self.claims.pop(view.bee, None)
+            return Decision(Action.FORAGE, flower_dir, "pick up a flower")
+
+        costs = self._costs(me, carrying=False)
+        field_me = distance_field(costs, [me])
+        target, why = self._choose_target(view, me, field_me, costs, role)
+        if target is None:
+            # Nothing known to fetch and nothing to explore: close the enemy hive instead.
+            raid = self._raid(view, me, around)
+            if raid is not None:
+                return raid
+            return self._wait(view, around, "nothing to do")
+        self.claims[view.bee] = target
+        field_target = distance_field(costs, [target])
+        return self._step(view, around, field_target, why, target, carrying=False)
+
+    # ---- pieces -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _around(view: BeeView) -> list[tuple[int, int]]:
+        """(cell value, cell index or -1 outside) of the eight neighbours, in Direction order."""
+        result = []
+        for dr, dc in OFFSETS:
+            r, c = view.row + dr, view.col + dc
+            index = r * COLS + c if 0 <= r < 25 and 0 <= c < COLS else -1
+            result.append((view.at(dr, dc), index))
+        return result
+
+    @staticmethod
+    def _adjacent(around: list[tuple[int, int]], wanted: set[int]) -> int | None:
+        for direction, (cell, _) in enumerate(around):
+            if cell in wanted:
+                return direction
+        return None
+
+    def _costs(self, me: int, carrying: bool) -> bytearray:
+        """Entry cost of every cell as this bee sees the map now."""
+        world = self.world
+        costs = bytearray(CELLS)
+        cells = world.cells
+        seen = world.seen
+        turn = world.turn
+        own_positions = {b.position for b in world.bees}
+        player = world.player
+        for i in range(CELLS):
+            cell = cells[i]
+            if cell == Cell.EMPTY:
+                costs[i] = COST_FREE
+            elif cell == Cell.FLOWER:
+                costs[i] = COST_FLOWER
+            elif cell == Cell.WALL:
+                costs[i] = COST_WALL
+            elif cell >= Cell.HIVE_0:
+                costs[i] = BLOCKED
+            elif owner(cell) == player:
+                costs[i] = COST_BEE if i in own_positions else COST_FREE
+            else:
+                costs[i] = COST_BEE if turn - seen[i] <= FRESH_BEE else COST_FREE
+        for i in own_positions:
+            if i != me and costs[i] == COST_FREE:
+                costs[i] = COST_BEE
+        costs[me] = COST_FREE
+        return costs
+
+    def _choose_target(self, view: BeeView, me: int, field_me: list[int], costs: bytearray,
+                       role: Role) -> tuple[int | None, str]:
+        world = self.world
+        order = self.plan.order_for(view.bee) if self.plan else None
+        if order is not None and order.target is not None:
+            target = order.target[0] * COLS + order.target[1]
+            if not is_hive(world.cells[target]) and target != me:
+                return target, "coach's target"
+        others = {b: t for b, t in self.claims.items() if b != view.bee}
+        claimed = set(others.values())
+        if role != "explore":
+            flowers = world.flowers()
+            if flowers:
+                field_home = distance_field(costs, [world.hive])
+                best, best_score = None, INF
+                for f in flowers:
+                    reach = min((field_me[n] for n in NEIGHBOURS[f]), default=INF)
+                    if reach >= INF:
+                        continue
+                    home = min((field_home[n] for n in NEIGHBOURS[f]), default=INF)
+                    if home >= INF:
+                        home = 60
+                    score = reach + CARRY_FACTOR * home
+                    if f in claimed:
+                        score += CLAIM_PENALTY
+                    if world.age(f) > STALE_FLOWER:
+                        score += 20
+                    if role == "defend":
+                        score += 3 * reach
+                    if score < best_score:
+                        best, best_score = f, score
+                if best is not None:
+                    return best, "fetch a flower"
+        return self._explore_target(me, field_me, claimed), "explore"
+
+    def _explore_target(self, me: int, field_me: list[int], claimed: set[int]) -> int | None:
+        world = self.world
+        seen = world.seen
+        turn = world.turn
+        best, best_score = None, INF
+        claimed_rc = [divmod(c, COLS) for c in claimed]
+        for i in range(CELLS):
+            age = turn - seen[i]
+            if age < EXPLORE_AGE or field_me[i] >= INF or i == me:
+                continue
+            score = field_me[i] - min(age, 2000) // 100
+            r, c = divmod(i, COLS)
+            for cr, cc in claimed_rc:
+                if abs(cr - r) <= 6 and abs(cc - c) <= 6:
+                    score += 30
+            if score < best_score:
+                best, best_score = i, score
+        return best
+
+    def _step(self, view: BeeView, around: list[tuple[int, int]], dist: list[int], why: str,
+              target: int, carrying: bool) -> Decision:
+        """The best first step along a distance field; breaks walls in the way, never flowers."""
+        here = dist[view.row * COLS + view.col]
+        best_dir, best_value = None, INF
+        wall_dir, wall_value = None, INF
+        ties: list[int] = []
+        for direction, (cell, index) in enumerate(around):
+            if index < 0:
+                continue
+            value = dist[index]
+            if cell == Cell.EMPTY:
+                if value < best_value:
+                    best_dir, best_value, ties = direction, value, [direction]
+                elif value == best_value:
+                    ties.append(direction)
+            elif cell == Cell.WALL and value < wall_value:
+                wall_dir, wall_value = direction, value
+        if wall_dir is not None and wall_value < best_value and wall_value < here:
+            return Decision(Action.GUARD, wall_dir, f"{why}: break a wall in the way", target)
+        if best_dir is None:
+            return self._wait(view, around, f"{why}: boxed in")
+        if best_value > here and self.stuck.get(view.bee, 0) < 2:
+            return self._wait(view, around, f"{why}: waiting for the way to clear")
+        direction = self.rng.choice(ties) if len(ties) > 1 else best_dir
+        return Decision(Action.MOVE, direction, why, target)
+
+    def _wait(self, view: BeeView, around: list[tuple[int, int]], why: str) -> Decision:
+        """A command that changes nothing: a move into an occupied cell or off the edge."""
+        for direction, (cell, _) in enumerate(around):
+            if cell != Cell.EMPTY:
+                return Decision(Action.MOVE, direction, why)
+        # Every neighbour is empty (cannot happen when boxed in); a step is harmless then.
+        return Decision(Action.MOVE, self.rng.randrange(8), why)
+
+    def _raid(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
+        """Wall the enemy hive's free neighbours so enemy carriers cannot deliver."""
+        world = self.world
+        ring = set(NEIGHBOURS[world.enemy_hive])
+        for direction, (cell, index) in enumerate(around):
+            if index in ring and cell == Cell.EMPTY:
+                return Decision(Action.BUILD, direction, "wall the enemy hive")
+        open_ring = [i for i in ring if world.cells[i] != Cell.WALL]
+        if not open_ring:
+            return None
+        costs = self._costs(me, carrying=False)
+        # Aim for a cell next to an open entrance, not the entrance itself (we wall it from there).
+        sources = [n for i in open_ring for n in NEIGHBOURS[i] if n not in ring and not is_hive(world.cells[n])]
+        if not sources:
+            return None
+        dist = distance_field(costs, sources)
+        if dist[me] == 0:
+            return self._wait(view, around, "guarding the enemy hive")
+        return self._step(view, around, dist, "go wall the enemy hive", world.enemy_hive, carrying=False)
+
+    def _defend(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
+        """Keep our hive open: break walls next to it, stay close."""
+        world = self.world
+        ring = set(NEIGHBOURS[world.hive])
+        for direction, (cell, index) in enumerate(around):
+            if index in ring and cell == Cell.WALL:
+                return Decision(Action.GUARD, direction, "break a wall at our hive")
+        walled = [i for i in ring if world.cells[i] == Cell.WALL]
+        if walled:
+            costs = self._costs(me, carrying=False)
+            dist = distance_field(costs, walled)
+            return self._step(view, around, dist, "go clear our hive", world.hive, carrying=False)
+        return None
+
+
+def new_strategy(player: int, seed: int | None = None, plan: Plan | None = None) -> Strategy:
+    return Strategy(world=new_world(player), rng=random.Random(seed), plan=plan)
+
+
+__all__ = ["BEES", "Decision", "Strategy", "is_bee", "is_carrier", "new_strategy"]
