@@ -16,7 +16,7 @@ from typing import Protocol
 
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import OFFSETS, Action, Cell
-from agent.games.hive.strategy import new_strategy
+from agent.games.hive.strategy import Strategy, new_strategy
 
 
 class Player(Protocol):
@@ -24,8 +24,15 @@ class Player(Protocol):
 
     def decide(self, view: BeeView) -> tuple[int, int]: ...
 
+    def bad_line(self, line: str, error: str) -> None: ...
 
-class RandomBot:
+
+class _Quiet:
+    def bad_line(self, line: str, error: str) -> None:
+        """Bots ignore lines they could not read (the client already answered safely)."""
+
+
+class RandomBot(_Quiet):
     name = "random"
 
     def __init__(self, seed: int | None = None) -> None:
@@ -35,7 +42,7 @@ class RandomBot:
         return self.rng.randrange(4), self.rng.randrange(8)
 
 
-class MoverBot:
+class MoverBot(_Quiet):
     name = "mover"
 
     def __init__(self, seed: int | None = None) -> None:
@@ -45,7 +52,7 @@ class MoverBot:
         return Action.MOVE, self.rng.randrange(8)
 
 
-class ExampleBot:
+class ExampleBot(_Quiet):
     """The example agents' rule: first matching neighbour in N, NE, ... order, else a random move."""
 
     name = "example"
@@ -61,14 +68,14 @@ class ExampleBot:
         return Action.MOVE, self.rng.randrange(8)
 
 
-class OurBot:
+class OurBot(_Quiet):
     """The offline strategy as a player; the world model starts with the first view's seat."""
 
     name = "ours"
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = seed
-        self.strategy = None  # created on the first view, when the seat is known
+        self.strategy: Strategy | None = None  # created on the first view, when the seat is known
 
     def decide(self, view: BeeView) -> tuple[int, int]:
         if self.strategy is None or self.strategy.world.player != view.player:

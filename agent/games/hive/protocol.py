@@ -36,7 +36,7 @@ SAFE_COMMAND = (Action.MOVE, 0)
 Moving never drops a flower, builds or destroys anything."""
 
 _STATE = re.compile(r"(\d{1,8}),(\d),(\d),(\d{1,2}),(\d{1,2}),([0-9]{%d})" % VIEW_CELLS)
-_COMMAND = re.compile(r"([0-3]),([0-7])")
+_COMMAND = re.compile(r"\s*([+-]?\d{1,9}),\s*([+-]?\d{1,9})")
 
 
 class ProtocolError(ValueError):
@@ -119,23 +119,26 @@ def format_command(action: int, direction: int) -> bytes:
 
 
 def parse_command(data: bytes) -> tuple[int, int]:
-    """What the arena accepts from one read: a complete ``action,direction`` line and nothing else.
+    """What the arena accepts from one read: a newline-terminated ``action,direction`` line.
 
-    The real arena reads once and needs the newline in that read; it then parses the leading
-    numbers, so trailing bytes after them in the same line are ignored there too, but we are
-    strict: anything but exactly one command line is a forfeit.
+    Like the real arena: the newline must be the last byte of that single read, the two
+    leading integers are taken (anything after them on the line is ignored), and each must be
+    in range. Raises ProtocolError (a forfeit) otherwise.
     """
     if not data:
         raise ProtocolError("no answer (connection closed)")
     if len(data) > MAX_LINE:
         raise ProtocolError(f"answer of {len(data)} bytes exceeds {MAX_LINE}")
     if not data.endswith(b"\n"):
-        raise ProtocolError(f"answer {data[:40]!r} has no newline in a single read")
-    text = data[:-1].decode("ascii", errors="replace").rstrip("\r")
-    match = _COMMAND.fullmatch(text)
+        raise ProtocolError(f"answer {data[:40]!r} does not end with a newline in a single read")
+    text = data[:-1].decode("ascii", errors="replace")
+    match = _COMMAND.match(text)
     if match is None:
-        raise ProtocolError(f"answer {text[:40]!r} is not 'action,direction' with action 0-3 and direction 0-7")
-    return int(match.group(1)), int(match.group(2))
+        raise ProtocolError(f"answer {text[:40]!r} does not start with 'action,direction'")
+    action, direction = int(match.group(1)), int(match.group(2))
+    if not (0 <= action <= 3 and 0 <= direction <= 7):
+        raise ProtocolError(f"answer {action},{direction} is out of range (action 0-3, direction 0-7)")
+    return action, direction
 
 
 # ---- the match log ----------------------------------------------------------------------------
