@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,16 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check agent benchmarks tests
+	$(BIN)/mypy agent benchmarks
+
+# Every benchmark script prints its numbers; each game keeps its own in benchmarks/<game>/bench_*.py.
+bench: $(STAMP)
+	@set -e; for f in benchmarks/*/bench_*.py; do \
+		m=$$(echo "$${f%.py}" | tr / .); echo "== $$m"; $(BIN)/python -m $$m; \
+	done
 
 clean:
 	rm -rf $(VENV) .pytest_cache transcripts
