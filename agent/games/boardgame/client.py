@@ -1,0 +1,445 @@
+"""The agent as a WebSocket client: create or join a match, play it to the end, survive drops.
+
+:class:`Link` is the transport (one WebSocket, a reader task that sorts frames into responses
+and pushes); :class:`MatchClient` is the loop: ``get_state``, act when ``active_agent_id`` is ours,
+wait for a push (or poll) otherwise. A turn asks the player for an action, checks it against the
+rules before sending, and on a refusal (local or the engine's) asks again with the reason in the
+player's feedback, at most ``max_attempts`` times; then the offline player acts. When the engine
+drops, the client reconnects with backoff and resumes the match by ``get_state``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from agent.games.boardgame.players.base import MovePlayer, Player, Turn
+from agent.games.boardgame.protocol import (
+    MAX_FRAME_BYTES,
+    Action,
+    CreateMatch,
+    CreateMatchResponse,
+    ErrorMessage,
+    GetState,
+    GetStateResponse,
+    Payload,
+    PerformAction,
+    PerformActionResponse,
+    ProtocolError,
+    PushEvent,
+    ServerMessage,
+    dump,
+    parse_server_frame,
+)
+from agent.games.boardgame.rules.base import GameRules, RuleError, WireAction
+from agent.games.boardgame.rules.registry import GAMES, get_rules
+
+log = logging.getLogger(__name__)
+
+
+class ClientError(RuntimeError):
+    """The match cannot be played (engine unreachable, refuses, unknown game); the text says why."""
+
+
+class LinkLost(ConnectionError):
+    """The WebSocket closed or the engine stopped answering; reconnect and resume."""
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    url: str
+    agent_id: str
+    game: str | None = None
+    """The board game to create; None: the engine's only (or first) game."""
+    match_id: str | None = None
+    """Join this match instead of creating one."""
+    create_settings: dict[str, Any] = field(default_factory=dict)
+    """``create_match`` ``settings.data`` (bot, seat, name)."""
+    max_attempts: int = 3
+    """Actions tried per turn (the player's, then after each refusal) before the offline player acts."""
+    decision_seconds: float = 60.0
+    """Time the player has for one attempt; past it, the offline player acts."""
+    response_timeout: float = 15.0
+    poll_seconds: float = 5.0
+    """get_state this often while waiting, in case a push was lost."""
+    reconnect_attempts: int = 8
+    reconnect_delay: float = 0.25
+    reconnect_max_delay: float = 5.0
+    max_turns: int = 1_000
+    """Stop a match that never ends (a misbehaving engine)."""
+
+
+@dataclass
+class Decision:
+    seconds: float
+    attempts: int
+    illegal: int
+    fallback: bool
+
+
+@dataclass
+class MatchResult:
+    game: str
+    match_id: str
+    agent_id: str
+    status: str
+    winners: list[str]
+    mark: str = "?"
+    moves: int = 0
+    decisions: list[Decision] = field(default_factory=list)
+    protocol_errors: int = 0
+    reconnects: int = 0
+
+    @property
+    def outcome(self) -> str:
+        if self.status != "ended":
+            return self.status
+        if not self.winners:
+            return "draw"
+        return "win" if self.agent_id in self.winners else "loss"
+
+    @property
+    def illegal(self) -> int:
+        return sum(d.illegal for d in self.decisions)
+
+    @property
+    def attempts(self) -> int:
+        return sum(d.attempts for d in self.decisions)
+
+    @property
+    def fallbacks(self) -> int:
+        return sum(1 for d in self.decisions if d.fallback)
+
+    def line(self) -> str:
+        times = [d.seconds for d in self.decisions]
+        mean = sum(times) / len(times) if times else 0.0
+        return (f"{self.game} match {self.match_id}: {self.outcome.upper()} for {self.agent_id} ({self.mark}); "
+                f"winners: {', '.join(self.winners) or 'none'}; {self.moves} moves, {self.illegal} illegal of "
+                f"{self.attempts} attempts, {self.fallbacks} offline fallbacks, mean decision {mean:.2f} s, "
+                f"{self.reconnects} reconnects")
+
+
+class Link:
+    """One WebSocket to the engine. Requests are one at a time (the protocol has no request ids)."""
+
+    def __init__(self, connection: ClientConnection, on_push: Callable[[PushEvent], None]) -> None:
+        self._connection = connection
+        self._on_push = on_push
+        self._responses: asyncio.Queue[ServerMessage] = asyncio.Queue(maxsize=64)
+        self._closed = asyncio.Event()
+        self.protocol_errors = 0
+        self._reader = asyncio.create_task(self._read())
+
+    @classmethod
+    async def open(cls, url: str, on_push: Callable[[PushEvent], None], timeout: float) -> Link:
+        try:
+            connection = await connect(url, open_timeout=timeout, max_size=MAX_FRAME_BYTES, max_queue=16)
+        except (OSError, InvalidHandshake, TimeoutError) as exc:
+            raise LinkLost(f"cannot connect to {url}: {exc}") from None
+        return cls(connection, on_push)
+
+    async def _read(self) -> None:
+        try:
+            async for frame in self._connection:
+                try:
+                    message = parse_server_frame(frame)
+                except ProtocolError as exc:
+                    self.protocol_errors += 1
+                    log.warning("ignoring a frame from the engine: %s", exc)
+                    continue
+                if isinstance(message, PushEvent):
+                    self._on_push(message)
+                elif self._responses.full():
+                    self.protocol_errors += 1
+                    log.warning("ignoring an unrequested %s frame", message.type)
+                else:
+                    self._responses.put_nowait(message)
+        except ConnectionClosed:
+            pass
+        finally:
+            self._closed.set()
+
+    async def request(self, message: Any, timeout: float) -> ServerMessage:
+        # Responses left over from an abandoned request would answer the wrong question.
+        while not self._responses.empty():
+            self._responses.get_nowait()
+        try:
+            await self._connection.send(dump(message))
+        except ConnectionClosed:
+            raise LinkLost("the engine closed the connection") from None
+        getter = asyncio.ensure_future(self._responses.get())
+        closed = asyncio.ensure_future(self._closed.wait())
+        try:
+            done, _ = await asyncio.wait({getter, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            closed.cancel()
+            if not getter.done():
+                getter.cancel()
+        if getter in done:
+            return getter.result()
+        if closed in done:
+            raise LinkLost("the engine closed the connection")
+        raise LinkLost(f"the engine did not answer {message.type} within {timeout:g} s")
+
+    async def close(self) -> None:
+        await self._connection.close()
+        self._reader.cancel()
+        try:
+            await self._reader
+        except asyncio.CancelledError:
+            pass
+
+
+class MatchClient:
+    """Plays one match for one agent. Make one per match."""
+
+    def __init__(self, settings: ClientSettings, player: Player, fallback: Callable[[GameRules[Any]], MovePlayer],
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        self.settings = settings
+        self.player = player
+        self._make_fallback = fallback
+        self._fallback: MovePlayer | None = None
+        self._on_event = on_event or (lambda kind, data: None)
+        self._changed = asyncio.Event()
+        self._link: Link | None = None
+        self._game = settings.game
+        self._match_id = settings.match_id
+        self._rules: GameRules[Any] | None = None
+        self.result: MatchResult | None = None
+        self._protocol_errors = 0
+        self._reconnects = 0
+
+    # ---- the whole match ------------------------------------------------------------------------
+
+    async def play(self) -> MatchResult:
+        """Play to the end; ClientError if the match cannot be played at all."""
+        try:
+            await self._connect(first=True)
+            if self._match_id is None:
+                await self._create()
+            result = await self._loop()
+        finally:
+            if self._link is not None:
+                self._protocol_errors += self._link.protocol_errors
+                await self._link.close()
+        result.protocol_errors = self._protocol_errors
+        result.reconnects = self._reconnects
+        self.result = result
+        return result
+
+    async def _loop(self) -> MatchResult:
+        decisions: list[Decision] = []
+        moves = 0
+        mark = "?"
+        for _ in range(self.settings.max_turns * 4):
+            self._changed.clear()
+            state = await self._call(self._get_state)
+            rules = self._rules_for(state)
+            mark = _mark_of(state, self.settings.agent_id, rules)
+            try:
+                rules.from_data(state.state.data)
+            except RuleError as exc:
+                raise ClientError(f"the engine's state of match {state.match_id} is unreadable: {exc}") from None
+            if state.status in ("ended", "abandoned"):
+                return MatchResult(state.game, state.match_id, self.settings.agent_id, state.status,
+                                   list(state.winners or []), mark, moves, decisions)
+            if state.status == "started" and state.active_agent_id == self.settings.agent_id:
+                decision = await self._take_turn(state, rules)
+                if decision is not None:
+                    decisions.append(decision)
+                    moves += 1
+                continue
+            try:
+                await asyncio.wait_for(self._changed.wait(), self.settings.poll_seconds)
+            except TimeoutError:
+                pass
+        raise ClientError(f"match {self._match_id} did not end within {self.settings.max_turns} turns")
+
+    # ---- one turn -------------------------------------------------------------------------------
+
+    async def _take_turn(self, state: GetStateResponse, rules: GameRules[Any]) -> Decision | None:
+        """Act once; None if the match moved on under us (the next get_state tells what happened)."""
+        started = time.monotonic()
+        position = rules.from_data(state.state.data)
+        seat = rules.to_move(position)
+        feedback: list[str] = []
+        illegal = 0
+        attempt = 0
+        for attempt in range(1, self.settings.max_attempts + 1):
+            action = await self._ask(self.player, Turn(rules, position, seat, state.turn, tuple(feedback)))
+            if action is None:
+                break
+            try:
+                rules.check_action(position, seat, action.type, action.data)
+            except RuleError as exc:
+                illegal += 1
+                feedback.append(f"{_show(action)} was refused before sending: {exc}")
+                self._on_event("illegal_local", {"action": _show(action), "reason": str(exc)})
+                continue
+            answer = await self._call(lambda a=action: self._perform(a))
+            if answer is None:
+                return Decision(time.monotonic() - started, attempt, illegal, False)
+            illegal += 1
+            feedback.append(f"{_show(action)} was refused by the engine: {answer}")
+            self._on_event("illegal_engine", {"action": _show(action), "reason": answer})
+            if not await self._still_our_turn(state):
+                return None
+        # The player ran out of attempts or time: the offline player always has a legal move.
+        fallback = self._fallback_for(rules)
+        action = await self._ask(fallback, Turn(rules, position, seat, state.turn))
+        if action is None:
+            action = rules.move_to_action(rules.legal_moves(position)[0])
+        answer = await self._call(lambda a=action: self._perform(a))
+        if answer is not None:
+            log.warning("the engine refused the offline player's %s: %s", _show(action), answer)
+        self._on_event("fallback", {"action": _show(action), "refused": answer})
+        return Decision(time.monotonic() - started, attempt, illegal, True)
+
+    async def _ask(self, player: Player, turn: Turn) -> WireAction | None:
+        try:
+            return await asyncio.wait_for(player.choose(turn), self.settings.decision_seconds)
+        except TimeoutError:
+            log.warning("%s took longer than %g s", player.label, self.settings.decision_seconds)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a player bug must not lose the turn
+            log.exception("%s failed to choose an action", player.label)
+        return None
+
+    async def _still_our_turn(self, before: GetStateResponse) -> bool:
+        state = await self._call(self._get_state)
+        return (state.status == "started" and state.active_agent_id == self.settings.agent_id
+                and state.turn == before.turn)
+
+    def _fallback_for(self, rules: GameRules[Any]) -> MovePlayer:
+        if self._fallback is None:
+            self._fallback = self._make_fallback(rules)
+        return self._fallback
+
+    # ---- requests -------------------------------------------------------------------------------
+
+    async def _create(self) -> None:
+        game = self._game or GAMES[0]
+        for _ in range(2):
+            message = CreateMatch(game=game, agent_id=self.settings.agent_id,
+                                  settings=Payload(data=dict(self.settings.create_settings)))
+            reply = await self._call(lambda m=message: self._link_request(m))
+            if isinstance(reply, CreateMatchResponse):
+                self._game, self._match_id = reply.game or game, reply.match_id
+                self._on_event("match_created", {"match_id": reply.match_id, "game": self._game})
+                return
+            hosted = reply.error.data.get("games") if isinstance(reply, ErrorMessage) else None
+            if (self._game is None and isinstance(hosted, list) and hosted and isinstance(hosted[0], str)
+                    and hosted[0] != game):
+                game = hosted[0]  # no game asked for: take the engine's own
+                continue
+            raise ClientError(f"the engine refused to create a {game} match: {_reason(reply)}")
+        raise ClientError(f"the engine refused to create a {game} match")
+
+    async def _get_state(self) -> GetStateResponse:
+        assert self._match_id is not None
+        for _ in range(2):
+            game = self._game or GAMES[0]
+            message = GetState(game=game, match_id=self._match_id, agent_id=self.settings.agent_id)
+            reply = await self._link_request(message)
+            if isinstance(reply, GetStateResponse):
+                self._game = reply.game
+                return reply
+            actual = reply.error.data.get("game") if isinstance(reply, ErrorMessage) else None
+            if isinstance(actual, str) and actual != game and self.settings.game is None:
+                self._game = actual  # joining a match of a game we were not told about
+                continue
+            raise ClientError(f"cannot read match {self._match_id}: {_reason(reply)}")
+        raise ClientError(f"cannot read match {self._match_id}")
+
+    async def _perform(self, action: WireAction) -> str | None:
+        """None when the engine accepted the action, else its reason."""
+        assert self._match_id is not None and self._game is not None
+        message = PerformAction(game=self._game, match_id=self._match_id, agent_id=self.settings.agent_id,
+                                action=Action(type=action.type, data=dict(action.data)))
+        reply = await self._link_request(message)
+        if isinstance(reply, PerformActionResponse):
+            if reply.action_response.status == "success":
+                return None
+            return reply.action_response.message or "refused without a reason"
+        if isinstance(reply, ErrorMessage):
+            return reply.error.message
+        self._protocol_errors += 1
+        return f"unexpected {reply.type} in answer to perform_action"
+
+    async def _link_request(self, message: Any) -> ServerMessage:
+        if self._link is None:
+            raise LinkLost("not connected")
+        return await self._link.request(message, self.settings.response_timeout)
+
+    async def _call(self, operation: Callable[[], Any]) -> Any:
+        """Run one request; on a lost link, reconnect and run it again."""
+        for _ in range(self.settings.reconnect_attempts + 1):
+            try:
+                return await operation()
+            except LinkLost as exc:
+                log.warning("lost the engine: %s; reconnecting", exc)
+                await self._connect(first=False)
+        raise ClientError("lost the engine too many times")
+
+    async def _connect(self, *, first: bool) -> None:
+        if self._link is not None:
+            self._protocol_errors += self._link.protocol_errors
+            await self._link.close()
+            self._link = None
+        delay = self.settings.reconnect_delay
+        last = ""
+        for attempt in range(self.settings.reconnect_attempts + 1):
+            if attempt or not first:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.settings.reconnect_max_delay)
+            try:
+                self._link = await Link.open(self.settings.url, self._push, self.settings.response_timeout)
+            except InvalidURI as exc:
+                raise ClientError(f"{self.settings.url} is not a WebSocket URL: {exc}") from None
+            except LinkLost as exc:
+                last = str(exc)
+                continue
+            if not first:
+                self._reconnects += 1
+                self._on_event("reconnected", {"attempt": attempt + 1})
+            return
+        raise ClientError(f"cannot reach the engine: {last}")
+
+    def _push(self, event: PushEvent) -> None:
+        if event.match_id == self._match_id:
+            self._on_event("push", dict(event.event.data))
+            self._changed.set()
+
+    def _rules_for(self, state: GetStateResponse) -> GameRules[Any]:
+        if self._rules is None or self._rules.name != state.game:
+            try:
+                self._rules = get_rules(state.game)
+            except KeyError as exc:
+                raise ClientError(str(exc.args[0])) from None
+        return self._rules
+
+
+def _mark_of(state: GetStateResponse, agent_id: str, rules: GameRules[Any]) -> str:
+    marks = state.state.data.get("marks")
+    if isinstance(marks, dict) and isinstance(marks.get(agent_id), str):
+        return str(marks[agent_id])
+    ids = [a.id for a in state.agents]
+    return rules.marks[ids.index(agent_id)] if agent_id in ids[:2] else "?"
+
+
+def _show(action: WireAction) -> str:
+    return f"{action.type} {dict(action.data)}"
+
+
+def _reason(reply: ServerMessage) -> str:
+    if isinstance(reply, ErrorMessage):
+        return reply.error.message
+    return f"unexpected {reply.type}"

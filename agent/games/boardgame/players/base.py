@@ -1,0 +1,66 @@
+"""The player interface: given a turn, choose an action. Offline players wrap pure functions."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any
+
+from agent.games.boardgame.rules.base import GameRules, WireAction
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Everything a player may use to choose one action."""
+
+    rules: GameRules[Any]
+    position: Any
+    seat: int
+    turn: int
+    """The match's turn number, as the engine reports it."""
+    feedback: tuple[str, ...] = ()
+    """Why earlier attempts at this turn were refused (local check or engine), oldest first."""
+
+
+class Player(ABC):
+    """Chooses actions. May return an illegal action (an LLM may); callers check before sending."""
+
+    label: str = "player"
+
+    @abstractmethod
+    async def choose(self, turn: Turn) -> WireAction:
+        """The action to try; never raises for game reasons (callers still guard)."""
+
+    def new_match(self) -> None:
+        """Forget anything kept from the previous match (search tables, conversation)."""
+
+    async def aclose(self) -> None:
+        """Release what the player holds (an LLM client)."""
+
+
+class MovePlayer(Player):
+    """A player that is a pure function of the position, run in a worker thread (searches take CPU)."""
+
+    def __init__(self, label: str, rng: random.Random) -> None:
+        self.label = label
+        self.rng = rng
+
+    @abstractmethod
+    def decide(self, rules: GameRules[Any], position: Any) -> int:
+        """A legal move of ``position`` (which is not finished)."""
+
+    async def choose(self, turn: Turn) -> WireAction:
+        move = await asyncio.to_thread(self.decide, turn.rules, turn.position)
+        return turn.rules.move_to_action(move)
+
+
+class RandomPlayer(MovePlayer):
+    """A uniformly random legal move; works for every game."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__("random", rng)
+
+    def decide(self, rules: GameRules[Any], position: Any) -> int:
+        return self.rng.choice(list(rules.legal_moves(position)))

@@ -1,0 +1,1 @@
+"""Game rules as plugins; see ``registry.py`` for how to add one."""
