@@ -1,0 +1,1 @@
+"""ForgeHeadless: the HTTP agent Forge (the open-source Magic: The Gathering engine) asks for decisions."""
