@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import logging
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
@@ -28,12 +30,16 @@ from agent.games.hive.protocol import (
 
 log = logging.getLogger(__name__)
 
+DECIDE_LIMIT_S = 1.6
+"""Hard stop for an awaitable decision: the arena forfeits at 2 s."""
+
 Ending = Literal["gameover", "closed", "idle", "refused"]
 
 
 class Decider(Protocol):
-    def decide(self, view: BeeView) -> tuple[int, int]:
-        """The command for this state; must be quick and must not block."""
+    def decide(self, view: BeeView) -> tuple[int, int] | Awaitable[tuple[int, int]]:
+        """The command for this state: at once, or (research modes) an awaitable that the
+        client bounds by DECIDE_LIMIT_S, answering a safe command when it runs over."""
         ...
 
     def bad_line(self, line: str, error: str) -> None:
@@ -152,7 +158,13 @@ async def play(host: str, port: int, team: str, decider: Decider, *, connect_tim
                 if outcome.player is None:
                     outcome.player = view.player
                 try:
-                    command = decider.decide(view)
+                    answer = decider.decide(view)
+                    if inspect.isawaitable(answer):
+                        answer = await asyncio.wait_for(answer, DECIDE_LIMIT_S)
+                    command = answer
+                except TimeoutError:
+                    log.warning("no decision within %.1f s on turn %d; answering a safe command",
+                                DECIDE_LIMIT_S, view.turn)
                 except Exception:  # a strategy bug must not forfeit the match
                     log.exception("the decider failed on turn %d; answering a safe command", view.turn)
             writer.write(format_command(*command))
