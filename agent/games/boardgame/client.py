@@ -20,7 +20,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from agent.games.boardgame.players.base import MovePlayer, Player, Turn
+from agent.games.boardgame.players.base import InvalidChoice, MovePlayer, Player, PlayerUnavailable, Turn
 from agent.games.boardgame.protocol import (
     MAX_FRAME_BYTES,
     Action,
@@ -155,7 +155,10 @@ class Link:
                     log.warning("ignoring a frame from the engine: %s", exc)
                     continue
                 if isinstance(message, PushEvent):
-                    self._on_push(message)
+                    try:
+                        self._on_push(message)
+                    except Exception:  # an observer's bug must not stop the reader
+                        log.exception("handling a push event failed")
                 elif self._responses.full():
                     self.protocol_errors += 1
                     log.warning("ignoring an unrequested %s frame", message.type)
@@ -200,10 +203,13 @@ class Link:
 class MatchClient:
     """Plays one match for one agent. Make one per match."""
 
-    def __init__(self, settings: ClientSettings, player: Player, fallback: Callable[[GameRules[Any]], MovePlayer],
+    def __init__(self, settings: ClientSettings, player: Callable[[GameRules[Any]], Player],
+                 fallback: Callable[[GameRules[Any]], MovePlayer],
                  on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
+        """``player`` and ``fallback`` make the players once the match's game is known."""
         self.settings = settings
-        self.player = player
+        self._make_player = player
+        self._player: Player | None = None
         self._make_fallback = fallback
         self._fallback: MovePlayer | None = None
         self._on_event = on_event or (lambda kind, data: None)
@@ -273,7 +279,13 @@ class MatchClient:
         illegal = 0
         attempt = 0
         for attempt in range(1, self.settings.max_attempts + 1):
-            action = await self._ask(self.player, Turn(rules, position, seat, state.turn, tuple(feedback)))
+            try:
+                action = await self._ask(self._player_for(rules), Turn(rules, position, seat, state.turn, tuple(feedback)))
+            except InvalidChoice as exc:
+                illegal += 1
+                feedback.append(f"your answer could not be used: {exc}")
+                self._on_event("invalid_answer", {"reason": str(exc)})
+                continue
             if action is None:
                 break
             try:
@@ -293,7 +305,10 @@ class MatchClient:
                 return None
         # The player ran out of attempts or time: the offline player always has a legal move.
         fallback = self._fallback_for(rules)
-        action = await self._ask(fallback, Turn(rules, position, seat, state.turn))
+        try:
+            action = await self._ask(fallback, Turn(rules, position, seat, state.turn))
+        except InvalidChoice:
+            action = None
         if action is None:
             action = rules.move_to_action(rules.legal_moves(position)[0])
         answer = await self._call(lambda a=action: self._perform(a))
@@ -303,11 +318,14 @@ class MatchClient:
         return Decision(time.monotonic() - started, attempt, illegal, True)
 
     async def _ask(self, player: Player, turn: Turn) -> WireAction | None:
+        """The player's action; None when it cannot give one this turn. InvalidChoice passes through."""
         try:
             return await asyncio.wait_for(player.choose(turn), self.settings.decision_seconds)
         except TimeoutError:
             log.warning("%s took longer than %g s", player.label, self.settings.decision_seconds)
-        except asyncio.CancelledError:
+        except PlayerUnavailable as exc:
+            log.warning("%s cannot answer: %s", player.label, exc)
+        except (asyncio.CancelledError, InvalidChoice):
             raise
         except Exception:  # a player bug must not lose the turn
             log.exception("%s failed to choose an action", player.label)
@@ -317,6 +335,11 @@ class MatchClient:
         state = await self._call(self._get_state)
         return (state.status == "started" and state.active_agent_id == self.settings.agent_id
                 and state.turn == before.turn)
+
+    def _player_for(self, rules: GameRules[Any]) -> Player:
+        if self._player is None:
+            self._player = self._make_player(rules)
+        return self._player
 
     def _fallback_for(self, rules: GameRules[Any]) -> MovePlayer:
         if self._fallback is None:

@@ -11,6 +11,14 @@ from typing import Any
 from agent.games.boardgame.rules.base import GameRules, WireAction
 
 
+class InvalidChoice(ValueError):
+    """The player's answer was not a usable action; the message says why (fed back to it)."""
+
+
+class PlayerUnavailable(RuntimeError):
+    """The player cannot answer this turn at all (e.g. the LLM provider failed); the offline player acts."""
+
+
 @dataclass(frozen=True)
 class Turn:
     """Everything a player may use to choose one action."""
