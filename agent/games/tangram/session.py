@@ -25,7 +25,7 @@ import logging
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
@@ -85,6 +85,24 @@ class _Turn:
     """Set by whoever is about to send this turn's finish (the turn, or a polite close): only one does."""
 
 
+class Supervisor(Protocol):
+    """Someone watching the session who may step in: the experimenter console.
+
+    It comes with the player (as ``player.supervisor``), because the server builds a session from a
+    player source alone. Reviews of moves and chat lines happen inside the player's own calls and
+    are bounded by the view's ``decide_by``, so the session's timing rules hold unchanged; the
+    session only tells the supervisor that it exists and what each frame brought.
+    """
+
+    def attach(self, session: Session) -> Transcript:
+        """The session is built; returns the transcript it writes to (the same one, watched)."""
+        ...
+
+    def frame_in(self, frame: GameFrame) -> None:
+        """A readable frame arrived, images as the game sent them. Never blocks."""
+        ...
+
+
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
                  *, peer: str = "?") -> None:
@@ -103,6 +121,9 @@ class Session:
         self._closed = False
         self._last_state: GameState | None = None
         self.stats = {"turns": 0, "turns_ended": 0, "chats": 0, "bad_frames": 0}
+        self.supervisor: Supervisor | None = getattr(player, "supervisor", None)
+        if self.supervisor is not None:
+            self.transcript = self.supervisor.attach(self)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -169,6 +190,11 @@ class Session:
             return
         frame = _clip(frame, self.peer)
         self._record_in(frame, size)
+        if self.supervisor is not None:
+            try:
+                self.supervisor.frame_in(frame)
+            except Exception:  # the console must never cost the game a frame
+                log.exception("%s: supervisor failed on a frame", self.peer)
         if frame.state.ignored:
             log.warning("%s: %s frame: ignored %s", self.peer, frame.type, "; ".join(frame.state.ignored[:5]))
         if frame.type == "playRequest":
@@ -240,6 +266,15 @@ class Session:
             return False
         self.transcript.record("frame_out", frame=json.loads(text))
         return True
+
+    async def say(self, text: str) -> bool:
+        """Send one chat line now for someone other than the player (the console's experimenter);
+        the memory keeps it as the agent's, since that is who the partner thinks said it."""
+        text = utf8_safe(text.strip())
+        if not text or self._closed:
+            return False
+        self._remember("agent", text)
+        return await self._send(chat_frame(self.transcript.mask(text)), "chat")
 
     async def _say(self, text: str) -> None:
         if text and text.strip():
