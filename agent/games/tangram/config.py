@@ -16,7 +16,8 @@ from agent.core.config import (PROJECT_DIR, ConfigError, GameConfig, ImageConfig
 from agent.core.config import load_config as _load_config
 
 __all__ = ["PROJECT_DIR", "Config", "ConfigError", "ImageConfig", "LLMConfig", "TranscriptConfig", "load_config",
-           "TangramLLMConfig", "PlannerConfig", "TurnConfig", "ServerConfig"]
+           "TangramLLMConfig", "PlannerConfig", "TurnConfig", "ServerConfig", "ConsoleConfig",
+           "ConsoleMode"]
 
 
 class TangramLLMConfig(LLMConfig):
@@ -42,6 +43,23 @@ class ServerConfig(StrictModel):
     ping_interval: float | None = Field(20.0, description="Seconds between keep-alive pings; null disables.")
 
 
+ConsoleMode = Literal["autonomous", "supervised", "wizard"]
+
+
+class ConsoleConfig(StrictModel):
+    """The experimenter console (docs/console.md): a web page that shows every game and may step in."""
+
+    enabled: bool = Field(False, description="Serve the console (the --console flag turns it on).")
+    host: str = Field("127.0.0.1", description="Interface for the console's page; loopback unless a token is set.")
+    port: int = Field(8080, ge=0, le=65535)
+    token: str | None = Field(None, min_length=16, description="Required to listen off loopback; the page is "
+                              "opened once with ?token=..., then a cookie carries it. Generated when missing.")
+    default_mode: ConsoleMode = Field("autonomous", description="Mode each new game starts in.")
+    wizard_fallback: Literal["suggestion", "pass"] = Field(
+        "suggestion", description="What a wizard turn plays when nobody acts before the deadline.")
+    max_clients: int = Field(16, ge=1, le=256, description="Browser tabs connected at once.")
+
+
 class Config(GameConfig):
     game: Literal["tangram"] = "tangram"
     player: Literal["planner", "llm"] = Field("planner", description="Who decides: the offline planner or an LLM.")
@@ -52,6 +70,7 @@ class Config(GameConfig):
     chat_history: int = Field(10, ge=0, le=200, description="Exchanges of chat kept in the memory and the prompt.")
     turn: TurnConfig = Field(default_factory=TurnConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
+    console: ConsoleConfig = Field(default_factory=ConsoleConfig)
 
     @model_validator(mode="after")
     def _resolve_paths(self) -> Config:
@@ -63,8 +82,8 @@ class Config(GameConfig):
         return self
 
     def secret_values(self) -> tuple[str, ...]:
-        """What must never reach a log, a transcript or a frame: the API key and the server token."""
-        return tuple(s for s in (self.api_key(), self.server.token) if s)
+        """What must never reach a log, a transcript, a frame or a page: the API key and both tokens."""
+        return tuple(s for s in (self.api_key(), self.server.token, self.console.token) if s)
 
 
 def load_config(path: str | Path | None) -> Config:
