@@ -30,12 +30,15 @@ NEIGHBOURS: tuple[tuple[int, ...], ...] = _neighbour_table()
 """For each cell index, the indexes of its in-arena neighbours."""
 
 
-def distance_field(costs: list[int] | bytearray, sources: list[int], max_cost: int = 16) -> list[int]:
+def distance_field(costs: list[int] | bytearray, sources: list[int], max_cost: int = 16,
+                   until: set[int] | None = None) -> list[int]:
     """Least total entry cost from any source to every cell (sources themselves cost 0).
 
     ``costs[i]`` is what stepping into cell ``i`` costs (1..max_cost), or BLOCKED. Sources are
-    expanded even when blocked, so a field can start at a hive or a flower.
+    expanded even when blocked, so a field can start at a hive or a flower. With ``until``, the
+    search stops once all those cells are settled (other cells may then be left too high).
     """
+    remaining = set(until) if until else None
     dist = [INF] * CELLS
     buckets: list[list[int]] = [[] for _ in range(max_cost + 1)]
     size = max_cost + 1
@@ -53,6 +56,10 @@ def distance_field(costs: list[int] | bytearray, sources: list[int], max_cost: i
             d = dist[cell]
             if d != current:
                 continue  # a stale entry: the cell was reached more cheaply already
+            if remaining is not None and cell in remaining:
+                remaining.discard(cell)
+                if not remaining:
+                    return dist
             for n in neighbours[cell]:
                 cost = costs[n]
                 if cost == BLOCKED:

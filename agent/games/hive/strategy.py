@@ -97,7 +97,7 @@ class Strategy:
                 self.claims.pop(view.bee, None)
                 return Decision(Action.FORAGE, hive_dir, "deliver")
             costs = self._costs(me, carrying=True)
-            field_home = distance_field(costs, [world.hive])
+            field_home = distance_field(costs, [world.hive], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive, carrying=True)
 
         enemy_carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
@@ -129,7 +129,7 @@ class Strategy:
                 return raid
             return self._wait(view, around, "nothing to do")
         self.claims[view.bee] = target
-        field_target = distance_field(costs, [target])
+        field_target = distance_field(costs, [target], until=self._settle(me))
         return self._step(view, around, field_target, why, target, carrying=False)
 
     # ---- pieces -------------------------------------------------------------------------------
@@ -143,6 +143,11 @@ class Strategy:
             index = r * COLS + c if 0 <= r < 25 and 0 <= c < COLS else -1
             result.append((view.at(dr, dc), index))
         return result
+
+    @staticmethod
+    def _settle(me: int) -> set[int]:
+        """The cells a step decision reads from a field: the bee's own and its neighbours'."""
+        return {me, *NEIGHBOURS[me]}
 
     @staticmethod
     def _adjacent(around: list[tuple[int, int]], wanted: set[int]) -> int | None:
