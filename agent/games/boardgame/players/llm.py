@@ -85,7 +85,7 @@ Recorder = Callable[..., None]
 
 
 class LLMPlayer(Player):
-    """Asks the LLM for each action. Share one client between players if you make several."""
+    """Asks the LLM for each action. The client belongs to whoever made it (shared between matches)."""
 
     label = "llm"
 
@@ -115,6 +115,3 @@ class LLMPlayer(Player):
         if not result.ok:
             raise PlayerUnavailable(f"the LLM call failed: {result.error}")
         return parse_reply(result.data, result.text)
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
