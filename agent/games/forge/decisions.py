@@ -75,3 +75,21 @@ def encode(request: ForgeRequest, decision: Decision) -> dict[str, Any]:
             {"attacker_index": a, "defender_index": d} for a, d in decision.pairs]}}
     return {"decision": {"type": "declare_blockers", "blocks": [
         {"blocker_index": b, "attacker_index": a} for b, a in decision.pairs]}}
+
+
+def safe_decision(request: ForgeRequest) -> Decision:
+    """The last resort when deciding itself failed (a bug): always valid, never clever."""
+    from agent.games.forge.models import AttackState, BlockState, TargetState
+
+    opts = request.options
+    if isinstance(opts, ActionState):
+        if request.request_type == "possible_actions" and pass_index(opts) is None and opts.options:
+            return ActionDecision(opts.options[0].index)
+        return ActionDecision(None)
+    if isinstance(opts, TargetState):
+        return TargetDecision(tuple(t.index for t in opts.targets[: opts.min] if t.index is not None))
+    if isinstance(opts, AttackState):
+        return AttackDecision(())
+    if isinstance(opts, BlockState):
+        return BlockDecision(())
+    raise ValueError(f"{request.request_type} takes no decision")

@@ -1,0 +1,101 @@
+"""Forge as the core sees it: flags, start-up checks, and serving until Ctrl-C or SIGTERM.
+
+Forge (the open-source Magic: The Gathering engine, headless/"HTTP agent" mode) is the client:
+it POSTs each decision to the URL it is given (e.g. http://localhost:5005/decide) and waits for
+the answer. We are the server. Light at import: the server and the LLM client load in ``main``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from agent.core.config import ConfigError
+from agent.core.game import Game, wait_for_stop_signal
+from agent.core.net import is_loopback
+from agent.games.forge.config import ForgeConfig
+
+log = logging.getLogger("agent")
+
+SHUTDOWN_S = 10.0
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--host", help="interface to listen on (default: localhost = 127.0.0.1 and ::1)")
+    group.add_argument("--port", type=int, help="port to listen on (default: 5005)")
+    group.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
+    group.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on every request")
+    group.add_argument("--deadline", type=float, help="seconds the LLM has per decision before the heuristic answers")
+
+
+def apply_arguments(config: ForgeConfig, args: argparse.Namespace) -> ForgeConfig:
+    server = config.server.model_copy()
+    if getattr(args, "host", None) is not None:
+        server.host = args.host
+    if getattr(args, "port", None) is not None:
+        if not 0 <= args.port <= 65535:
+            raise ConfigError(f"--port {args.port} is not a port number")
+        server.port = args.port
+    if getattr(args, "allow_remote", False):
+        server.allow_remote = True
+    if getattr(args, "token", None):
+        server.token = args.token
+    decision = config.decision.model_copy()
+    if getattr(args, "deadline", None) is not None:
+        if not 0.05 < args.deadline <= 25:
+            raise ConfigError(f"--deadline {args.deadline:g} must be above 0.05 s and at most 25 s "
+                              "(Forge's early client gives up after 30 s)")
+        decision.deadline = args.deadline
+    return config.model_copy(update={"server": server, "decision": decision})
+
+
+def check(config: ForgeConfig) -> None:
+    """Host, key and templates, before anything listens."""
+    from agent.games.forge.factory import make_decider
+
+    if not config.server.allow_remote and not is_loopback(config.server.host):
+        raise ConfigError(f"host {config.server.host} is not a loopback address; add --allow-remote to permit it")
+    make_decider(config, with_client=False)
+
+
+async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from agent.core.redact import Secrets
+    from agent.games.forge.factory import make_decider
+    from agent.games.forge.server import ForgeServer, ServerSetupError
+
+    decider = make_decider(config)
+    server = ForgeServer(config, decider, Secrets(config.secret_values()))
+    try:
+        await server.start()
+    except ServerSetupError as exc:
+        if decider.client is not None:
+            await decider.client.aclose()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    who = f"LLM {config.llm.model}, heuristic after {config.decision.deadline:g}s" if config.player == "llm" else "heuristic"
+    print(f"Forge agent ({who}) listening on http://{config.server.host}:{server.port}/decide "
+          "(POST / works too) - point Forge's agent endpoint here; Ctrl-C stops.", file=sys.stderr, flush=True)
+    await wait_for_stop_signal()
+    log.info("shutting down: closing games and flushing transcripts")
+    try:
+        async with asyncio.timeout(SHUTDOWN_S):
+            await server.shutdown()
+    except TimeoutError:
+        log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
+    if decider.client is not None:
+        await decider.client.aclose()
+    return 0
+
+
+GAME = Game(
+    name="forge",
+    summary="ForgeHeadless Magic: The Gathering: serves http://localhost:5005 (POST / or /decide), which Forge posts to",
+    config_model=ForgeConfig,
+    main=main,
+    add_arguments=add_arguments,
+    apply_arguments=apply_arguments,
+    check=check,
+)

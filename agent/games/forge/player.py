@@ -1,0 +1,111 @@
+"""Who decides: the heuristic alone, or an LLM with the heuristic as its safety net.
+
+The heuristic's decision is computed first (well under a millisecond), so it is ready the moment
+the LLM fails, answers nonsense or runs past ``decision.deadline``. An LLM answer goes through
+the same validator as the heuristic's: valid answers are sent, invalid ones repaired (invalid
+entries dropped) when what remains is still a decision, and otherwise replaced by the heuristic's;
+each case is logged with the reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.core.llm import LLMClient
+from agent.core.prompts import PromptSet
+from agent.games.forge import heuristic
+from agent.games.forge.config import ForgeConfig
+from agent.games.forge.decisions import Decision, safe_decision
+from agent.games.forge.models import ForgeRequest
+from agent.games.forge.prompt_context import SCHEMAS, build_context, describe, read_reply, schema_key
+from agent.games.forge.validate import problems, repair
+from agent.games.forge.view import View
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Outcome:
+    decision: Decision
+    reason: str
+    source: str
+    """heuristic, llm, llm-repaired, heuristic-after-llm (the LLM failed), safe (deciding failed)."""
+    note: str = ""
+    """Why the LLM's answer was not used as it came, when it was not."""
+    llm: dict[str, Any] = field(default_factory=dict)
+    """The LLM exchange for the transcript (prompt, reply, tokens, latency, error)."""
+
+
+def heuristic_outcome(request: ForgeRequest, view: View, tried: Collection[str]) -> Outcome:
+    try:
+        choice = heuristic.decide(request, view, tried)
+    except Exception:  # a bug must cost one clever decision, not the game
+        log.exception("heuristic failed on a %s request; answering the safe default", request.request_type)
+        return Outcome(safe_decision(request), "safe default after an internal error", "safe")
+    return Outcome(choice.decision, choice.reason, "heuristic")
+
+
+class Decider:
+    """Shared by all games of a server: holds no game state (that is the session's)."""
+
+    def __init__(self, config: ForgeConfig, client: LLMClient | None = None, prompts: PromptSet | None = None) -> None:
+        self.config = config
+        self.client = client
+        self.prompts = prompts
+
+    async def decide(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str]) -> Outcome:
+        fallback = heuristic_outcome(request, view, tried)
+        if self.client is None or self.prompts is None:
+            return fallback
+        return await self._ask_llm(request, view, memory, fallback)
+
+    async def _ask_llm(self, request: ForgeRequest, view: View, memory: list[str], fallback: Outcome) -> Outcome:
+        assert self.client is not None and self.prompts is not None
+        cfg = self.config.decision
+        hint = fallback.reason if cfg.heuristic_hint else ""
+        try:
+            ctx = build_context(request, view, memory[-cfg.memory:] if cfg.memory else [], hint, cfg.max_oracle_chars)
+            messages = [{"role": "system", "content": self.prompts.render("system", ctx)},
+                        {"role": "user", "content": self.prompts.render("decide", ctx)}]
+        except Exception as exc:  # a template that fails on this request's data
+            log.error("prompt could not be built (%s); the heuristic answers", exc)
+            fallback.note = f"prompt failed: {exc}"
+            fallback.source = "heuristic-after-llm"
+            return fallback
+        key = schema_key(request)
+        record: dict[str, Any] = {"messages": messages}
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout(cfg.deadline):
+                result = await self.client.complete_json(messages, SCHEMAS[key], schema_name=f"forge_{key}")
+        except TimeoutError:
+            record["error"] = f"no answer within the {cfg.deadline:g}s decision deadline"
+            return self._fallback(fallback, record["error"], record, started)
+        record.update(text=result.text, error=result.error, prompt_tokens=result.prompt_tokens,
+                      completion_tokens=result.completion_tokens, model=result.model)
+        if not result.ok or result.data is None:
+            return self._fallback(fallback, f"LLM call failed: {result.error}", record, started)
+        decision, reason = read_reply(request, result.data)
+        if decision is None:
+            return self._fallback(fallback, f"unusable LLM answer: {reason}", record, started)
+        wrong = problems(request, decision)
+        record["latency_s"] = round(time.monotonic() - started, 3)
+        if not wrong:
+            return Outcome(decision, reason or "(no reason given)", "llm", llm=record)
+        fixed = repair(request, decision)
+        note = f"invalid LLM answer ({'; '.join(wrong)})"
+        if fixed is not None and not problems(request, fixed):
+            log.warning("%s; repaired to %s", note, describe(request, fixed))
+            return Outcome(fixed, reason or "(no reason given)", "llm-repaired", note=note, llm=record)
+        return self._fallback(fallback, note, record, started)
+
+    @staticmethod
+    def _fallback(fallback: Outcome, why: str, record: dict[str, Any], started: float) -> Outcome:
+        log.warning("%s; the heuristic answers: %s", why, fallback.reason)
+        record.setdefault("latency_s", round(time.monotonic() - started, 3))
+        return Outcome(fallback.decision, fallback.reason, "heuristic-after-llm", note=why, llm=record)

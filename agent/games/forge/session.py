@@ -1,0 +1,103 @@
+"""One game's state on the agent's side: its memory of earlier decisions, its transcript, and the
+answers to requests Forge may send twice.
+
+The later client re-sends the same request after an I/O error, and a request can arrive again
+while the first copy is still being decided; both get the one answer decided for it, so a retry
+never costs a second LLM call or a different decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from typing import Any
+
+from agent.core.memory import Memory
+from agent.core.transcript import Transcript
+from agent.games.forge.decisions import encode, safe_decision
+from agent.games.forge.heuristic import action_key
+from agent.games.forge.models import ActionState, ForgeRequest
+from agent.games.forge.player import Decider, Outcome
+from agent.games.forge.prompt_context import describe
+from agent.games.forge.validate import problems
+from agent.games.forge.view import build_view
+
+log = logging.getLogger(__name__)
+
+MAX_TRIED = 256
+"""Actions remembered as already taken this turn; bounded so a long turn cannot grow memory."""
+
+
+class GameSession:
+    def __init__(self, game_id: str, transcript: Transcript, memory_size: int) -> None:
+        self.game_id = game_id
+        self.transcript = transcript
+        self.memory = Memory(max_entries=max(1, memory_size))
+        self.tried: set[str] = set()
+        self._turn: int | None = None
+        self.last_seen = time.monotonic()
+        self.decisions = 0
+        self._last: tuple[str, dict[str, Any]] | None = None
+        self._inflight: dict[str, asyncio.Task[dict[str, Any]]] = {}
+
+    async def answer(self, request: ForgeRequest, raw: bytes, decider: Decider) -> dict[str, Any]:
+        self.last_seen = time.monotonic()
+        fingerprint = hashlib.sha256(raw).hexdigest()
+        if self._last is not None and self._last[0] == fingerprint:
+            self.transcript.record("repeat", request_type=request.request_type, note="same request again; same answer")
+            return self._last[1]
+        running = self._inflight.get(fingerprint)
+        if running is None:
+            running = asyncio.create_task(self._decide(request, decider), name=f"forge-{self.game_id}")
+            self._inflight[fingerprint] = running
+            running.add_done_callback(lambda _t: self._inflight.pop(fingerprint, None))
+        # shield: a client that hangs up must not cancel a decision its retry will ask for again.
+        response = await asyncio.shield(running)
+        self._last = (fingerprint, response)
+        return response
+
+    async def _decide(self, request: ForgeRequest, decider: Decider) -> dict[str, Any]:
+        started = time.monotonic()
+        self.transcript.record("request", game_id=self.game_id, request_type=request.request_type,
+                               request=request.model_dump(mode="json", exclude_none=True))
+        try:
+            view = build_view(request)
+            if view.turn != self._turn:
+                self._turn = view.turn
+                self.tried.clear()
+            memory = [f"{e.text}" for e in self.memory.recent()]
+            outcome = await decider.decide(request, view, memory, self.tried)
+            if problems(request, outcome.decision):  # the validator has the last word, whoever decided
+                log.error("game %s: invalid decision reached the server (%s); sending the safe default",
+                          self.game_id, problems(request, outcome.decision))
+                outcome = Outcome(safe_decision(request), "safe default", "safe")
+        except Exception:
+            log.exception("game %s: deciding a %s request failed; sending the safe default", self.game_id,
+                          request.request_type)
+            outcome = Outcome(safe_decision(request), "safe default after an internal error", "safe")
+            view = None
+        response = encode(request, outcome.decision)
+        what = describe(request, outcome.decision)
+        if isinstance(request.options, ActionState) and view is not None:
+            chosen = next((o for o in request.options.options if o.index == getattr(outcome.decision, "index", None)), None)
+            if chosen is not None and not chosen.is_pass and len(self.tried) < MAX_TRIED:
+                self.tried.add(action_key(view, chosen))
+        turn = view.turn if view is not None else "?"
+        phase = view.phase if view is not None else "?"
+        self.memory.add("agent", f"turn {turn} {phase}: {what} ({outcome.reason})")
+        self.decisions += 1
+        latency = time.monotonic() - started
+        if outcome.note:
+            log.info("game %s: %s", self.game_id, outcome.note)
+        self.transcript.record("decision", game_id=self.game_id, request_type=request.request_type,
+                               source=outcome.source, response=response, summary=what, reason=outcome.reason,
+                               note=outcome.note, latency_ms=round(latency * 1000, 2), llm=outcome.llm or None)
+        return response
+
+    async def close(self, result: Any = None) -> None:
+        for task in list(self._inflight.values()):
+            task.cancel()
+        self.transcript.record("end", game_id=self.game_id, decisions=self.decisions, result=result)
+        await self.transcript.close()
