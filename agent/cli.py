@@ -17,10 +17,12 @@ from typing import Any
 
 from dotenv import load_dotenv
 
-from agent.core.config import ConfigError, read_config_mapping, validate_config
+from agent.core.config import ConfigError, apply_tags, read_config_mapping, validate_config
 from agent.core.game import Game
 from agent.core.prompts import PromptError
 from agent.core.redact import SecretFilter, Secrets
+from agent.core.resources import find_shipped_config, shipped_configs
+from agent.core.study import agent_version
 from agent.games import DEFAULT_GAME, available_games, load_game
 
 QUIET_LOGGERS = ("httpx", "httpcore", "openai", "websockets.server", "websockets.client", "aiohttp.access")
@@ -36,14 +38,30 @@ def _games_epilog() -> str:
         except Exception as exc:  # one broken game folder must not hide the others from --help
             summary = f"(cannot be loaded: {exc})"
         lines.append(f"  {name:<10} {summary}")
+    configs = ", ".join(p.stem for p in shipped_configs())
+    if configs:
+        lines.append(f"\nshipped configs (--config NAME): {configs}")
     return "\n".join(lines)
 
 
+def _tag(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. --tag participant=P07)")
+    return key.strip(), value.strip()
+
+
 def _common_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--version", action="version", version=f"tangram-agent {agent_version()}")
     parser.add_argument("--game", help=f"which game to play (default: the config's 'game', else {DEFAULT_GAME})")
-    parser.add_argument("--config", type=Path, help="YAML config (default: the game's offline player, no LLM)")
+    parser.add_argument("--config", type=Path,
+                        help="YAML config file, or a shipped config's name (default: the game's offline player)")
     parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.upper,
                         help="log verbosity (default: from the config, INFO)")
+    parser.add_argument("--tag", action="append", type=_tag, default=[], metavar="KEY=VALUE",
+                        help="label this run's transcripts (repeatable): --tag participant=P07 --tag condition=explain")
+    parser.add_argument("--check-llm", action="store_true",
+                        help="make one tiny call to the configured LLM and report the result before starting")
 
 
 def build_parser(game: Game) -> argparse.ArgumentParser:
@@ -62,6 +80,9 @@ def _choose_game(argv: list[str] | None) -> tuple[str, dict[str, Any], Path | No
     pre = argparse.ArgumentParser(add_help=False)
     _common_options(pre)
     known, _ = pre.parse_known_args(argv)
+    if known.config is not None and not known.config.exists():
+        # After pip install there is no configs/ folder to point at: the shipped ones go by name.
+        known.config = find_shipped_config(known.config) or known.config
     data = read_config_mapping(known.config) if known.config is not None else {}
     in_config = data.get("game")
     if known.game and in_config and known.game != in_config:
@@ -82,6 +103,7 @@ def prepare(argv: list[str] | None) -> tuple[Game, Any, argparse.Namespace]:
     args = build_parser(game).parse_args(argv)
     config = validate_config(game.config_model, {**data, "game": name}, path)
     config = game.apply_arguments(config, args)
+    config = apply_tags(config, dict(args.tag))
     if args.log_level:
         config = config.model_copy(update={"log_level": args.log_level})
     game.check(config)
@@ -105,4 +127,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     setup_logging(config.log_level, Secrets(config.secret_values()))
+    if args.check_llm:
+        code = _check_llm(config)
+        if code:
+            return code
     return asyncio.run(game.main(config, args))
+
+
+def _check_llm(config: Any) -> int:
+    from agent.core.llm_check import check_llm
+
+    if not config.uses_llm():
+        print(f"LLM check skipped: the {config.game} player {config.player!r} uses no LLM", file=sys.stderr)
+        return 0
+    outcome = asyncio.run(check_llm(config))
+    message = Secrets(config.secret_values()).mask(outcome.message)
+    print(message if outcome.ok else f"error: {message}", file=sys.stderr, flush=True)
+    return 0 if outcome.ok else 2

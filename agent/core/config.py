@@ -7,17 +7,26 @@ errors, not silently ignored: a typo in a study's config must not go unnoticed.
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
-"""The ``agent`` package folder."""
-PROJECT_DIR = PACKAGE_DIR.parent
-"""The project checkout: ``prompts/`` and ``configs/`` live here."""
+from agent.core.resources import PACKAGE_DIR, PROJECT_DIR, search_roots
+
+__all__ = ["PACKAGE_DIR", "PROJECT_DIR", "C", "ConfigError", "GameConfig", "ImageConfig", "LLMConfig", "LogLevel",
+           "RetryConfig", "StrictModel", "TranscriptConfig", "apply_tags", "check_api_key", "load_config",
+           "read_config_mapping",
+           "validate_config"]
+
+MAX_TAGS = 20
+TAG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
+MAX_TAG_VALUE_CHARS = 100
+MAX_REPORTED_ERRORS = 20
 
 LogLevel = Literal["DEBUG", "INFO", "WARNING", "ERROR"]
 
@@ -35,7 +44,8 @@ class RetryConfig(StrictModel):
 
 
 class LLMConfig(StrictModel):
-    base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = the SDK's default (OPENAI_BASE_URL or OpenAI).")
+    base_url: str | None = Field(
+        None, description="OpenAI-compatible endpoint; unset = the SDK's default (OPENAI_BASE_URL or OpenAI).")
     model: str = "gpt-4o"
     api_key_env: str = Field("OPENAI_API_KEY", description="Name of the environment variable holding the key.")
     api_key_required: bool = Field(True, description="False for local servers that take no key.")
@@ -69,8 +79,27 @@ class GameConfig(StrictModel):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     transcripts: TranscriptConfig = Field(default_factory=TranscriptConfig)
     log_level: LogLevel = "INFO"
+    tags: dict[str, str] = Field(
+        default_factory=dict,
+        description="Free study labels (participant, condition...): in every session_start record and transcript name.")
 
     source: Path | None = Field(None, exclude=True, description="Where this config was read from.")
+
+    @field_validator("tags", mode="before")
+    @classmethod
+    def _check_tags(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            return value
+        if len(value) > MAX_TAGS:
+            raise ValueError(f"at most {MAX_TAGS} tags")
+        for key, item in value.items():
+            if not isinstance(key, str) or not TAG_KEY.match(key):
+                raise ValueError(f"tag name {key!r}: a letter, then up to 39 letters, digits, '_', '.' or '-'")
+            if isinstance(item, bool) or not isinstance(item, str | int | float):
+                raise ValueError(f"tag {key!r}: the value must be a word or a number")
+            if len(str(item)) > MAX_TAG_VALUE_CHARS:
+                raise ValueError(f"tag {key!r}: the value is over {MAX_TAG_VALUE_CHARS} characters")
+        return {k: str(v) for k, v in value.items()}
 
     def api_key(self) -> str | None:
         value = os.environ.get(self.llm.api_key_env, "").strip()
@@ -85,18 +114,19 @@ class GameConfig(StrictModel):
         return (key,) if key else ()
 
     def resolve_dir(self, value: Path) -> Path:
-        """A relative folder named by the config: next to the config first, then the project, then cwd."""
+        """A relative folder named by the config: next to the config first, then the shipped trees
+        (installed package or checkout), then cwd."""
         if value.is_absolute():
             return value
         base = self.source.parent if self.source else Path.cwd()
-        for root in (base, PROJECT_DIR, Path.cwd()):
+        for root in (base, *search_roots(), Path.cwd()):
             if (root / value).is_dir():
                 return (root / value).resolve()
         return value
 
 
 class ConfigError(Exception):
-    """The config cannot be used; the message is one line naming the file and the field."""
+    """The config cannot be used; the message names the file and each wrong field (one line each)."""
 
 
 C = TypeVar("C", bound=GameConfig)
@@ -121,15 +151,57 @@ def read_config_mapping(path: str | Path) -> dict[str, Any]:
 
 
 def validate_config(model: type[C], data: dict[str, Any], path: Path | None) -> C:
-    """``data`` as ``model``; a ValidationError becomes one line naming the file and the field."""
+    """``data`` as ``model``; every problem is reported at once, one line each, naming the field
+    (and, for a misspelt key, the field it probably meant)."""
     payload = {**data, "source": path.resolve()} if path is not None else dict(data)
     try:
         return model.model_validate(payload)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"]) or "(top level)"
         where = f"config {path}" if path is not None else "config"
-        raise ConfigError(f"{where}: field '{field}': {err['msg']}") from exc
+        problems = [_describe_error(model, err) for err in exc.errors()]
+        shown = problems[:MAX_REPORTED_ERRORS]
+        if len(problems) > len(shown):
+            shown.append(f"... and {len(problems) - len(shown)} more")
+        if len(shown) == 1:
+            raise ConfigError(f"{where}: {shown[0]}") from exc
+        raise ConfigError(f"{where} has {len(problems)} problems:\n  " + "\n  ".join(shown)) from exc
+
+
+def _describe_error(model: type[BaseModel], err: Any) -> str:
+    loc = tuple(err["loc"])
+    field = ".".join(str(p) for p in loc) or "(top level)"
+    if err["type"] == "extra_forbidden":
+        known = _fields_at(model, loc[:-1])
+        guess = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6) if known else []
+        hint = f" (did you mean '{'.'.join([*map(str, loc[:-1]), guess[0]])}'?)" if guess else ""
+        return f"field '{field}': unknown field{hint}"
+    return f"field '{field}': {err['msg']}"
+
+
+def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
+    """The field names of the section ``loc`` points to, for "did you mean"."""
+    current: Any = model
+    for part in loc:
+        fields = getattr(current, "model_fields", None)
+        if fields is None or part not in fields:
+            return []
+        current = fields[part].annotation
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return []
+    fields = getattr(current, "model_fields", None)
+    return [name for name in fields if name != "source"] if fields else []
+
+
+def apply_tags(config: C, tags: dict[str, str]) -> C:
+    """The config with ``tags`` (from the command line) over its own; ConfigError if one is invalid."""
+    if not tags:
+        return config
+    merged = {**config.tags, **tags}
+    try:
+        checked = type(config).model_validate({"tags": merged}).tags
+    except ValidationError as exc:
+        raise ConfigError(f"--tag: {exc.errors()[0]['msg']}") from exc
+    return config.model_copy(update={"tags": checked})
 
 
 def load_config(path: str | Path | None, model: type[C]) -> C:

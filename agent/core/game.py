@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +43,7 @@ class Game:
     """One line for ``python -m agent --help``."""
     config_model: type[GameConfig]
     """The game's config: :class:`GameConfig` plus its own sections; defaults give the offline player."""
-    main: Callable[[Any, argparse.Namespace], Awaitable[int]]
+    main: Callable[[Any, argparse.Namespace], Coroutine[Any, Any, int]]
     """Runs the game with a checked config; returns the exit status."""
     add_arguments: Callable[[argparse._ArgumentGroup], None] = _no_arguments
     """Adds the game's own flags (e.g. ``--port`` for a server, ``--connect`` for a client)."""

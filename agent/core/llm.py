@@ -23,7 +23,7 @@ import re
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 import openai
@@ -168,7 +168,7 @@ class LLMClient:
                     mode = "text"
                     remember_text_on_success = change == "text_once"
                 continue
-            except Exception as exc:  # noqa: BLE001 - every provider failure becomes result.error
+            except Exception as exc:
                 result.error = self._describe(exc, len(result.attempts) - tries_before)
                 break
             if remember_text_on_success:
@@ -370,8 +370,8 @@ def _retry_after(exc: BaseException | None) -> float | None:
         except (TypeError, ValueError):
             return None
         if when.tzinfo is None:
-            when = when.replace(tzinfo=timezone.utc)
-        return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+            when = when.replace(tzinfo=UTC)
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
     return None
 
 

@@ -16,7 +16,6 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError
 
 
-
 class PromptError(Exception):
     """A template folder that cannot be used; the message names the file and the problem."""
 
@@ -50,7 +49,21 @@ def load_prompts(directory: Path, sample_context: dict[str, Any], names: Sequenc
         try:
             prompts.render(name, sample_context)
         except TemplateError as exc:
-            line = getattr(exc, "lineno", None)
+            line = getattr(exc, "lineno", None) or _template_line(exc, path)
             where = f"{path}:{line}" if line else str(path)
             raise PromptError(f"template {where}: {exc.message or exc}") from exc
     return prompts
+
+
+def _template_line(exc: BaseException, path: Path) -> int | None:
+    """The template line a render error happened on: Jinja2 rewrites the traceback so that the
+    template's own frames carry its file name and line (syntax errors carry ``lineno`` instead)."""
+    line = None
+    target = str(path.resolve())
+    tb = exc.__traceback__
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if filename == str(path) or filename == target:
+            line = tb.tb_lineno  # the innermost frame in the template is where it failed
+        tb = tb.tb_next
+    return line

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 MASK = "***"
 MIN_SECRET_CHARS = 4
@@ -49,7 +50,7 @@ class SecretFilter(logging.Filter):
         return True
 
 
-class MaskingLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
+class MaskingLogger(logging.LoggerAdapter[logging.Logger]):
     """A logger that masks secrets before emitting, for libraries we hand a logger to
     (websockets logs request paths, ``?token=`` included) even when no handler filter is set."""
 
@@ -57,7 +58,7 @@ class MaskingLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
         super().__init__(logger, {})
         self.secrets = secrets
 
-    def log(self, level: int, msg: object, *args: object, **kwargs: object) -> None:
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
         if not self.isEnabledFor(level):
             return
         if self.secrets:
@@ -66,4 +67,4 @@ class MaskingLogger(logging.LoggerAdapter):  # type: ignore[type-arg]
             except (TypeError, ValueError):
                 text = " ".join(str(x) for x in (msg, *args))
             msg, args = self.secrets.mask(text), ()
-        self.logger.log(level, msg, *args, **kwargs)  # type: ignore[arg-type]
+        self.logger.log(level, msg, *args, **kwargs)

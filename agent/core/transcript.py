@@ -6,19 +6,29 @@ loop never waits on the disk and records keep their order. Image payloads never 
 The file is created readable by its owner only (and a folder it creates, too): transcripts hold
 what participants typed. Whatever a record holds (lone surrogates from a hostile frame, a full
 disk), writing it never raises into the session and never stops the records after it.
+
+Records an analyst joins: :func:`record_scope` adds fields (a turn id, a chat request id) to every
+record made inside it, in that task and the tasks it starts, so a player deep inside a turn
+records its LLM calls under the turn without knowing it. Texts sent over and over (a system
+prompt) are written once per session by :meth:`Transcript.text_once` and named by hash after.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
 import json
 import logging
 import os
+import re
 import time
 import uuid
-from collections.abc import Iterable
-from datetime import datetime, timezone
+from collections.abc import Iterable, Iterator, Mapping
+from contextvars import ContextVar
+from datetime import UTC, datetime
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, TextIO
 
 from agent.core.redact import Secrets
@@ -27,19 +37,58 @@ log = logging.getLogger(__name__)
 
 _LINE_BREAKERS = (("\u2028", "\\u2028"), ("\u2029", "\\u2029"), ("\x85", "\\u0085"))
 
+_SCOPE: ContextVar[Mapping[str, Any]] = ContextVar("transcript_scope", default=MappingProxyType({}))
+"""Fields every record made in this context carries; each task sees its own (contextvars)."""
+MAX_NAMED_TEXTS = 1024
+"""Distinct long texts remembered per session; past that a text is written in full again."""
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._=+-]+")
+MAX_TAGS_IN_NAME = 80
+"""Characters of tags in a transcript's file name (file names are limited to 255 bytes)."""
+
+
+@contextlib.contextmanager
+def record_scope(**fields: Any) -> Iterator[None]:
+    """Every record made inside (in this task, and in tasks and threads started from it) carries
+    ``fields``; fields a record names itself win. Scopes nest."""
+    token = _SCOPE.set({**_SCOPE.get(), **fields})
+    try:
+        yield
+    finally:
+        _SCOPE.reset(token)
+
+
+def current_scope() -> Mapping[str, Any]:
+    """The fields :func:`record_scope` adds here (e.g. to tell which turn a call belongs to)."""
+    return _SCOPE.get()
+
+
+def text_hash(text: str) -> str:
+    """Short stable name of a text (16 hex digits of its SHA-256)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def tags_in_name(tags: Mapping[str, str]) -> str:
+    """``participant=P07_condition=explain``: tags as a file-name-safe fragment, sorted by key."""
+    parts = [f"{_UNSAFE_NAME.sub('-', k)}={_UNSAFE_NAME.sub('-', str(v))}" for k, v in sorted(tags.items())]
+    return "_".join(parts)[:MAX_TAGS_IN_NAME].strip("_-")
+
 
 class Transcript:
     def __init__(self, directory: Path | None, session_id: str | None = None,
-                 secrets: Secrets | Iterable[str] = ()) -> None:
+                 secrets: Secrets | Iterable[str] = (), tags: Mapping[str, str] | None = None) -> None:
         self.session_id = session_id or uuid.uuid4().hex[:12]
         self._secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._file: TextIO | None = None
         self._task: asyncio.Task[None] | None = None
+        self._named: set[str] = set()
         self.path: Path | None = None
         if directory is not None:
-            stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-            self.path = Path(directory) / f"{stamp}-{self.session_id}.jsonl"
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+            # Tags in the name let a study's files be sorted by condition without opening them.
+            label = tags_in_name(tags or {})
+            name = f"{stamp}-{label}-{self.session_id}" if label else f"{stamp}-{self.session_id}"
+            self.path = Path(directory) / f"{name}.jsonl"
 
     async def open(self) -> None:
         if self.path is None:
@@ -63,7 +112,7 @@ class Transcript:
         """Queue one record. Never raises: a transcript problem must not break a turn."""
         if self._file is None:
             return
-        entry = {"t": round(time.time(), 3), "session": self.session_id, "kind": kind, **data}
+        entry = {"t": round(time.time(), 3), "session": self.session_id, "kind": kind, **_SCOPE.get(), **data}
         try:
             line = json.dumps(entry, ensure_ascii=False, default=str)
         except (TypeError, ValueError, RecursionError) as exc:
@@ -76,6 +125,18 @@ class Transcript:
             if char in line:
                 line = line.replace(char, escape)
         self._queue.put_nowait(line)
+
+    def text_once(self, kind: str, text: str) -> str:
+        """The hash naming ``text``; the first time in this session, also a ``kind`` record holding it.
+
+        For texts repeated in every call (a system prompt): later records carry only the hash.
+        """
+        digest = text_hash(text)
+        if digest not in self._named:
+            if len(self._named) < MAX_NAMED_TEXTS:
+                self._named.add(digest)
+            self.record(kind, sha256=digest, text=text)
+        return digest
 
     async def _drain(self) -> None:
         assert self._file is not None

@@ -86,7 +86,8 @@ async def test_json_object_mode_describes_schema(fake_openai: FakeOpenAI) -> Non
 
 
 async def test_images_reach_server_as_data_urls(fake_openai: FakeOpenAI, client: LLMClient) -> None:
-    url = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+    url = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
+           "RU5ErkJggg==")
     messages = [MESSAGES[0], {"role": "user", "content": [
         {"type": "text", "text": "The board:"},
         {"type": "image_url", "image_url": {"url": url, "detail": "auto"}}]}]
@@ -121,7 +122,8 @@ async def test_no_key_sends_placeholder_not_environment_key(fake_openai: FakeOpe
 async def test_json_schema_rejected_falls_back_to_text_and_remembers(fake_openai: FakeOpenAI,
                                                                     client: LLMClient) -> None:
     fake_openai.reject_response_formats = {"json_schema"}
-    fake_openai.enqueue(FakeReply.ok('Sure! Here is my move:\n```json\n{"piece": "square", "chat": "Top {left},",}\n```\nGood luck!'))
+    fake_openai.enqueue(FakeReply.ok(
+        'Sure! Here is my move:\n```json\n{"piece": "square", "chat": "Top {left},",}\n```\nGood luck!'))
     result = await client.complete_json(MESSAGES, SCHEMA, "move")
 
     assert result.ok, result.error
@@ -222,7 +224,8 @@ async def test_connection_refused_is_bounded(fake_openai: FakeOpenAI) -> None:
     config = LLMConfig(base_url=f"http://127.0.0.1:{port}/v1", retry=RetryConfig(max_attempts=2, initial_backoff=0))
     async with LLMClient(config, "sk-test") as llm:
         result = await llm.complete_text(MESSAGES)
-    assert result.error is not None and result.error.startswith(f"cannot reach http://127.0.0.1:{port}/v1/ (2 attempts)")
+    assert result.error is not None
+    assert result.error.startswith(f"cannot reach http://127.0.0.1:{port}/v1/ (2 attempts)")
 
 
 async def test_429_retry_after_is_honoured(fake_openai: FakeOpenAI, client: LLMClient) -> None:

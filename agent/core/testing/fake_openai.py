@@ -38,7 +38,7 @@ from aiohttp import web
 DEFAULT_CONTENT = '{"ok": true}'
 DEFAULT_MODEL = "fake-model"
 
-Responder = Callable[[dict[str, Any]], "FakeReply | None | Awaitable[FakeReply | None]"]
+Responder = Callable[[dict[str, Any]], "FakeReply | Awaitable[FakeReply | None] | None"]
 
 
 @dataclass
@@ -154,13 +154,12 @@ class RecordedRequest:
 
     def image_urls(self) -> list[str]:
         """Every image_url part's URL, in message order."""
-        urls = []
+        urls: list[str] = []
         for message in self.messages:
             content = message.get("content")
             if isinstance(content, list):
-                for part in content:
-                    if isinstance(part, dict) and part.get("type") == "image_url":
-                        urls.append(part.get("image_url", {}).get("url", ""))
+                urls.extend(part.get("image_url", {}).get("url", "") for part in content
+                            if isinstance(part, dict) and part.get("type") == "image_url")
         return urls
 
 
@@ -438,7 +437,8 @@ def _abort(request: web.Request) -> None:
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m agent.core.testing.fake_openai",
-                                     description="Fake OpenAI-compatible Chat Completions server for tests and benchmarks.")
+                                     description="Fake OpenAI-compatible Chat Completions server for tests and "
+                                                 "benchmarks.")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port (printed on stdout)")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each default reply")
@@ -455,7 +455,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 async def _serve(args: argparse.Namespace) -> dict[str, int]:
     content = args.reply_file.read_text(encoding="utf-8") if args.reply_file else args.reply
-    replies = [FakeReply.from_dict(d) for d in json.loads(args.replies.read_text(encoding="utf-8"))] if args.replies else []
+    replies = ([FakeReply.from_dict(d) for d in json.loads(args.replies.read_text(encoding="utf-8"))]
+               if args.replies else [])
     api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
     fake = FakeOpenAI(default_content=content, default_delay=args.delay, replies=replies, api_key=api_key,
                       reject_response_formats=args.reject_response_format, model=args.model,
