@@ -148,7 +148,7 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
     if effect.removal:
         killable = [c for c in opp_creatures if _kills(effect, c)]
         if effect.damage_to_players and effect.damage >= view.opp.life:
-            return 90.0, f"{name} for lethal"
+            return 200.0, f"{name} for lethal"  # A8: above even the land drop
         if killable:
             target = max(killable, key=lambda c: c.value)
             if not view.sorcery_timing and not (view.combat or view.stack):
