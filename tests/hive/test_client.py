@@ -1,0 +1,241 @@
+"""The client against scripted arenas: bad lines, gameover, closing, slow accept, one-write answers."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+import pytest
+
+from agent.games.hive import client as client_module
+from agent.games.hive.client import check_team_name, play
+from agent.games.hive.protocol import BeeView
+
+GOOD = b"0,0,0,10,2,9000050900000090000009001000900100090710009001000\n"
+GOOD_P1 = b"1,1,0,10,27,0000009000000900000090002009000200900028090002009\n"
+
+
+class Recorder:
+    """A decider that records what it saw and answers guard N."""
+
+    def __init__(self) -> None:
+        self.views: list[BeeView] = []
+        self.bad: list[str] = []
+
+    def decide(self, view: BeeView) -> tuple[int, int]:
+        self.views.append(view)
+        return 3, 0
+
+    def bad_line(self, line: str, error: str) -> None:
+        self.bad.append(error)
+
+
+ArenaScript = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+
+
+class ScriptedArena:
+    """A one-connection TCP server whose behaviour is a test's script; records each read."""
+
+    def __init__(self, script: ArenaScript) -> None:
+        self.script = script
+        self.names: list[bytes] = []
+        self.server: asyncio.Server | None = None
+        self.done = asyncio.Event()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            self.names.append(await asyncio.wait_for(reader.readline(), 5))
+            await self.script(reader, writer)
+        finally:
+            writer.close()
+            self.done.set()
+
+    async def start(self, port: int = 0) -> int:
+        self.server = await asyncio.start_server(self._handle, "127.0.0.1", port)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def close(self) -> None:
+        if self.server:
+            self.server.close()
+            await self.server.wait_closed()
+
+
+@pytest.fixture
+async def arena_factory() -> AsyncIterator[Callable[[ArenaScript], Awaitable[tuple[ScriptedArena, int]]]]:
+    made: list[ScriptedArena] = []
+
+    async def make(script: ArenaScript) -> tuple[ScriptedArena, int]:
+        arena = ScriptedArena(script)
+        made.append(arena)
+        return arena, await arena.start()
+
+    yield make
+    for arena in made:
+        await arena.close()
+
+
+async def single_read(reader: asyncio.StreamReader) -> bytes:
+    return await asyncio.wait_for(reader.read(200), 2)
+
+
+async def test_plays_states_until_gameover_answering_in_one_read(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    answers: list[bytes] = []
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        for line in (GOOD, GOOD_P1):
+            writer.write(line)
+            answers.append(await single_read(reader))
+        writer.write(b"gameover\n")
+
+    arena, port = await arena_factory(script)
+    decider = Recorder()
+    outcome = await play("127.0.0.1", port, "bees", decider)
+    assert arena.names == [b"bees\n"]
+    assert outcome.ending == "gameover" and outcome.states == 2
+    assert answers == [b"3,0\n", b"3,0\n"]  # each answer whole in a single read
+    assert outcome.player == 0
+
+
+async def test_seat_comes_from_the_messages(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(GOOD_P1)
+        await single_read(reader)
+        writer.write(b"gameover\n")
+
+    _, port = await arena_factory(script)
+    decider = Recorder()
+    outcome = await play("127.0.0.1", port, "bees", decider)
+    assert outcome.player == 1 and decider.views[0].player == 1
+
+
+@pytest.mark.parametrize("bad", [
+    b"hello\n",
+    b"0,0,0,10,2,12345\n",
+    b"\n",
+    b"1,0,0,10,2,9000050900000090000009001000900100090710009001000\n",
+    b"\xff\xfe\x00garbage\n",
+    b"9" * 5000 + b"\n",
+])
+async def test_a_bad_line_gets_a_safe_answer_and_play_goes_on(arena_factory, bad: bytes) -> None:  # type: ignore[no-untyped-def]
+    answers: list[bytes] = []
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(bad)
+        answers.append(await single_read(reader))
+        writer.write(GOOD)
+        answers.append(await single_read(reader))
+        writer.write(b"gameover\n")
+
+    _, port = await arena_factory(script)
+    decider = Recorder()
+    outcome = await play("127.0.0.1", port, "bees", decider)
+    assert answers == [b"0,0\n", b"3,0\n"]
+    assert outcome.ending == "gameover" and outcome.bad_lines == 1 and outcome.states == 1
+    assert len(decider.bad) == 1
+
+
+async def test_a_line_and_the_next_arriving_together_are_both_answered(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(GOOD + b"gameover\n")
+        await single_read(reader)
+
+    _, port = await arena_factory(script)
+    outcome = await play("127.0.0.1", port, "bees", Recorder())
+    assert outcome.ending == "gameover" and outcome.states == 1
+
+
+async def test_the_arena_closing_mid_match_ends_quietly(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(GOOD)
+        await single_read(reader)
+        writer.write(GOOD[:20])  # half a line, then the arena is gone
+
+    _, port = await arena_factory(script)
+    outcome = await play("127.0.0.1", port, "bees", Recorder())
+    assert outcome.ending == "closed" and "partial line" in outcome.detail and outcome.states == 1
+
+
+async def test_a_slow_accepting_arena_is_waited_for() -> None:
+    """The arena starts listening only after the agent started dialling."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(0.3)  # slow to send the first state, too
+        writer.write(GOOD)
+        await single_read(reader)
+        writer.write(b"gameover\n")
+
+    arena = ScriptedArena(script)
+    agent = asyncio.create_task(play("127.0.0.1", port, "bees", Recorder(), connect_timeout=10))
+    await asyncio.sleep(0.4)
+    assert not agent.done()
+    await arena.start(port)
+    try:
+        outcome = await asyncio.wait_for(agent, 10)
+    finally:
+        await arena.close()
+    assert outcome.ending == "gameover" and arena.names == [b"bees\n"]
+
+
+async def test_nobody_listening_is_reported_not_raised() -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    outcome = await play("127.0.0.1", port, "bees", Recorder(), connect_timeout=0.3)
+    assert outcome.ending == "refused" and str(port) in outcome.detail
+
+
+async def test_an_arena_gone_silent_ends_after_the_idle_timeout(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(2)
+
+    _, port = await arena_factory(script)
+    outcome = await play("127.0.0.1", port, "bees", Recorder(), idle_timeout=0.2)
+    assert outcome.ending == "idle"
+
+
+async def test_a_failing_decider_still_answers(arena_factory) -> None:  # type: ignore[no-untyped-def]
+    answers: list[bytes] = []
+
+    class Broken(Recorder):
+        def decide(self, view: BeeView) -> tuple[int, int]:
+            raise RuntimeError("strategy bug")
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(GOOD)
+        answers.append(await single_read(reader))
+        writer.write(b"gameover\n")
+
+    _, port = await arena_factory(script)
+    outcome = await play("127.0.0.1", port, "bees", Broken())
+    assert answers == [b"0,0\n"] and outcome.ending == "gameover"
+
+
+async def test_a_slow_awaitable_decision_is_cut_off_before_the_forfeit(arena_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(client_module, "DECIDE_LIMIT_S", 0.2)
+    answers: list[bytes] = []
+
+    class Slow(Recorder):
+        def decide(self, view: BeeView) -> Awaitable[tuple[int, int]]:  # type: ignore[override]
+            async def late() -> tuple[int, int]:
+                await asyncio.sleep(5)
+                return 2, 2
+            return late()
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(GOOD)
+        answers.append(await single_read(reader))
+        writer.write(b"gameover\n")
+
+    _, port = await arena_factory(script)
+    outcome = await play("127.0.0.1", port, "bees", Slow())
+    assert answers == [b"0,0\n"] and outcome.decision_ms[0] < 1000
+
+
+@pytest.mark.parametrize("name", ["", "a\nb", "x" * 250, "tab\there"])
+def test_bad_team_names_are_refused(name: str) -> None:
+    with pytest.raises(ValueError):
+        check_team_name(name)
