@@ -96,17 +96,38 @@ async def test_the_game_answers_a_typeless_frame_with_its_error() -> None:
     assert {"type": "error", "message": NO_TYPE_ERROR} in agent.received
 
 
-async def test_an_error_frame_ends_the_turn() -> None:
-    async with serve_scripted_agent("error") as url, GameClient(url) as game:
+async def test_an_error_frame_ends_the_turn_in_the_current_source() -> None:
+    async with serve_scripted_agent("error") as url, GameClient(url, build="source") as game:
         turn = await game.ai_turn(deadline=5)
         assert turn.errored and turn.error_message == "planner exploded" and turn.ended
+
+
+async def test_the_shipped_build_leaves_a_turn_ended_by_error_hanging() -> None:
+    async with serve_scripted_agent("error") as url, GameClient(url) as game:
+        turn = await game.ai_turn(deadline=0.5)
+        assert turn.timed_out
+        assert [v.kind for v in game.violations] == ["error_ignored", "turn_timeout"]
 
 
 async def test_play_and_finish_without_waiting_for_feedback() -> None:
     async with serve_scripted_agent("rush") as url, GameClient(url, tween=0.2) as game:
         turn = await game.ai_turn(deadline=5)
-        assert turn.finished
-        assert [v.kind for v in game.violations] == ["did_not_wait_for_feedback"]
+        assert turn.finished and turn.undone is False
+        # The finish came during the animation: checked half-way, then the tween landed the piece.
+        assert [v.kind for v in game.violations] == ["finish_during_animation"]
+        assert game.game.turns[-1].landed_unchecked
+        # The feedback still goes out, after the turn.
+        assert await _eventually(lambda: any(s.type == "playFeedback" for s in game.sent))
+
+
+async def _eventually(check, timeout: float = 2.0) -> bool:  # type: ignore[no-untyped-def]
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not check():
+        if loop.time() > end:
+            return False
+        await asyncio.sleep(0.02)
+    return True
 
 
 async def test_raw_frames_and_next_frame() -> None:

@@ -14,7 +14,7 @@ from agent.games.tangram.geometry.collide import BOUNDARY
 from agent.games.tangram.geometry.frames import Pose, world_to_board
 from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
 from agent.games.tangram.protocol import parse_frame, parse_vector
-from agent.games.tangram.sim import godot
+from agent.games.tangram.sim import godot, scene
 from agent.games.tangram.sim.game import (
     AGENT_ERROR_PREFIX,
     NO_TYPE_ERROR,
@@ -22,6 +22,7 @@ from agent.games.tangram.sim.game import (
     SimGame,
     SimRuleError,
     frame_text,
+    scene_start_pose,
 )
 
 VECTOR = re.compile(r"^\((-?[0-9.e+-]+), (-?[0-9.e+-]+)\)$")
@@ -33,7 +34,9 @@ VECTOR = re.compile(r"^\((-?[0-9.e+-]+), (-?[0-9.e+-]+)\)$")
 @pytest.mark.parametrize(("x", "y", "text"), [
     (30, 50, "(30, 50)"),
     (49.925816, 28.757764, "(49.92582, 28.75776)"),
-    (1e-05, 3, "(1e-05, 3)"),
+    (1e-05, 3, "(0.00001, 3)"),  # fixed point, never an exponent (Godot 4.2)
+    (1e-07, 3, "(0, 3)"),
+    (-1e-07, 3, "(-0, 3)"),
     (-2.5, 0.125, "(-2.5, 0.125)"),
     (-0.0, 100, "(0, 100)"),
     (3.14159265, 123.456789, "(3.141593, 123.4568)"),
@@ -120,32 +123,28 @@ def test_list_layout_is_the_older_builds_shape() -> None:
 # ---------------------------------------------------------------- collisions
 
 
-def _touching_pair() -> tuple[Pose, Pose]:
-    """Purple at rotation 0 and Brown right on top of it: Brown's bottom edge lies exactly on
-    Purple's top edge (checked below, to the last bit)."""
-    purple = Pose("Purple", 50.0, 40.0, 0.0)
-    top = min(y for _, y in purple.outline_px())
-    _, by = world_to_board(purple.origin_px[0], top - 12.8)
-    brown = Pose("Brown", 50.0, by, 0.0)
-    assert max(y for _, y in brown.outline_px()) == top
-    return purple, brown
-
-
 def test_touching_pieces_collide() -> None:
-    purple, brown = _touching_pair()
+    # The simulator's own separating-axis test: shapes that share an edge or a corner overlap.
+    square = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
+    above = ((0.0, -10.0), (10.0, -10.0), (10.0, 0.0), (0.0, 0.0))
+    corner = ((10.0, 10.0), (20.0, 10.0), (20.0, 20.0))
+    apart = ((0.0, -10.0), (10.0, -10.0), (10.0, -1e-6), (0.0, -1e-6))
+    assert scene.convex_overlap(square, above) and scene.convex_overlap(square, corner)
+    assert not scene.convex_overlap(square, apart)
     game = SimGame()
-    game.place("Purple", purple.x, purple.y, 0)
-    game.place("Brown", brown.x, brown.y, 0)
+    game.place("Purple", 50, 40, 0)
+    game.place("Brown", 50, 40, 0)
     assert game.collisions("Brown") == ["Purple"]
     assert game.state()["on_board"]["Purple"]["collisions"] == ["Brown"]
 
 
-def test_a_pixel_apart_is_free() -> None:
-    purple, brown = _touching_pair()
+@pytest.mark.parametrize(("gap_px", "hit"), [(1.0, False), (0.1, False), (-0.1, True)])
+def test_a_pixel_apart_is_free(gap_px: float, hit: bool) -> None:
+    # Purple's top edge is 18.92 px above its origin, Brown's bottom edge 12.8 px below its own.
     game = SimGame()
-    game.place("Purple", purple.x, purple.y, 0)
-    game.place("Brown", brown.x, brown.y + 1 / 3.22, 0)
-    assert game.collisions("Brown") == []
+    game.place("Purple", 50, 40, 0)
+    game.place("Brown", 50, 40 + (18.92 + 12.8 + gap_px) / 3.22, 0)
+    assert game.collisions("Brown") == (["Purple"] if hit else [])
 
 
 def test_sticking_out_of_the_board_is_boundary() -> None:
@@ -177,7 +176,7 @@ def test_one_piece_per_turn_puts_the_first_back() -> None:
     game.start_ai_turn()
     game.handle_agent_frame(_play("Red", 50, 30, 0))
     game.handle_agent_frame(_play("Green", 20, 80, 0))
-    assert game.poses["Red"] == Pose("Red", *world_to_board(*PIECES["Red"].start_origin), 180.0)
+    assert game.poses["Red"] == scene_start_pose("Red")
     assert set(game.state()["on_board"]) == {"Green"}
     assert game.turns[-1].plays[-1].replaced == "Red"
     game.handle_agent_frame('{"type": "finish"}')
@@ -215,8 +214,16 @@ def test_a_clean_finish_keeps_the_move() -> None:
     assert game.state()["on_board"]["Green"]["rotation"] == 45.0
 
 
-def test_error_frame_ends_the_turn_and_is_shown() -> None:
+def test_the_shipped_build_ignores_an_error_frame() -> None:
     game = SimGame()
+    game.start_ai_turn()
+    reaction = game.handle_agent_frame('{"type": "error", "message": "no idea"}')
+    assert reaction.kind == "ignored" and not reaction.turn_ended and game.turn_owner == "ai"
+    assert [v.kind for v in game.violations] == ["error_ignored"]
+
+
+def test_the_current_source_ends_the_turn_on_an_error_frame_and_shows_it() -> None:
+    game = SimGame(build="source")
     game.start_ai_turn()
     reaction = game.handle_agent_frame('{"type": "error", "message": "no idea"}')
     assert reaction.kind == "error" and reaction.turn_ended
@@ -224,12 +231,18 @@ def test_error_frame_ends_the_turn_and_is_shown() -> None:
     assert game.chat_log[-1].text == AGENT_ERROR_PREFIX + "no idea"
 
 
-@pytest.mark.parametrize("field", ["message", "content"])
-def test_chat_is_shown_at_once_in_both_field_names(field: str) -> None:
+def test_chat_is_shown_at_once() -> None:
     game = SimGame()
-    reaction = game.handle_agent_frame(json.dumps({"type": "chat", field: "hello"}))
+    reaction = game.handle_agent_frame(json.dumps({"type": "chat", "message": "hello"}))
     assert reaction.kind == "chat" and reaction.chat == "hello"
     assert game.chat_log[-1].speaker == "agent" and game.violations == []
+
+
+def test_chat_without_message_gets_the_games_error() -> None:
+    game = SimGame()
+    reaction = game.handle_agent_frame(json.dumps({"type": "chat", "content": "hello"}))  # the game reads "message" only
+    assert reaction.kind == "ignored" and reaction.reply == {"type": "error",
+                                                              "message": "Error: Missing message field in received JSON"}
 
 
 def test_frame_without_type_is_answered_like_the_game() -> None:
@@ -241,8 +254,6 @@ def test_frame_without_type_is_answered_like_the_game() -> None:
 
 @pytest.mark.parametrize(("raw", "kind"), [
     (_play("Orange", 50, 50, 0), "unknown_piece"),
-    ('{"type": "play", "shape": "Red", "position": "50,50", "rotation": 0}', "bad_play"),
-    ('{"type": "play", "shape": "Red", "position": [50, 50]}', "bad_play"),
     ("{not json", "malformed_frame"),
     ('{"type": "play", "shape": "Red", "position": [NaN, 1], "rotation": 0}', "malformed_frame"),
     ("[1, 2]", "malformed_frame"),
@@ -261,12 +272,33 @@ def test_violations_are_recorded_and_the_frame_ignored(raw: str, kind: str) -> N
     assert game.poses == before
 
 
-def test_play_or_finish_outside_the_ai_turn_is_a_violation() -> None:
+@pytest.mark.parametrize("raw", ['{"type": "play", "shape": "Red", "position": "50,50", "rotation": 0}',
+                                 '{"type": "play", "shape": "Red", "position": [50, 50]}'])
+def test_a_bad_play_gets_errors_and_hands_the_turn_over(raw: str) -> None:
     game = SimGame()
-    assert game.handle_agent_frame(_play("Red", 50, 30, 0)).kind == "ignored"
-    assert game.handle_agent_frame('{"type": "finish"}').kind == "ignored"
+    game.start_ai_turn()
+    reaction = game.handle_agent_frame(raw)
+    assert reaction.turn_ended and reaction.replies and all(r["type"] == "error" for r in reaction.replies)
+    assert game.turn_owner == "human" and game.turns[-1].ended_by == "bad_play"
+    assert [v.kind for v in game.violations] == ["bad_play"]
+    assert "Red" not in game.on_board()  # the script fails on the field: nothing moves
+
+
+def test_a_wrong_length_position_still_moves_the_piece() -> None:
+    game = SimGame()
+    game.start_ai_turn()
+    reaction = game.handle_agent_frame('{"type": "play", "shape": "Red", "position": [50, 30, 1], "rotation": 0}')
+    assert reaction.turn_ended and reaction.send_feedback and "Red" in game.on_board()
+
+
+def test_play_and_finish_outside_the_ai_turn_are_applied_and_flagged() -> None:
+    game = SimGame()
+    assert game.handle_agent_frame(_play("Red", 50, 30, 0)).kind == "play"
+    assert "Red" in game.state()["on_board"]
+    assert not game.human_move("Green", 20, 80, 0)  # the AI's piece now holds the one-piece lock
+    assert game.handle_agent_frame('{"type": "finish"}').kind == "finish"
+    assert game.human_move("Green", 20, 80, 0)  # finish cleared it
     assert [v.kind for v in game.violations] == ["out_of_turn", "out_of_turn"]
-    assert game.state()["on_board"] == {}
 
 
 def test_timestamps_are_whole_seconds_since_the_start() -> None:

@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deadline", type=float, help="seconds to wait for an AI turn to end (default: the config's turn deadline + 5, or 65)")
     p.add_argument("--chat-timeout", type=float, default=30.0, help="seconds to wait for a chat reply (default 30)")
     p.add_argument("--tween", type=float, default=GODOT_TWEEN_S, help="seconds the game animates a play before its feedback (default 0.5)")
+    p.add_argument("--build", choices=("shipped", "source"), default="shipped",
+                   help="game build to imitate: 'shipped' ignores the agent's error frames (the build users run), "
+                        "'source' honours them (the current source)")
+    p.add_argument("--stale-collisions", action="store_true",
+                   help="report a played piece's collisions one physics step short of its target, as Godot can")
     p.add_argument("--state-layout", choices=("dict", "list"), default="dict", help="on_board/off_board as objects (current game) or lists (older build)")
     p.add_argument("--transcripts", type=Path, metavar="DIR", help="with --connect: read that agent's JSONL transcripts from DIR for LLM numbers")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
@@ -83,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         options = RunOptions(games=args.games, turns=args.turns, human=args.human, seed=args.seed,
                              objective=args.objective, deadline=deadline, chat_timeout=args.chat_timeout,
-                             tween=args.tween, parallel=parallel, state_layout=args.state_layout)
+                             tween=args.tween, parallel=parallel, state_layout=args.state_layout,
+                             build=args.build, stale_collisions=args.stale_collisions)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

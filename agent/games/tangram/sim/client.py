@@ -11,9 +11,11 @@
 
 Like the Godot game, the client dials the agent, sends frames without compression or pings, and
 accepts the agent's frames one at a time in arrival order: every frame goes through
-:meth:`SimGame.handle_agent_frame`, and after a ``play`` the client waits ``tween`` seconds (the
-game animates the move for 0.5 s) before sending ``playFeedback``. Frames are stamped when they
-arrive, so latencies do not include the simulator's own queueing.
+:meth:`SimGame.handle_agent_frame` at once, as the game's ``_process`` does, also while a play is
+animating. A ``play`` starts a ``tween``-second animation (the game's is 0.5 s) and its
+``playFeedback`` goes out when the animation and one more frame are over, whatever arrived
+meanwhile. Frames are stamped when they arrive, so latencies do not include the simulator's own
+queueing.
 """
 
 from __future__ import annotations
@@ -31,8 +33,10 @@ from websockets.exceptions import ConnectionClosed
 
 from agent.games.tangram.sim.game import (
     CLOSED,
+    GODOT_TWEEN_S,
     NO_WAIT,
     TURN_TIMEOUT,
+    Build,
     PlayRecord,
     SimGame,
     SimRuleError,
@@ -46,7 +50,7 @@ log = logging.getLogger(__name__)
 
 MAX_AGENT_FRAME = 16 * 1024 * 1024
 """Accept far more than Godot would, so an oversized frame is recorded instead of killing the socket."""
-GODOT_TWEEN_S = 0.5
+__all__ = ["GODOT_TWEEN_S", "ChatResult", "GameClient", "HumanTurn", "ReceivedFrame", "TurnResult"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,10 +139,11 @@ class GameClient:
 
     def __init__(self, url: str, *, objective: str = "A house", seed: int | str = 0,
                  human: str | ScriptedHuman | None = None, tween: float = 0.0,
-                 state_layout: StateLayout = "dict", max_size: int = MAX_AGENT_FRAME,
-                 open_timeout: float = 10.0, chat_timeout: float = 30.0) -> None:
+                 state_layout: StateLayout = "dict", build: Build = "shipped", stale_collisions: bool = False,
+                 max_size: int = MAX_AGENT_FRAME, open_timeout: float = 10.0, chat_timeout: float = 30.0) -> None:
         self.url = url
-        self.game = SimGame(objective, state_layout=state_layout)
+        self.game = SimGame(objective, state_layout=state_layout, build=build, animation=tween,
+                            stale_collisions=stale_collisions)
         self.human = make_human(human, seed, objective) if isinstance(human, str) else human
         self.tween = tween
         self.chat_timeout = chat_timeout
@@ -157,8 +162,9 @@ class GameClient:
         self._closing = False
         self._frame_added = asyncio.Event()
         self._cursor = 0
-        self._last_play_at: float | None = None
-        self._feedback_sent_at = 0.0
+        self._feedback_tasks: set[asyncio.Task[None]] = set()
+        self._pending_feedback = 0
+        """Plays whose playFeedback has not gone out yet."""
 
     # ------------------------------------------------------------------ connection
 
@@ -181,6 +187,8 @@ class GameClient:
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._ws.close()
+        for task in list(self._feedback_tasks):
+            task.cancel()
         for task in (self._reader, self._worker):
             if task is not None:
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
@@ -236,7 +244,6 @@ class GameClient:
             raise SimRuleError("the AI's turn is already in progress")
         first = len(self.frames)
         self._turn_done = asyncio.Event()
-        self._last_play_at = None
         request = self.game.start_ai_turn()
         turn = self.game.turns[-1]
         await self.send_frame(request)
@@ -394,20 +401,30 @@ class GameClient:
                 log.exception("simulator failed on frame %d", frame.index)
 
     async def _process(self, frame: ReceivedFrame, raw: str | bytes) -> None:
-        if frame.type in ("play", "finish") and self._last_play_at is not None \
-                and frame.turn == self.game.turn_index and frame.at < self._feedback_sent_at:
+        if frame.type in ("play", "finish") and self._pending_feedback and not self.game.animating():
+            # After the animation, before the feedback: the game takes it, but the agent could not
+            # have seen the outcome of its play.
             self.game.violation(NO_WAIT, f"{frame.type} arrived before the playFeedback of the previous play")
         reaction = self.game.handle_agent_frame(raw)
-        if reaction.reply is not None:
-            await self.send_frame(reaction.reply)
-        if reaction.send_feedback:
-            self._last_play_at = frame.at
-            self._feedback_sent_at = float("inf")  # until it is really sent
-            if self.tween > 0:
-                await asyncio.sleep(self.tween)
-            await self.send_frame(self.game.play_feedback_frame())
-            self._feedback_sent_at = self.game.elapsed()
+        for reply in reaction.replies:
+            await self.send_frame(reply)
+        if reaction.send_feedback and reaction.play is not None:
+            self._pending_feedback += 1
+            task = asyncio.create_task(self._send_feedback(reaction.play), name="sim-feedback")
+            self._feedback_tasks.add(task)
+            task.add_done_callback(self._feedback_tasks.discard)
         if reaction.kind == "chat" and reaction.chat is not None:
             self._resolve_chat(reaction.chat, frame.at)
         if reaction.turn_ended:
             self._turn_done.set()
+
+    async def _send_feedback(self, play: PlayRecord) -> None:
+        """The rest of the game's aiPlayRequest: after the tween and a frame, the feedback goes out
+        (also when the turn has ended meanwhile)."""
+        try:
+            delay = self.game.feedback_due(play) - self.game.elapsed()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await self.send_frame(self.game.play_feedback_frame(play))
+        finally:
+            self._pending_feedback -= 1

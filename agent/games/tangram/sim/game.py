@@ -2,19 +2,27 @@
 
 :class:`SimGame` holds the seven poses, whose turn it is, and what happened. It builds the frames
 the game would send (``play_request_frame`` and friends return dicts; :func:`frame_text` turns
-one into the exact text) and reacts to the agent's frames with :meth:`SimGame.handle_agent_frame`,
-which applies GAME_FACTS:
+one into the exact text) and reacts to the agent's frames with :meth:`SimGame.handle_agent_frame`
+the way ``Main_scene.gd`` does (GAME_FACTS, last section):
 
-* ``play`` moves the named piece (node origin, board units; rotation in degrees); a ``play``
-  naming another piece than this turn's first puts the first back; the game answers with
-  ``playFeedback`` (the caller sends it, after the tween delay).
-* ``finish`` ends the turn; if this turn's piece overlaps anything it is put back and the game
-  says "Sorry I had some trouble playing, I'll retry next round" (the turn counts as undone).
-* ``error`` is shown as "An error occured while I was playing: ..." and ends the turn.
-* ``chat`` (``message``, or ``content`` in older builds) is shown at once, at any time.
-* A frame without ``type`` is answered with the game's error frame. Everything the real game
-  would choke on (unknown piece, malformed JSON, a frame too big for Godot's 64 KiB buffer, a
-  ``play`` with missing fields) is recorded as a :class:`Violation` and ignored.
+* ``play`` is applied whenever it arrives, also outside the AI's turn. The piece is tweened
+  numerically (position and the unnormalised rotation) over ``animation`` seconds; the caller sends
+  ``playFeedback`` when :meth:`SimGame.feedback_due` says so. A ``play`` naming another piece than
+  the one moved this turn puts that one back (unless its tween is still running: the tween wins).
+  A ``play`` with a missing or wrongly typed field gets the game's error frame and ends the AI's
+  turn, and the move may still happen. A turn of more than 180 degrees on screen is flagged.
+* ``finish`` is applied whenever it arrives: the moved piece is checked *as it is now* (half-way
+  through a tween, if one runs, which is flagged) and put back if it overlaps anything ("Sorry I
+  had some trouble playing, I'll retry next round"); a running tween then lands it unchecked.
+* ``error`` is ignored by the build that ships in the repository (``build="shipped"``, the default;
+  flagged, since the AI's turn then never ends) and shown and ends the turn in the current source
+  (``build="source"``).
+* ``chat`` is shown at once. A frame without ``type`` is answered with the game's error frame.
+* Optionally (``stale_collisions``), the collisions in a ``playFeedback`` describe the moved piece
+  one physics step short of its target, as Godot's overlap lists can.
+
+Collisions, markers and coordinates come from :mod:`agent.games.tangram.sim.scene`, the simulator's
+own reading of the scene, never from the agent's geometry package.
 """
 
 from __future__ import annotations
@@ -27,12 +35,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from shapely.geometry import box
-
-from agent.games.tangram.geometry.collide import BOARD_PX, BOUNDARY, polygon_px, predict_collisions
-from agent.games.tangram.geometry.frames import Pose, rotate_px, start_pose, world_to_board
-from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES, PieceSpec, Point
-from agent.games.tangram.sim import godot, render
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.sim import godot, render, scene
 
 OBJECTIVES = ("A house", "A fish", "A human", "A rocket", "A cat", "A robot")
 """The objectives the current game draws from."""
@@ -41,8 +45,14 @@ UNDO_MESSAGE = "Sorry I had some trouble playing, I'll retry next round"
 AGENT_ERROR_PREFIX = "An error occured while I was playing: "  # sic, as the game spells it
 GODOT_INBOUND_LIMIT = 65535
 """Godot's default WebSocket inbound buffer; a frame this big or bigger does not get through."""
-
-DRAWER_PX = box(*render.DRAWER_WORLD_RECT)
+GODOT_TWEEN_S = 0.5
+"""How long the game animates a play."""
+PHYSICS_STEP_S = 1.0 / 60.0
+"""One physics step (and one process frame) of the game."""
+BOUNDARY = scene.BOUNDARY
+PIECE_NAMES: tuple[str, ...] = scene.GAME_ORDER
+SPIN_TOLERANCE_DEG = 0.5
+"""A play may turn a piece this much beyond 180 degrees before it counts as a spin (rounding)."""
 
 # Violation kinds, one word each so summaries can count them.
 MALFORMED = "malformed_frame"
@@ -55,10 +65,15 @@ TOO_LARGE = "frame_too_large"
 BINARY = "binary_frame"
 OUT_OF_TURN = "out_of_turn"
 NO_WAIT = "did_not_wait_for_feedback"
+FINISH_DURING_ANIMATION = "finish_during_animation"
+PLAY_DURING_ANIMATION = "play_during_animation"
+SPIN = "spin_over_180"
+ERROR_IGNORED = "error_ignored"
 TURN_TIMEOUT = "turn_timeout"
 CLOSED = "connection_closed"
 
 StateLayout = Literal["dict", "list"]
+Build = Literal["shipped", "source"]
 
 
 class SimRuleError(RuntimeError):
@@ -92,9 +107,15 @@ class PlayRecord:
     rotation: float
     at: float
     collisions: list[str]
-    """What the game reported for this piece in the feedback (empty when it is fine)."""
+    """What the game reported for this piece in the feedback (empty when it is fine, or not yet sent)."""
     replaced: str | None = None
     """The piece put back because this play named a different one."""
+    spin: float = 0.0
+    """Degrees the piece turns on screen during this play's tween."""
+    start: Pose | None = None
+    """Where the piece was when the play arrived (the tween's start)."""
+    during_animation: bool = False
+    out_of_turn: bool = False
 
 
 @dataclass(slots=True)
@@ -117,7 +138,7 @@ class TurnRecord:
     plays: list[PlayRecord] = field(default_factory=list)
     agent_chat: list[str] = field(default_factory=list)
     ended_by: str | None = None
-    """"finish", "error", "timeout" or "closed"."""
+    """"finish", "error", "bad_play", "timeout" or "closed"."""
     error_message: str | None = None
     undone: bool = False
     undone_piece: str | None = None
@@ -127,6 +148,9 @@ class TurnRecord:
     violations: list[Violation] = field(default_factory=list)
     piece: str | None = None
     """The piece this turn moved (after any undo, it is back where it was)."""
+    landed_unchecked: bool = False
+    """``finish`` came during a tween: the check ran on the half-moved piece and the tween then
+    landed it where nobody checked."""
 
     @property
     def latency(self) -> float | None:
@@ -150,39 +174,66 @@ class Reaction:
     """"play", "finish", "error", "chat" or "ignored"."""
     data: dict[str, Any] | None = None
     send_feedback: bool = False
-    """A play was applied: send playFeedback (after the tween)."""
-    reply: dict[str, Any] | None = None
-    """A frame to send straight back (the game's own error frame)."""
+    """A play was applied: send playFeedback when :meth:`SimGame.feedback_due` says."""
+    replies: list[dict[str, Any]] = field(default_factory=list)
+    """Frames the game sends straight back (its own error frames)."""
     chat: str | None = None
     turn_ended: bool = False
     undone: bool = False
     violations: list[Violation] = field(default_factory=list)
+    play: PlayRecord | None = None
+
+    @property
+    def reply(self) -> dict[str, Any] | None:
+        return self.replies[0] if self.replies else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Tween:
+    start: Pose
+    target: Pose
+    t0: float
+    duration: float
+
+    def at(self, t: float) -> Pose:
+        k = min(max((t - self.t0) / self.duration, 0.0), 1.0) if self.duration > 0 else 1.0
+        s, e = self.start, self.target
+        return Pose(e.piece, s.x + (e.x - s.x) * k, s.y + (e.y - s.y) * k, s.rotation + (e.rotation - s.rotation) * k)
 
 
 def pose_dict(pose: Pose) -> dict[str, float]:
     return {"x": round(pose.x, 3), "y": round(pose.y, 3), "rotation": round(pose.rotation, 2)}
 
 
-def vertex_offsets(spec: PieceSpec) -> tuple[Point, ...]:
-    """Where the game's V1..V4 markers sit (pixels, rotation 0, relative to the origin).
-
-    The geometry package may carry the scene's marker offsets; until it does, the outline
-    corners stand in for them (they are within a pixel or two of the markers).
-    """
-    for name in ("vertex_markers", "vertices", "corner_markers"):
-        value = getattr(spec, name, None)
-        if value:
-            return tuple(value)
-    return spec.outline
+def scene_start_pose(name: str) -> Pose:
+    """The piece's pose when a game begins, from the scene's node (radians, as stored)."""
+    node = scene.SCENE_PIECES[name]
+    x, y = scene.real_to_simple(node.node_position)
+    return Pose(name, x, y, math.degrees(node.node_rotation))
 
 
-def vertices_board(pose: Pose) -> list[Point]:
-    ox, oy = pose.origin_px
-    out = []
-    for v in vertex_offsets(PIECES[pose.piece]):
-        dx, dy = rotate_px(v, pose.rotation)
-        out.append(world_to_board(ox + dx, oy + dy))
-    return out
+def _node(pose: Pose) -> tuple[scene.Vec, float]:
+    """The node's position and rotation as Godot stores them (single precision)."""
+    wx, wy = scene.simple_to_real((pose.x, pose.y))
+    return (godot.f32(wx), godot.f32(wy)), godot.f32(math.radians(pose.rotation))
+
+
+def outline_world(pose: Pose) -> list[scene.Vec]:
+    """The piece's collision polygon in world pixels, by the scene's own transforms."""
+    origin, rad = _node(pose)
+    return scene.shape_world(pose.piece, origin, rad)
+
+
+def markers_board(pose: Pose) -> tuple[scene.Vec, list[scene.Vec]]:
+    """(VCenter, [V1..V4]) in board units, as the state reports them."""
+    origin, rad = _node(pose)
+    center, vertices = scene.markers_world(pose.piece, origin, rad)
+    return scene.real_to_simple(center), [scene.real_to_simple(v) for v in vertices]
+
+
+def node_degrees(pose: Pose) -> float:
+    """``rotation_degrees`` of the node: the degrees after the single-precision radian round trip."""
+    return math.degrees(godot.f32(math.radians(pose.rotation)))
 
 
 def frame_text(frame: Mapping[str, Any]) -> str:
@@ -194,26 +245,33 @@ class SimGame:
     """State and rules of one game. Not thread-safe; one event loop drives it."""
 
     def __init__(self, objective: str = "A house", *, state_layout: StateLayout = "dict",
+                 build: Build = "shipped", animation: float = 0.0, stale_collisions: bool = False,
                  clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.objective = objective
         self.state_layout = state_layout
+        self.build = build
+        self.animation = max(0.0, float(animation))
+        self.stale_collisions = stale_collisions
         self._clock = clock
         self._wall = wall_clock
         self._t0 = clock()
-        self.poses: dict[str, Pose] = {name: start_pose(name) for name in PIECE_NAMES}
+        self.poses: dict[str, Pose] = {name: scene_start_pose(name) for name in PIECE_NAMES}
+        self._tweens: dict[str, _Tween] = {}
         self.turn_owner: Literal["human", "ai"] = "human"
         self.turns: list[TurnRecord] = []
         self.human_moves: list[HumanMove] = []
         self.chat_log: list[ChatLine] = []
         self.violations: list[Violation] = []
-        self._turn_piece: str | None = None
-        self._turn_piece_start: Pose | None = None
-        self._human_piece: str | None = None
-        self._human_piece_start: Pose | None = None
+        self.spins: list[float] = []
+        """Degrees turned on screen by every play, in order."""
+        self._moved: str | None = None
+        """The game's ``movedPiece``: shared by the human and the AI, as in the game."""
+        self._pre_move: Pose | None = None
+        """The game's ``preMovePos``/``preMoveRot`` for the moved piece."""
         self._images: dict[tuple[Any, ...], tuple[str, str]] = {}
 
-    # ------------------------------------------------------------------ clock, queries
+    # ------------------------------------------------------------------ clock, poses
 
     def elapsed(self) -> float:
         return self._clock() - self._t0
@@ -221,6 +279,30 @@ class SimGame:
     def timestamp(self) -> int:
         """Whole seconds since the game started, as the game sends it."""
         return int(self.elapsed())
+
+    def _settle(self) -> None:
+        """Finished tweens leave their piece at the target (whatever was set on it meanwhile)."""
+        if not self._tweens:
+            return
+        now = self.elapsed()
+        for name, tween in list(self._tweens.items()):
+            if now >= tween.t0 + tween.duration:
+                self.poses[name] = tween.target
+                del self._tweens[name]
+
+    def pose_now(self, name: str) -> Pose:
+        """Where the piece is at this moment (part way through a tween, if one runs)."""
+        self._settle()
+        tween = self._tweens.get(name)
+        return tween.at(self.elapsed()) if tween is not None else self.poses[name]
+
+    def current_poses(self) -> dict[str, Pose]:
+        return {name: self.pose_now(name) for name in PIECE_NAMES}
+
+    def animating(self, name: str | None = None) -> bool:
+        """Whether a tween is running (on ``name``, or on any piece)."""
+        self._settle()
+        return name in self._tweens if name is not None else bool(self._tweens)
 
     @property
     def current_turn(self) -> TurnRecord | None:
@@ -230,46 +312,50 @@ class SimGame:
     def turn_index(self) -> int | None:
         return self.turns[-1].index if self.turns else None
 
-    def is_on_board(self, name: str) -> bool:
-        """The game's test: the piece's area overlaps the board's (touching counts)."""
-        return BOARD_PX.intersects(polygon_px(self.poses[name]))
+    # ------------------------------------------------------------------ geometry (the scene's own)
+
+    def is_on_board(self, name: str, pose: Pose | None = None) -> bool:
+        """The game's test: the piece's area overlaps the board's area (touching counts)."""
+        return scene.overlaps_rect(outline_world(pose or self.pose_now(name)), scene.BOARD_AREA)
 
     def on_board(self) -> dict[str, Pose]:
-        return {n: p for n, p in self.poses.items() if self.is_on_board(n)}
+        return {n: p for n, p in self.current_poses().items() if self.is_on_board(n, p)}
 
-    def collisions(self, name: str, pose: Pose | None = None) -> list[str]:
-        """What the game lists for a piece: pieces it overlaps, and BOUNDARY when it overlaps
-        the frame around the board (whose holes are the board and the drawer)."""
-        pose = pose or self.poses[name]
-        others = {n: p for n, p in self.poses.items() if n != name}
-        poly = polygon_px(pose)
-        if BOARD_PX.intersects(poly):
-            return predict_collisions(pose, others)
-        hits = [n for n, p in others.items() if poly.intersects(polygon_px(p))]
-        minx, miny, maxx, maxy = poly.bounds
-        dx0, dy0, dx1, dy1 = DRAWER_PX.bounds
-        if not (minx > dx0 and miny > dy0 and maxx < dx1 and maxy < dy1):
+    def collisions(self, name: str, pose: Pose | None = None,
+                   others: Mapping[str, Pose] | None = None) -> list[str]:
+        """What ``updateOverlaps`` lists for a piece: every piece it overlaps (in the drawer too),
+        and BOUNDARY when it overlaps the frame around the board and the drawer."""
+        poses = dict(others) if others is not None else self.current_poses()
+        mine = outline_world(pose or poses[name])
+        hits = [n for n in PIECE_NAMES if n != name and scene.convex_overlap(mine, outline_world(poses[n]))]
+        if scene.touches_frame(mine):
             hits.append(BOUNDARY)
         return hits
 
     # ------------------------------------------------------------------ frames the game sends
 
-    def state(self) -> dict[str, Any]:
-        """``state`` exactly as the game reports it (nested position, Godot vector text)."""
+    def state(self, stale: Mapping[str, Pose] | None = None) -> dict[str, Any]:
+        """``state`` exactly as the game reports it (nested position, Godot vector text).
+
+        ``stale`` gives, for a piece, the pose its overlap list still describes (one physics step
+        behind); its reported position and rotation are the fresh ones.
+        """
+        poses = self.current_poses()
+        seen = {**poses, **(stale or {})}
         on: dict[str, Any] = {}
         off: dict[str, Any] = {}
         for name in PIECE_NAMES:  # the game's own dictionary order
-            pose = self.poses[name]
+            pose = poses[name]
             rotation = godot.snapped_degrees(pose.rotation)
-            if self.is_on_board(name):
-                mx, my = pose.marker_board()
+            if self.is_on_board(name, pose):
+                center, vertices = markers_board(pose)
                 on[name] = {
                     "position": {
-                        "position": godot.vector_text(mx, my),
-                        "vertices": [godot.vector_text(vx, vy) for vx, vy in vertices_board(pose)],
+                        "position": godot.vector_text(*center),
+                        "vertices": [godot.vector_text(*v) for v in vertices],
                     },
                     "rotation": rotation,
-                    "collisions": self.collisions(name),
+                    "collisions": self.collisions(name, seen[name], seen),
                 }
             else:
                 off[name] = {"rotation": rotation}
@@ -279,12 +365,13 @@ class SimGame:
 
     def images(self) -> tuple[str, str]:
         """(board_img, drawer_img) as base64 PNG, rendered once per distinct board."""
-        key = tuple((p.piece, round(p.x, 4), round(p.y, 4), round(p.rotation, 4)) for p in self.poses.values())
+        poses = self.current_poses()
+        key = tuple((p.piece, round(p.x, 4), round(p.y, 4), round(p.rotation, 4)) for p in poses.values())
         cached = self._images.get(key)
         if cached is None:
-            poses = list(self.poses.values())
-            cached = (base64.b64encode(render.render_board(poses)).decode("ascii"),
-                      base64.b64encode(render.render_drawer(poses)).decode("ascii"))
+            listed = list(poses.values())
+            cached = (base64.b64encode(render.render_board(listed)).decode("ascii"),
+                      base64.b64encode(render.render_drawer(listed)).decode("ascii"))
             if len(self._images) > 64:
                 self._images.clear()
             self._images[key] = cached
@@ -293,9 +380,10 @@ class SimGame:
     def board_png(self) -> bytes:
         return base64.b64decode(self.images()[0])
 
-    def _frame(self, ftype: str, message: str | None = None) -> dict[str, Any]:
+    def _frame(self, ftype: str, message: str | None = None,
+               stale: Mapping[str, Pose] | None = None) -> dict[str, Any]:
         board, drawer = self.images()
-        frame: dict[str, Any] = {"type": ftype, "objective": self.objective, "state": self.state(),
+        frame: dict[str, Any] = {"type": ftype, "objective": self.objective, "state": self.state(stale),
                                  "board_img": board, "drawer_img": drawer, "timestamp": self.timestamp()}
         if message is not None:
             frame["message"] = message
@@ -304,8 +392,26 @@ class SimGame:
     def play_request_frame(self) -> dict[str, Any]:
         return self._frame("playRequest")
 
-    def play_feedback_frame(self) -> dict[str, Any]:
-        return self._frame("playFeedback")
+    def play_feedback_frame(self, play: PlayRecord | None = None) -> dict[str, Any]:
+        """The feedback for ``play`` (once its tween is over). With ``stale_collisions``, the moved
+        piece's overlaps are those of one physics step before the tween's end."""
+        stale: dict[str, Pose] = {}
+        if play is not None and self.stale_collisions and play.start is not None and self.animation > 0:
+            k = max(0.0, 1.0 - PHYSICS_STEP_S / self.animation)
+            tween = _Tween(play.start, Pose(play.shape, play.x, play.y, play.rotation), 0.0, 1.0)
+            if self.pose_now(play.shape) == tween.target:
+                stale[play.shape] = tween.at(k)
+        frame = self._frame("playFeedback", stale=stale)
+        if play is not None:
+            entry = frame["state"]["on_board"]
+            if isinstance(entry, dict) and play.shape in entry:
+                play.collisions = list(entry[play.shape]["collisions"])
+        return frame
+
+    def feedback_due(self, play: PlayRecord) -> float:
+        """Seconds since the start at which the game sends this play's feedback: after the tween
+        and one more process frame."""
+        return play.at + self.animation + (PHYSICS_STEP_S if self.animation > 0 else 0.0)
 
     def chat_request_frame(self, message: str) -> dict[str, Any]:
         return self._frame("chatRequest", message)
@@ -321,8 +427,7 @@ class SimGame:
         if self.turn_owner == "ai":
             raise SimRuleError("the AI's turn is already in progress")
         self.turn_owner = "ai"
-        self._human_piece = self._human_piece_start = None
-        self._turn_piece = self._turn_piece_start = None
+        self._moved = self._pre_move = None  # ai_play() clears movedPiece
         self.turns.append(TurnRecord(index=len(self.turns) + 1, started_at=self.elapsed(), wall_start=self._wall()))
         return self.play_request_frame()
 
@@ -331,76 +436,101 @@ class SimGame:
         turn.ended_by = how
         turn.ended_at = self.elapsed()
         turn.wall_end = self._wall()
-        turn.piece = self._turn_piece
-        self.turn_owner = "human"
-        self._turn_piece = self._turn_piece_start = None
+        turn.piece = self._moved
+        self._set_player_turn()
         return turn
 
-    def _check_and_undo(self) -> tuple[bool, list[str]]:
-        """The finish rule: this turn's piece must not overlap anything, or it goes back."""
-        name = self._turn_piece
+    def _set_player_turn(self) -> None:
+        """The game's setPlayerTurn: the human's turn, and nobody's piece locked."""
+        self.turn_owner = "human"
+        self._moved = self._pre_move = None
+
+    def _finish_check(self) -> tuple[bool, list[str]]:
+        """finishPlayRequest's check on the moved piece *as it is now*; True if it was put back."""
+        name = self._moved
         if name is None:
             return False, []
         hits = self.collisions(name)
-        if hits and self._turn_piece_start is not None:
-            self.poses[name] = self._turn_piece_start
+        if hits and self._pre_move is not None:
+            self.poses[name] = self._pre_move  # a running tween overrides this, as in the game
             return True, hits
         return False, hits
 
-    def finish(self) -> TurnRecord:
-        if self.turn_owner != "ai":
-            raise SimRuleError("finish outside the AI's turn")
-        if self._judge_turn_piece():
+    def finish(self) -> TurnRecord | None:
+        """The game's finishPlayRequest, applied whenever it arrives. Returns the AI turn it ended."""
+        name = self._moved
+        mid_tween = name is not None and self.animating(name)
+        undone, hits = self._finish_check()
+        if undone:
             self._say("game", UNDO_MESSAGE)
+        if self.turn_owner != "ai":
+            self._set_player_turn()
+            return None
+        turn = self.turns[-1]
+        turn.final_collisions = hits
+        turn.landed_unchecked = mid_tween
+        if undone:
+            turn.undone = True
+            turn.undone_piece = name
         return self._end_ai_turn("finish")
 
     def agent_error(self, message: str) -> TurnRecord | None:
-        self._say("game", AGENT_ERROR_PREFIX + message)
-        if self.turn_owner != "ai":
+        """The current source shows the message and finishes; the shipped build ignores it."""
+        if self.build == "shipped":
+            self.violation(ERROR_IGNORED, f"error frame ignored by the shipped build: {message[:100]}")
             return None
-        turn = self.turns[-1]
-        turn.error_message = message
-        if self._turn_piece is not None:
-            turn.final_collisions = self.collisions(self._turn_piece)
-        return self._end_ai_turn("error")
+        self._say("game", AGENT_ERROR_PREFIX + message)
+        was_ai = self.turn_owner == "ai"
+        if was_ai:
+            self.turns[-1].error_message = message
+        turn = self.finish()
+        if turn is not None:
+            turn.ended_by = "error"
+        return turn if was_ai else None
 
     def abandon_turn(self, how: str = "timeout") -> TurnRecord | None:
         """The simulator gives up on a turn the agent never ended (the real game would wait
         for ever). The piece is judged as on ``finish`` so the game can go on sensibly."""
         if self.turn_owner != "ai":
             return None
-        self._judge_turn_piece()
-        return self._end_ai_turn(how)
-
-    def _judge_turn_piece(self) -> bool:
-        """What the game does on finish: a piece that still collides goes back. True if undone."""
-        turn = self.turns[-1]
-        undone, hits = self._check_and_undo()
-        turn.final_collisions = hits
-        if undone:
-            turn.undone = True
-            turn.undone_piece = self._turn_piece
-        return undone
+        turn = self.finish()
+        if turn is not None:
+            turn.ended_by = how
+        return turn
 
     def apply_play(self, shape: str, x: float, y: float, rotation: float) -> PlayRecord:
-        """Move a piece for the AI, with the one-piece-per-turn rule."""
-        if self.turn_owner != "ai":
-            raise SimRuleError("play outside the AI's turn")
-        if shape not in PIECES:
+        """Move a piece as the game's aiPlayRequest does, at any time, with the one-piece rule."""
+        if shape not in scene.SCENE_PIECES:
             raise SimRuleError(f"unknown piece {shape!r}")
         replaced = None
-        if self._turn_piece is not None and shape != self._turn_piece:
-            replaced = self._turn_piece
-            assert self._turn_piece_start is not None
-            self.poses[replaced] = self._turn_piece_start
-            self._turn_piece = None
-        if self._turn_piece is None:
-            self._turn_piece = shape
-            self._turn_piece_start = self.poses[shape]
-        self.poses[shape] = Pose(shape, float(x), float(y), float(rotation))
-        record = PlayRecord(shape, float(x), float(y), float(rotation), self.elapsed(),
-                            self.collisions(shape) if self.is_on_board(shape) else [], replaced)
-        self.turns[-1].plays.append(record)
+        if self._moved is not None and shape != self._moved:
+            replaced = self._moved
+            assert self._pre_move is not None
+            self.poses[replaced] = self._pre_move
+            self._moved = None
+        current = self.pose_now(shape)
+        if self._moved is None:
+            self._moved = shape
+            self._pre_move = current
+        during = self.animating()
+        target = Pose(shape, float(x), float(y), float(rotation))
+        spin = abs(float(rotation) - node_degrees(current))
+        self.spins.append(spin)
+        record = PlayRecord(shape, float(x), float(y), float(rotation), self.elapsed(), [], replaced, spin,
+                            current, during, self.turn_owner != "ai")
+        if during:
+            self.violation(PLAY_DURING_ANIMATION, f"play {shape} while a play was still animating")
+        if spin > 180.0 + SPIN_TOLERANCE_DEG:
+            self.violation(SPIN, f"{shape} turns {spin:.1f} degrees on screen "
+                                 f"(from {node_degrees(current):.2f} to {float(rotation):g})")
+        if self.animation > 0:
+            self.poses[shape] = current
+            self._tweens[shape] = _Tween(current, target, self.elapsed(), self.animation)
+        else:
+            self._tweens.pop(shape, None)
+            self.poses[shape] = target
+        if self.turn_owner == "ai":
+            self.turns[-1].plays.append(record)
         return record
 
     # ------------------------------------------------------------------ the human side
@@ -410,25 +540,27 @@ class SimGame:
         drop onto another piece or the frame around the board snaps back (returns False)."""
         if self.turn_owner != "human":
             raise SimRuleError("the human cannot move during the AI's turn")
-        if shape not in PIECES:
+        if shape not in scene.SCENE_PIECES:
             raise SimRuleError(f"unknown piece {shape!r}")
-        if self._human_piece is not None and shape != self._human_piece:
+        if self._moved is not None and shape != self._moved:
             return False
         pose = Pose(shape, float(x), float(y), float(rotation))
         if self.collisions(shape, pose):
             return False
-        if self._human_piece is None:
-            self._human_piece = shape
-            self._human_piece_start = self.poses[shape]
-        before = self.poses[shape]
+        before = self.pose_now(shape)
+        if self._moved is None:
+            self._moved = shape
+            self._pre_move = before
+        self._tweens.pop(shape, None)
         self.poses[shape] = pose
         self.human_moves.append(HumanMove(len(self.turns) + 1, shape, pose_dict(before), pose_dict(pose), self.elapsed()))
         return True
 
     def place(self, shape: str, x: float, y: float, rotation: float) -> None:
         """Test set-up: put a piece anywhere, no rules, no record."""
-        if shape not in PIECES:
+        if shape not in scene.SCENE_PIECES:
             raise SimRuleError(f"unknown piece {shape!r}")
+        self._tweens.pop(shape, None)
         self.poses[shape] = Pose(shape, float(x), float(y), float(rotation))
 
     def human_chat(self, text: str) -> dict[str, Any]:
@@ -449,7 +581,7 @@ class SimGame:
         return v
 
     def handle_agent_frame(self, raw: str | bytes) -> Reaction:
-        """React to one frame from the agent the way the game does (minus the tween delay)."""
+        """React to one frame from the agent the way the game does (feedback timing is the caller's)."""
         violations: list[Violation] = []
         size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "replace"))
         if size >= GODOT_INBOUND_LIMIT:
@@ -468,21 +600,20 @@ class SimGame:
             return Reaction("ignored", violations=violations)
         if "type" not in data:
             violations.append(self.violation(NO_TYPE, f"keys {sorted(data)[:8]}"))
-            return Reaction("ignored", data=data, reply=self.no_type_error_frame(), violations=violations)
+            return Reaction("ignored", data=data, replies=[self.no_type_error_frame()], violations=violations)
         ftype = data["type"]
         if ftype == "play":
             return self._on_play(data, violations)
         if ftype == "finish":
-            if self.turn_owner != "ai":
-                violations.append(self.violation(OUT_OF_TURN, "finish outside the AI's turn"))
-                return Reaction("ignored", data=data, violations=violations)
-            turn = self.finish()
-            return Reaction("finish", data=data, turn_ended=True, undone=turn.undone, violations=violations)
+            return self._on_finish(data, violations)
         if ftype == "chat":
-            text = data.get("message", data.get("content"))
+            text = data.get("message")
             if not isinstance(text, str):
+                # The game sends its error, then fails reading the field: nothing is shown.
                 violations.append(self.violation(BAD_CHAT, "chat without a 'message' text"))
-                return Reaction("ignored", data=data, violations=violations)
+                replies = [] if "message" in data else [{"type": "error",
+                                                         "message": "Error: Missing message field in received JSON"}]
+                return Reaction("ignored", data=data, replies=replies, violations=violations)
             self._say("agent", text)
             if self.turn_owner == "ai" and self.turns:
                 self.turns[-1].agent_chat.append(text)
@@ -490,29 +621,65 @@ class SimGame:
         if ftype == "error":
             message = data.get("message", "")
             message = message if isinstance(message, str) else json.dumps(message)[:200]
-            ended = self.turn_owner == "ai"
-            self.agent_error(message)
-            return Reaction("error", data=data, chat=AGENT_ERROR_PREFIX + message, turn_ended=ended, violations=violations)
+            if self.turn_owner == "ai" and self.turns:
+                self.turns[-1].agent_chat.append(f"[error] {message}")
+            before = len(self.violations)
+            turn = self.agent_error(message)
+            violations.extend(self.violations[before:])
+            if self.build == "shipped":
+                return Reaction("ignored", data=data, violations=violations)
+            return Reaction("error", data=data, chat=AGENT_ERROR_PREFIX + message, turn_ended=turn is not None,
+                            undone=bool(turn and turn.undone), violations=violations)
         violations.append(self.violation(UNKNOWN_TYPE, f"type {str(ftype)[:40]!r}"))
         return Reaction("ignored", data=data, violations=violations)
 
+    def _on_finish(self, data: dict[str, Any], violations: list[Violation]) -> Reaction:
+        if self.turn_owner != "ai":
+            violations.append(self.violation(OUT_OF_TURN, "finish outside the AI's turn (applied, as the game does)"))
+        elif self._moved is not None and self.animating(self._moved):
+            violations.append(self.violation(FINISH_DURING_ANIMATION,
+                                             f"finish while {self._moved} was still moving: checked half-way"))
+        turn = self.finish()
+        return Reaction("finish", data=data, turn_ended=turn is not None, undone=bool(turn and turn.undone),
+                        violations=violations)
+
     def _on_play(self, data: dict[str, Any], violations: list[Violation]) -> Reaction:
         shape = data.get("shape")
-        if shape not in PIECES:
+        if "shape" in data and shape not in scene.SCENE_PIECES:
             # The real game would look up a node that does not exist and break.
             violations.append(self.violation(UNKNOWN_PIECE, f"shape {str(shape)[:40]!r}"))
             return Reaction("ignored", data=data, violations=violations)
         pos, rot = data.get("position"), data.get("rotation")
-        if not (isinstance(pos, list) and len(pos) >= 2 and _is_number(pos[0]) and _is_number(pos[1])
-                and _is_number(rot)):
-            # Godot's handler dies on the bad field: nothing moves, no feedback comes.
+        problems = []
+        for key in ("shape", "position", "rotation"):
+            if key not in data:
+                problems.append("Error: No shape field in received JSON")  # sic: the game says "shape" thrice
+        if "position" in data and not (isinstance(pos, list) and len(pos) == 2 and _is_number(pos[0]) and _is_number(pos[1])):
+            problems.append("Error: Invalid position field in received JSON")
+        if "rotation" in data and not _is_number(rot):
+            problems.append("Error: Invalid rotation field in received JSON")
+        if problems:
+            # Each failed check sends an error and hands the turn to the player, without returning.
             violations.append(self.violation(BAD_PLAY, f"position={str(pos)[:40]} rotation={str(rot)[:20]}"))
-            return Reaction("ignored", data=data, violations=violations)
+            replies = [{"type": "error", "message": p} for p in problems]
+            ended = self.turn_owner == "ai"
+            if ended:
+                self._end_ai_turn("bad_play")
+            else:
+                self._set_player_turn()
+            usable = (isinstance(shape, str) and isinstance(pos, list) and len(pos) >= 2 and _is_number(pos[0])
+                      and _is_number(pos[1]) and _is_number(rot))
+            if not usable:  # the script then fails reading the field: nothing moves, no feedback
+                return Reaction("ignored", data=data, replies=replies, turn_ended=ended, violations=violations)
+            record = self.apply_play(str(shape), float(pos[0]), float(pos[1]), float(rot))
+            return Reaction("play", data=data, replies=replies, send_feedback=True, turn_ended=ended,
+                            violations=violations, play=record)
         if self.turn_owner != "ai":
-            violations.append(self.violation(OUT_OF_TURN, f"play {shape} outside the AI's turn"))
-            return Reaction("ignored", data=data, violations=violations)
-        self.apply_play(shape, float(pos[0]), float(pos[1]), float(rot))
-        return Reaction("play", data=data, send_feedback=True, violations=violations)
+            violations.append(self.violation(OUT_OF_TURN, f"play {shape} outside the AI's turn (applied, as the game does)"))
+        before = len(self.violations)
+        record = self.apply_play(str(shape), float(pos[0]), float(pos[1]), float(rot))
+        violations.extend(self.violations[before:])
+        return Reaction("play", data=data, send_feedback=True, violations=violations, play=record)
 
     # ------------------------------------------------------------------ summaries
 
@@ -520,7 +687,7 @@ class SimGame:
         return dict(self.on_board())
 
     def snapshot(self) -> dict[str, dict[str, float]]:
-        return {n: pose_dict(p) for n, p in self.poses.items()}
+        return {n: pose_dict(p) for n, p in self.current_poses().items()}
 
 
 def _reject_constant(name: str) -> float:

@@ -28,7 +28,7 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.sim.client import GODOT_TWEEN_S, ChatResult, GameClient, HumanTurn, TurnResult
 from agent.games.tangram.sim.figure import figure_score, target_poses
-from agent.games.tangram.sim.game import OBJECTIVES, SimGame, StateLayout, pose_dict
+from agent.games.tangram.sim.game import OBJECTIVES, Build, SimGame, StateLayout, pose_dict
 from agent.games.tangram.sim.humans import HUMAN_KINDS
 
 log = logging.getLogger(__name__)
@@ -52,6 +52,9 @@ class RunOptions:
     tween: float = GODOT_TWEEN_S
     parallel: int = 1
     state_layout: StateLayout = "dict"
+    build: Build = "shipped"
+    """"shipped": the game build users run (ignores ``error``); "source": the current source."""
+    stale_collisions: bool = False
 
     def __post_init__(self) -> None:
         if self.human not in HUMAN_KINDS:
@@ -144,7 +147,8 @@ async def play_game(url: str, index: int, options: RunOptions,
     objective = game_objective(options, index)
     seed = f"{options.seed}:{index}"
     client = GameClient(url, objective=objective, seed=seed, human=options.human, tween=options.tween,
-                        state_layout=options.state_layout, chat_timeout=options.chat_timeout)
+                        state_layout=options.state_layout, build=options.build,
+                        stale_collisions=options.stale_collisions, chat_timeout=options.chat_timeout)
     result = GameResult(index, seed, objective, options.human, url, client.game, wall_start=time.time())
     played = 0
     try:
