@@ -74,6 +74,8 @@ class ClientSettings:
     reconnect_max_delay: float = 5.0
     max_turns: int = 1_000
     """Stop a match that never ends (a misbehaving engine)."""
+    check_locally: bool = True
+    """Check actions against our rules before sending (off: let the engine judge, e.g. a variant)."""
 
 
 @dataclass
@@ -289,7 +291,8 @@ class MatchClient:
             if action is None:
                 break
             try:
-                rules.check_action(position, seat, action.type, action.data)
+                if self.settings.check_locally:
+                    rules.check_action(position, seat, action.type, action.data)
             except RuleError as exc:
                 illegal += 1
                 feedback.append(f"{_show(action)} was refused before sending: {exc}")
