@@ -1,0 +1,258 @@
+"""World model and strategy: merging views, freshness, and each tactical rule."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agent.games.hive.bots import ExampleBot, OurBot, Player
+from agent.games.hive.paths import BLOCKED, INF, distance_field
+from agent.games.hive.plan import BeeOrder, Plan
+from agent.games.hive.protocol import BeeView, parse_state
+from agent.games.hive.rules import (
+    CELLS,
+    COLS,
+    Action,
+    ArenaState,
+    Cell,
+    Direction,
+    apply_command,
+    empty_arena,
+    new_arena,
+    step,
+    view,
+)
+from agent.games.hive.sim import play
+from agent.games.hive.strategy import new_strategy
+from agent.games.hive.world import NEVER, new_world
+
+
+def state_view(state: ArenaState) -> BeeView:
+    return parse_state(",".join(map(str, view(state))))
+
+
+def put(state: ArenaState, player: int, bee: int, row: int, col: int, carrying: bool = False) -> None:
+    state.set(*state.bees[player][bee], Cell.EMPTY)
+    state.set(row, col, (Cell.BEE_0_WITH_FLOWER if carrying else Cell.BEE_0) + player)
+    state.bees[player][bee] = (row, col)
+
+
+def test_world_knows_hives_and_merges_views_with_their_turn() -> None:
+    world = new_world(0)
+    assert world.cells[12 * COLS + 1] == Cell.HIVE_0 and world.cells[12 * COLS + 28] == Cell.HIVE_1
+    assert world.seen[0] == NEVER
+    state = empty_arena()
+    state.set(9, 4, Cell.FLOWER)
+    world.update(state_view(state))
+    assert world.cells[9 * COLS + 4] == Cell.FLOWER and world.seen[9 * COLS + 4] == 0
+    assert world.flowers() == [9 * COLS + 4]
+    assert not world.known(0)
+    state.turn = 20
+    state.set(9, 4, Cell.EMPTY)
+    world.update(state_view(state))
+    assert world.flowers() == [] and world.age(9 * COLS + 4) == 0
+
+
+def test_world_forgets_where_our_bee_was_when_it_moved() -> None:
+    world = new_world(0)
+    state = empty_arena()
+    world.update(state_view(state))
+    apply_command(state, Action.MOVE, Direction.E, random.Random(0))  # bee 0 to (10, 3)
+    state.turn = 10
+    world.update(state_view(state))
+    assert world.cells[10 * COLS + 2] == Cell.EMPTY and world.bees[0].position == 10 * COLS + 3
+
+
+def test_map_render_marks_everything() -> None:
+    world = new_world(1)
+    text = world.render()
+    rows = text.splitlines()
+    assert len(rows) == 25 and all(len(r) == 30 for r in rows)
+    assert rows[12][28] == "H" and rows[12][1] == "h" and rows[0][0] == "?"
+
+
+def test_distance_field_goes_around_walls_and_respects_blocked() -> None:
+    costs = bytearray([1] * CELLS)
+    for r in range(0, 24):
+        costs[r * COLS + 5] = BLOCKED
+    dist = distance_field(costs, [0])
+    assert dist[4] == 4
+    assert dist[6] == 48  # 24 steps to (24, 5) under the barrier, 24 back up to (0, 6)
+    assert distance_field(costs, [0], until={1})[1] == 1
+    closed = bytearray([BLOCKED] * CELLS)
+    assert distance_field(closed, [0])[1] == INF
+
+
+def decide(state: ArenaState, plan: Plan | None = None, seed: int = 0) -> tuple[int, int, str]:
+    strategy = new_strategy(state.turn % 2, seed, plan)
+    d = strategy.decide(state_view(state))
+    return d.action, d.direction, d.reason
+
+
+def test_a_carrier_next_to_our_hive_delivers() -> None:
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    put(state, 0, 0, 11, 1, carrying=True)
+    assert decide(state)[:2] == (Action.FORAGE, Direction.S)
+
+
+def test_a_carrier_next_to_the_enemy_hive_never_feeds_it() -> None:
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    put(state, 0, 0, 11, 28, carrying=True)
+    put(state, 1, 0, 0, 29)
+    action, direction, _ = decide(state)
+    assert action != Action.FORAGE
+    assert action == Action.MOVE
+
+
+def test_a_carrier_heads_home() -> None:
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    put(state, 0, 0, 12, 10, carrying=True)
+    action, direction, _ = decide(state)
+    assert action == Action.MOVE and step(12, 10, direction)[1] == 9
+
+
+def test_an_adjacent_flower_is_picked_up() -> None:
+    state = empty_arena()
+    state.set(9, 2, Cell.FLOWER)
+    assert decide(state)[:2] == (Action.FORAGE, Direction.N)
+
+
+def test_an_adjacent_enemy_carrier_is_knocked() -> None:
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    put(state, 1, 0, 9, 3, carrying=True)
+    action, direction, reason = decide(state)
+    assert (action, direction) == (Action.GUARD, Direction.NE) and "knock" in reason
+
+
+def test_a_flower_in_view_is_approached() -> None:
+    state = empty_arena()
+    state.set(10, 5, Cell.FLOWER)
+    action, direction, _ = decide(state)
+    assert action == Action.MOVE and step(10, 2, direction) in {(10, 3), (9, 3), (11, 3)}
+
+
+def clear_other_bees(state: ArenaState) -> None:
+    """Park every bee but player 0's bee 0 along the top row, out of the way."""
+    for player in (0, 1):
+        for bee in range(5):
+            if (player, bee) != (0, 0):
+                put(state, player, bee, 0, 2 + 3 * bee + 15 * player)
+
+
+def test_a_carrier_boxed_in_by_walls_breaks_the_one_towards_home() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 8, carrying=True)
+    for d in range(8):
+        state.set(*step(12, 8, d), Cell.WALL)
+    action, direction, _ = decide(state)
+    assert action == Action.GUARD and step(12, 8, direction)[1] == 7
+
+
+def test_a_walled_in_hive_is_opened() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 3, carrying=True)
+    for d in range(8):
+        r, c = step(12, 1, d)
+        if state.get(r, c) == Cell.EMPTY:
+            state.set(r, c, Cell.WALL)
+    action, direction, _ = decide(state)
+    assert action == Action.GUARD and state.get(*step(12, 3, direction)) == Cell.WALL
+
+
+def test_a_raider_walls_the_enemy_hive() -> None:
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    put(state, 0, 0, 10, 29)
+    plan = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=1.0)
+    action, direction, reason = decide(state, plan)
+    assert action == Action.BUILD and step(10, 29, direction) == (11, 29)
+
+
+def test_a_coach_target_is_followed() -> None:
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    plan = Plan(bees=[BeeOrder(bee=0, role="explore", target=[20, 2])], aggression=0.0)
+    action, direction, reason = decide(state, plan)
+    assert action == Action.MOVE and step(10, 2, direction)[0] == 11 and reason == "coach's target"
+
+
+def test_with_nothing_known_the_bee_explores() -> None:
+    state = empty_arena()
+    state.set(1, 20, Cell.FLOWER)
+    action, _, reason = decide(state)
+    assert action == Action.MOVE and reason == "explore"
+
+
+def test_flower_claims_spread_the_bees() -> None:
+    state = empty_arena()
+    state.set(6, 3, Cell.FLOWER)
+    state.set(16, 3, Cell.FLOWER)
+    strategy = new_strategy(0, 0)
+    targets = []
+    for bee in (0, 4):
+        state.turn = bee * 2
+        targets.append(strategy.decide(state_view(state)).target)
+    assert targets[0] != targets[1]
+
+
+class NoFeedWatch:
+    """Wraps a player and fails the test if it ever drops a flower into the enemy hive."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.moves = 0
+
+    def decide(self, v: BeeView) -> tuple[int, int]:
+        action, direction = self.inner.decide(v)
+        self.moves += 1
+        if action == Action.FORAGE and v.carrying:
+            target = v.at(*[(-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)][direction])
+            assert target != Cell.HIVE_0 + (1 - v.player), "fed the enemy hive"
+            assert target == Cell.HIVE_0 + v.player, "dropped a flower outside our hive"
+        return action, direction
+
+    def bad_line(self, line: str, error: str) -> None:
+        pass
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_our_strategy_beats_the_example_bot_and_never_feeds_the_enemy(seed: int) -> None:
+    ours = NoFeedWatch(OurBot(seed))
+    result = play((ours, ExampleBot(seed + 100)), seed=seed)
+    me = result.seats[0]
+    assert result.winner == me
+    assert result.scores[me] >= 15
+
+
+def test_same_seeds_same_match() -> None:
+    a = play((OurBot(1), ExampleBot(2)), seed=4)
+    b = play((OurBot(1), ExampleBot(2)), seed=4)
+    assert (a.scores, a.turns, a.seats) == (b.scores, b.turns, b.seats)
+
+
+def test_an_arena_with_every_kind_of_cell_is_handled() -> None:
+    """Walls, flowers, enemy bees and carriers everywhere: every decision is a legal command."""
+    rng = random.Random(5)
+    state = new_arena(rng)
+    for _ in range(120):
+        r, c = rng.randrange(25), rng.randrange(30)
+        if state.get(r, c) == Cell.EMPTY:
+            state.set(r, c, rng.choice([Cell.WALL, Cell.FLOWER]))
+    strategy = new_strategy(0, 1)
+    for turn in range(0, 400, 2):
+        state.turn = turn
+        d = strategy.decide(state_view(state))
+        assert 0 <= d.action <= 3 and 0 <= d.direction <= 7
+        apply_command(state, d.action, d.direction, rng)
+        if state.game_over:
+            break
