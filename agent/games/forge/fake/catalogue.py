@@ -85,6 +85,7 @@ class Table:
                 {"id": me_id, "name": ME, "life": self.my_life, "libraryCount": 30, "hand": hand,
                  "graveyard": [], "battlefield": self.mine_bf, "exile": []},
                 {"id": opp_id, "name": OPP, "life": self.opp_life, "libraryCount": 30, "hand": self.hidden_hand,
+                 "handCount": 4,
                  "graveyard": [], "battlefield": self.theirs_bf, "exile": []},
             ],
             "card_definitions": definitions(names),
