@@ -50,6 +50,8 @@ def apply_arguments(config: HiveConfig, args: argparse.Namespace) -> HiveConfig:
 def check(config: HiveConfig) -> None:
     """Key and templates, before dialling the arena."""
     check_api_key(config)
+    if config.direct.enabled and not config.uses_llm():
+        raise ConfigError("direct.enabled needs player: llm (the LLM picks the moves)")
     if config.uses_llm():
         from agent.games.hive.coach import load_hive_prompts
 

@@ -57,7 +57,7 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
     await transcript.open()
     llm = None
     prompts = None
-    if config.uses_llm() or config.direct.enabled:
+    if config.uses_llm():
         from agent.core.llm import LLMClient
         from agent.games.hive.coach import load_hive_prompts
 
