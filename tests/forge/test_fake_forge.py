@@ -23,7 +23,7 @@ SPEC = dict(catalogue("possible_actions"))["turn 3: land before spells"]
 TARGETS = dict(catalogue())["target: Forked Bolt, up to two"]
 
 
-def verdict(request: dict, answer: object, status: int = 200, version: str = "later") -> tuple[str, str]:  # type: ignore[type-arg]
+def verdict(request: dict, answer: object, status: int = 200, version: str = "later") -> tuple[str, str]:
     body = answer if isinstance(answer, bytes) else json.dumps(answer).encode()
     v = read_answer(request, status, body, version)
     return v.outcome, v.reason
@@ -106,9 +106,8 @@ async def test_refused_connection_is_an_io_error() -> None:
 @pytest.mark.parametrize("version", ["early", "later"])
 @pytest.mark.parametrize("dialect", ["action", "possible_actions"])
 async def test_heuristic_answers_the_whole_catalogue_validly(agent_at: Running, dialect: str, version: str) -> None:
-    async with agent_at() as (_, url):
-        async with FakeForge(url + "/decide", version) as forge:
-            report = await forge.replay([body for _, body in catalogue(dialect)])
+    async with agent_at() as (_, url), FakeForge(url + "/decide", version) as forge:
+        report = await forge.replay([body for _, body in catalogue(dialect)])
     assert report.invalid() == [] and report.valid_share == 1.0
     assert report.outcomes()["ok"] == len(catalogue(dialect))
 
@@ -131,8 +130,7 @@ async def test_whole_games_in_both_dialects(agent_at: Running, dialect: str) -> 
 
 
 async def test_games_at_once_stay_apart(agent_at: Running) -> None:
-    async with agent_at() as (_, url):
-        async with FakeForge(url) as forge:
-            reports = await asyncio.gather(*(forge.play(Game(s, "action", game_id=f"par-{s}")) for s in range(4)))
+    async with agent_at() as (_, url), FakeForge(url) as forge:
+        reports = await asyncio.gather(*(forge.play(Game(s, "action", game_id=f"par-{s}")) for s in range(4)))
     assert all(r.invalid() == [] for r in reports)
     assert all({e.request["gameId"] for e in r.exchanges} == {f"par-{i}"} for i, r in enumerate(reports))

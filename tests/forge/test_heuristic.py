@@ -9,7 +9,7 @@ from agent.games.forge.models import ActionState, parse_request
 from agent.games.forge.view import build_view
 
 
-def chosen_action(body: dict) -> str:  # type: ignore[type-arg]
+def chosen_action(body: dict) -> str:
     request = parse_request(body)
     decision = decide(request).decision
     assert isinstance(decision, ActionDecision) and isinstance(request.options, ActionState)
@@ -19,7 +19,7 @@ def chosen_action(body: dict) -> str:  # type: ignore[type-arg]
     return "pass" if option.is_pass else f"{option.type} {option.card_name}"
 
 
-def targets(body: dict) -> list[str]:  # type: ignore[type-arg]
+def targets(body: dict) -> list[str]:
     request = parse_request(body)
     decision = decide(request).decision
     assert isinstance(decision, TargetDecision)
@@ -27,14 +27,14 @@ def targets(body: dict) -> list[str]:  # type: ignore[type-arg]
     return [names[i] for i in decision.indices]
 
 
-def attackers(body: dict) -> list[str]:  # type: ignore[type-arg]
+def attackers(body: dict) -> list[str]:
     decision = decide(parse_request(body)).decision
     assert isinstance(decision, AttackDecision)
     names = {a["index"]: a["name"] for a in body["actionState"]["attackers"]}
     return sorted(names[a] for a, _ in decision.pairs)
 
 
-def blocks(body: dict) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+def blocks(body: dict) -> list[tuple[str, str]]:
     decision = decide(parse_request(body)).decision
     assert isinstance(decision, BlockDecision)
     bs = {b["index"]: b["name"] for b in body["actionState"]["blockers"]}
@@ -59,8 +59,8 @@ def test_a2_casts_the_best_affordable_spell_and_skips_what_it_cannot_pay() -> No
     t.lands(3, "Forest")
     t.hand("Grizzly Bears", "Centaur Courser")
     assert chosen_action(t.actions()) == "cast_spell Centaur Courser"
-    offered_anyway = t.offered_actions() + [{"type": "cast_spell", "card_id": 999, "card_name": "Craw Wurm",
-                                             "mana_cost": "{4}{G}{G}"}]
+    wurm = {"type": "cast_spell", "card_id": 999, "card_name": "Craw Wurm", "mana_cost": "{4}{G}{G}"}
+    offered_anyway = [*t.offered_actions(), wurm]
     t.hand("Craw Wurm")
     assert chosen_action(t.actions(options=offered_anyway)) == "cast_spell Centaur Courser"
 
@@ -135,8 +135,9 @@ def test_a9_removal_waits_for_a_target_and_sorceries_wait_for_our_main_phase() -
     wrath.lands(4, "Plains")
     wrath.theirs("Serra Angel", "Air Elemental")
     wrath.hand("Wrath of God")
-    options = [{"type": "cast_spell", "card_id": 1, "card_name": "Wrath of God", "mana_cost": "{2}{W}{W}"},
-               {"type": "pass_priority"}]
+    options: list[dict[str, object]] = [
+        {"type": "cast_spell", "card_id": 1, "card_name": "Wrath of God", "mana_cost": "{2}{W}{W}"},
+        {"type": "pass_priority"}]
     assert chosen_action(wrath.actions(options=options)) == "pass"
 
 

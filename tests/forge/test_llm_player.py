@@ -22,7 +22,7 @@ LAND = dict(catalogue())["turn 3: land before spells"]
 BOLT = dict(catalogue())["target: Bolt kills what it can"]
 
 
-def transcript_records(tmp_path: Path) -> list[dict]:  # type: ignore[type-arg]
+def transcript_records(tmp_path: Path) -> list[dict]:
     out = []
     for path in sorted((tmp_path / "transcripts").glob("*.jsonl")):
         out += [json.loads(line) for line in path.read_text().splitlines()]
@@ -31,9 +31,8 @@ def transcript_records(tmp_path: Path) -> list[dict]:  # type: ignore[type-arg]
 
 async def test_prompt_shows_the_state_and_numbered_options(agent_at: Running, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue(FakeReply.ok_json({"index": 2, "reason": "curve out"}))
-    async with agent_at(fake_openai) as (_, url):
-        async with FakeForge(url) as forge:
-            exchange = await forge.send(LAND)
+    async with agent_at(fake_openai) as (_, url), FakeForge(url) as forge:
+        exchange = await forge.send(LAND)
     assert json.loads(exchange.body) == {"decision": {"type": "action", "index": 2}}
     request = fake_openai.chat_requests[0]
     assert request.response_format_type == "json_schema"
@@ -45,11 +44,11 @@ async def test_prompt_shows_the_state_and_numbered_options(agent_at: Running, fa
         assert expected in prompt, expected
 
 
-async def test_a_valid_llm_answer_is_sent_and_logged(agent_at: Running, fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+async def test_a_valid_llm_answer_is_sent_and_logged(agent_at: Running, fake_openai: FakeOpenAI,
+                                                     tmp_path: Path) -> None:
     fake_openai.enqueue(FakeReply.ok_json({"indices": [3], "reason": "kill the angel? no, the lions"}))
-    async with agent_at(fake_openai) as (_, url):
-        async with FakeForge(url) as forge:
-            exchange = await forge.send(BOLT)
+    async with agent_at(fake_openai) as (_, url), FakeForge(url) as forge:
+        exchange = await forge.send(BOLT)
     assert exchange.verdict.valid and exchange.verdict.decision == {"indices": [3]}
     decision = next(r for r in transcript_records(tmp_path) if r["kind"] == "decision")
     assert decision["source"] == "llm" and decision["llm"]["prompt_tokens"] > 0
@@ -60,11 +59,10 @@ async def test_invalid_answers_are_repaired_or_replaced(agent_at: Running, fake_
     fake_openai.enqueue(FakeReply.ok_json({"indices": [3, 3, 77], "reason": "twice for luck"}),  # repaired to [3]
                         FakeReply.ok_json({"index": 99, "reason": "no such option"}),  # replaced
                         FakeReply.ok("attack!"))  # not JSON: replaced
-    async with agent_at(fake_openai) as (_, url):
-        async with FakeForge(url) as forge:
-            repaired = await forge.send({**BOLT, "gameId": "a"})
-            replaced = await forge.send({**LAND, "gameId": "b"})
-            prose = await forge.send({**LAND, "gameId": "c"})
+    async with agent_at(fake_openai) as (_, url), FakeForge(url) as forge:
+        repaired = await forge.send({**BOLT, "gameId": "a"})
+        replaced = await forge.send({**LAND, "gameId": "b"})
+        prose = await forge.send({**LAND, "gameId": "c"})
     assert repaired.verdict.valid and repaired.verdict.decision == {"indices": [3]}
     assert replaced.verdict.valid and json.loads(replaced.body)["decision"]["index"] == 0  # the heuristic's land
     assert prose.verdict.valid
@@ -75,11 +73,10 @@ async def test_invalid_answers_are_repaired_or_replaced(agent_at: Running, fake_
 
 async def test_the_deadline_bounds_every_decision(agent_at: Running, fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue(FakeReply.stall(10, content=json.dumps({"index": 1, "reason": "slow"})))
-    async with agent_at(fake_openai, decision={"deadline": 0.3}) as (_, url):
-        async with FakeForge(url, "early") as forge:
-            started = time.monotonic()
-            exchange = await forge.send(LAND)
-            took = time.monotonic() - started
+    async with agent_at(fake_openai, decision={"deadline": 0.3}) as (_, url), FakeForge(url, "early") as forge:
+        started = time.monotonic()
+        exchange = await forge.send(LAND)
+        took = time.monotonic() - started
     assert exchange.verdict.valid and json.loads(exchange.body)["decision"]["index"] == 0
     assert took < 2.0
 
@@ -88,11 +85,10 @@ async def test_memory_carries_across_a_games_decisions(agent_at: Running, fake_o
     fake_openai.enqueue(FakeReply.ok_json({"index": 0, "reason": "land first"}),
                         FakeReply.ok_json({"indices": [3], "reason": "x"}),
                         FakeReply.ok_json({"index": 0, "reason": "x"}))
-    async with agent_at(fake_openai) as (_, url):
-        async with FakeForge(url) as forge:
-            await forge.send({**LAND, "gameId": "mem"})
-            await forge.send({**BOLT, "gameId": "mem"})
-            await forge.send({**LAND, "gameId": "other"})
+    async with agent_at(fake_openai) as (_, url), FakeForge(url) as forge:
+        await forge.send({**LAND, "gameId": "mem"})
+        await forge.send({**BOLT, "gameId": "mem"})
+        await forge.send({**LAND, "gameId": "other"})
     second = fake_openai.chat_requests[1].messages[1]["content"]
     third = fake_openai.chat_requests[2].messages[1]["content"]
     assert "Your earlier decisions this game:" in second and "play land Forest (land first)" in second
@@ -101,11 +97,11 @@ async def test_memory_carries_across_a_games_decisions(agent_at: Running, fake_o
 
 @pytest.mark.parametrize("dialect", ["action", "possible_actions"])
 async def test_chaotic_llm_still_gives_only_valid_answers(agent_at: Running, dialect: str) -> None:
-    async with FakeOpenAI(responder=chaotic(seed=len(dialect), stall_s=1.0)) as fake:
-        async with agent_at(fake, decision={"deadline": 0.4}) as (_, url):
-            async with FakeForge(url, "early") as forge:
-                report = await forge.replay([body for _, body in catalogue(dialect)])
-                await forge.play(Game(3, dialect, max_turns=8), report)
+    async with (FakeOpenAI(responder=chaotic(seed=len(dialect), stall_s=1.0)) as fake,
+                agent_at(fake, decision={"deadline": 0.4}) as (_, url),
+                FakeForge(url, "early") as forge):
+        report = await forge.replay([body for _, body in catalogue(dialect)])
+        await forge.play(Game(3, dialect, max_turns=8), report)
     assert len(report.decisions) > 40
     assert report.invalid() == [], [(e.kind, e.verdict.reason, e.body) for e in report.invalid()][:3]
     assert max(report.latencies()) < 0.4 + 1.0
@@ -113,38 +109,34 @@ async def test_chaotic_llm_still_gives_only_valid_answers(agent_at: Running, dia
 
 async def test_games_overlap_while_the_llm_thinks(agent_at: Running) -> None:
     async with FakeOpenAI(responder=sensible(delay=0.5)) as fake:
-        async with agent_at(fake, decision={"deadline": 5}) as (_, url):
-            async with FakeForge(url) as forge:
-                started = time.monotonic()
-                exchanges = await asyncio.gather(*(forge.send({**LAND, "gameId": f"g{i}"}) for i in range(10)))
-                took = time.monotonic() - started
+        async with agent_at(fake, decision={"deadline": 5}) as (_, url), FakeForge(url) as forge:
+            started = time.monotonic()
+            exchanges = await asyncio.gather(*(forge.send({**LAND, "gameId": f"g{i}"}) for i in range(10)))
+            took = time.monotonic() - started
         assert fake.max_in_flight == 10
     assert all(e.verdict.valid for e in exchanges)
     assert took < 2.5  # ten 0.5 s decisions, side by side
 
 
 async def test_a_game_never_waits_for_anothers_llm_call(agent_at: Running) -> None:
-    async def respond(body: dict) -> FakeReply:  # type: ignore[type-arg]
+    async def respond(body: dict) -> FakeReply:
         slow = "Centaur Courser" in json.dumps(body)
         return FakeReply(content=json.dumps({"index": 0, "indices": [2], "reason": "x"}), delay=3.0 if slow else 0.0)
 
-    async with FakeOpenAI(responder=respond) as fake:
-        async with agent_at(fake, decision={"deadline": 5}) as (_, url):
-            async with FakeForge(url) as forge:
-                slow = asyncio.create_task(forge.send({**LAND, "gameId": "slow"}))
-                await fake.wait_for_requests(1)
-                started = time.monotonic()
-                fast = await forge.send({**BOLT, "gameId": "fast"})
-                assert time.monotonic() - started < 1.0 and fast.verdict.valid
-                assert not slow.done()
-                assert (await slow).verdict.valid
+    async with (FakeOpenAI(responder=respond) as fake, agent_at(fake, decision={"deadline": 5}) as (_, url),
+                FakeForge(url) as forge):
+        slow = asyncio.create_task(forge.send({**LAND, "gameId": "slow"}))
+        await fake.wait_for_requests(1)
+        started = time.monotonic()
+        fast = await forge.send({**BOLT, "gameId": "fast"})
+        assert time.monotonic() - started < 1.0 and fast.verdict.valid
+        assert not slow.done()
+        assert (await slow).verdict.valid
 
 
 async def test_llm_player_plays_whole_games_in_both_dialects(agent_at: Running) -> None:
     report = Report()
-    async with FakeOpenAI(responder=sensible(seed=1)) as fake:
-        async with agent_at(fake) as (_, url):
-            async with FakeForge(url) as forge:
-                for dialect in ("action", "possible_actions"):
-                    await forge.play(Game(5, dialect, max_turns=10), report)
+    async with FakeOpenAI(responder=sensible(seed=1)) as fake, agent_at(fake) as (_, url), FakeForge(url) as forge:
+        for dialect in ("action", "possible_actions"):
+            await forge.play(Game(5, dialect, max_turns=10), report)
     assert report.invalid() == [] and len(report.decisions) > 20

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from agent.games.forge.fake.catalogue import catalogue
 from agent.games.forge.fake.client import FakeForge
@@ -15,11 +16,11 @@ from agent.games.forge.fake.client import FakeForge
 from .conftest import Running
 
 
-async def post(url: str, body: bytes | str | dict, headers: dict[str, str] | None = None) -> tuple[int, dict]:  # type: ignore[type-arg]
+async def post(url: str, body: bytes | str | dict, headers: dict[str, str] | None = None) -> tuple[int, dict]:
     data = json.dumps(body) if isinstance(body, dict) else body
-    async with aiohttp.ClientSession() as http:
-        async with http.post(url, data=data, headers={"Content-Type": "application/json", **(headers or {})}) as r:
-            return r.status, await r.json(content_type=None)
+    headers = {"Content-Type": "application/json", **(headers or {})}
+    async with aiohttp.ClientSession() as http, http.post(url, data=data, headers=headers) as r:
+        return r.status, await r.json(content_type=None)
 
 
 async def test_both_paths_and_every_request_type_answer_200(agent_at: Running) -> None:
@@ -83,7 +84,7 @@ async def test_reflect_ends_the_game_and_its_transcript(agent_at: Running, tmp_p
         body = {**catalogue()[0][1], "gameId": "g-1"}
         assert (await post(url, body))[0] == 200
         assert "g-1" in server.sessions
-        status, answer = await post(url, {"gameId": "g-1", "requestType": "reflect",
+        status, _ = await post(url, {"gameId": "g-1", "requestType": "reflect",
                                           "context": {"result": {"winner": "Agent"}}})
         assert status == 200 and "g-1" not in server.sessions
         assert (await post(url, {"gameId": "never-seen", "requestType": "reflect"}))[0] == 200
@@ -120,12 +121,8 @@ async def test_loopback_only_unless_allowed(tmp_path: Path) -> None:
 
     config = forge_config(tmp_path, server={"host": "0.0.0.0"})
     server = ForgeServer(config, make_decider(config))
-    try:
+    with pytest.raises(ServerSetupError, match="--allow-remote"):
         await server.start()
-    except ServerSetupError as exc:
-        assert "--allow-remote" in str(exc)
-    else:
-        raise AssertionError("a non-loopback host started without allow_remote")
 
 
 async def test_port_in_use_is_one_clear_line(agent_at: Running, tmp_path: Path) -> None:
@@ -137,10 +134,5 @@ async def test_port_in_use_is_one_clear_line(agent_at: Running, tmp_path: Path) 
     async with agent_at() as (first, _):
         config = forge_config(tmp_path, server={"port": first.port})
         second = ForgeServer(config, make_decider(config))
-        try:
+        with pytest.raises(ServerSetupError, match=f"port {first.port} is already in use"):
             await second.start()
-        except ServerSetupError as exc:
-            assert f"port {first.port} is already in use" in str(exc)
-        else:
-            await second.shutdown()
-            raise AssertionError("two servers on one port")

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from agent.games.forge.decisions import (
     ActionDecision,
     AttackDecision,
     BlockDecision,
+    Decision,
     TargetDecision,
     encode,
     safe_decision,
@@ -14,10 +17,9 @@ from agent.games.forge.fake.catalogue import Table, catalogue
 from agent.games.forge.fake.checks import read_answer
 from agent.games.forge.models import ForgeRequest, parse_request
 from agent.games.forge.validate import problems, repair
-import json
 
 
-def _req(name: str, dialect: str = "action") -> tuple[ForgeRequest, dict]:  # type: ignore[type-arg]
+def _req(name: str, dialect: str = "action") -> tuple[ForgeRequest, dict]:
     body = dict(catalogue(dialect))[name]
     return parse_request(body), body
 
@@ -73,7 +75,7 @@ def test_no_duplicate_blockers() -> None:
 
 def test_what_the_validator_accepts_forge_accepts_unchanged() -> None:
     """The agent's validator and the fake Forge's reading (separate code) agree on valid answers."""
-    samples = {
+    samples: dict[str, list[Decision]] = {
         "action": [ActionDecision(None), ActionDecision(0), ActionDecision(1)],
         "target": [TargetDecision((0,)), TargetDecision((0, 1)), TargetDecision(())],
         "declare_attackers": [AttackDecision(()), AttackDecision(((0, 0),)), AttackDecision(((0, 0), (1, 0)))],

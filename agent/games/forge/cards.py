@@ -185,7 +185,7 @@ def read_effect(oracle: str) -> Effect:
     damage = 0
     to_creatures = to_players = sweeper = False
     for m in _DAMAGE.finditer(text):
-        n = _WORDS.get(m.group(1), None)
+        n = _WORDS.get(m.group(1))
         damage = max(damage, n if n is not None else int(m.group(1)))
         what = m.group(2)
         to_creatures |= "creature" in what or "any target" in what

@@ -75,7 +75,9 @@ async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
             await decider.client.aclose()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    who = f"LLM {config.llm.model}, heuristic after {config.decision.deadline:g}s" if config.player == "llm" else "heuristic"
+    who = "heuristic"
+    if config.player == "llm":
+        who = f"LLM {config.llm.model}, heuristic after {config.decision.deadline:g}s"
     print(f"Forge agent ({who}) listening on http://{config.server.host}:{server.port}/decide "
           "(POST / works too) - point Forge's agent endpoint here; Ctrl-C stops.", file=sys.stderr, flush=True)
     await wait_for_stop_signal()
@@ -92,7 +94,7 @@ async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
 
 GAME = Game(
     name="forge",
-    summary="ForgeHeadless Magic: The Gathering: serves http://localhost:5005 (POST / or /decide), which Forge posts to",
+    summary="ForgeHeadless Magic: The Gathering: serves http://localhost:5005 (POST / or /decide) for Forge",
     config_model=ForgeConfig,
     main=main,
     add_arguments=add_arguments,

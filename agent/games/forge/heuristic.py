@@ -186,7 +186,7 @@ def score_ability(option: ActionOption, facts: CardFacts, view: View) -> tuple[f
         effect_part = lowered
     if "add {" in effect_part or "add one mana" in effect_part:
         return 0.0, "mana abilities are paid by Forge"  # A4
-    if "sacrifice" in cost_part or "pay" in cost_part and "life" in cost_part:
+    if "sacrifice" in cost_part or ("pay" in cost_part and "life" in cost_part):
         return 0.0, "ability costs too much"
     effect = read_effect(effect_part)
     if effect.removal:
@@ -296,18 +296,16 @@ def can_block(blocker: Creature, attacker: Creature) -> bool:
         return False
     if attacker.has("unblockable") or attacker.has("shadow"):
         return False
-    if attacker.has("flying") and not (blocker.has("flying") or blocker.has("reach")):
-        return False
-    return True
+    return not (attacker.has("flying") and not (blocker.has("flying") or blocker.has("reach")))
 
 
 def _attackers(opts: AttackState, view: View) -> list[tuple[int, Creature]]:
     out = []
-    for a in opts.attackers:
-        known = view.creature(a.id, a.name)
-        power = a.power if a.power is not None else (known.power if known else None)
-        tough = a.toughness if a.toughness is not None else (known.toughness if known else None)
-        out.append((a.index or 0, make_creature(view.definitions, a.name, a.id, power, tough)))
+    for opt in opts.attackers:
+        known = view.creature(opt.id, opt.name)
+        power = opt.power if opt.power is not None else (known.power if known else None)
+        tough = opt.toughness if opt.toughness is not None else (known.toughness if known else None)
+        out.append((opt.index or 0, make_creature(view.definitions, opt.name, opt.id, power, tough)))
     return out
 
 
@@ -371,18 +369,18 @@ def _keep_defence(chosen: list[tuple[int, Creature]], attackers: list[tuple[int,
 
 def decide_blocks(opts: BlockState, view: View) -> Choice:
     attackers: list[tuple[int, Creature, bool]] = []
-    for a in opts.attackers:
-        known = view.creature(a.id, a.name)
-        power = a.power if a.power is not None else (known.power if known else None)
-        tough = a.toughness if a.toughness is not None else (known.toughness if known else None)
-        at_me = not a.attacking or a.attacking == view.me.name or a.attacking.lower() in ("you", "player")
-        attackers.append((a.index or 0, make_creature(view.definitions, a.name, a.id, power, tough), at_me))
+    for inc in opts.attackers:
+        known = view.creature(inc.id, inc.name)
+        power = inc.power if inc.power is not None else (known.power if known else None)
+        tough = inc.toughness if inc.toughness is not None else (known.toughness if known else None)
+        at_me = not inc.attacking or inc.attacking == view.me.name or inc.attacking.lower() in ("you", "player")
+        attackers.append((inc.index or 0, make_creature(view.definitions, inc.name, inc.id, power, tough), at_me))
     blockers: list[tuple[int, Creature]] = []
-    for b in opts.blockers:
-        known = view.creature(b.id, b.name)
-        power = b.power if b.power is not None else (known.power if known else None)
-        tough = b.toughness if b.toughness is not None else (known.toughness if known else None)
-        blockers.append((b.index or 0, make_creature(view.definitions, b.name, b.id, power, tough)))
+    for opt in opts.blockers:
+        known = view.creature(opt.id, opt.name)
+        power = opt.power if opt.power is not None else (known.power if known else None)
+        tough = opt.toughness if opt.toughness is not None else (known.toughness if known else None)
+        blockers.append((opt.index or 0, make_creature(view.definitions, opt.name, opt.id, power, tough)))
     free = dict(blockers)
     blocks: dict[int, int] = {}  # attacker index -> blocker index
     notes: list[str] = []

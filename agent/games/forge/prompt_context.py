@@ -79,6 +79,10 @@ def _side(side: Side, view: View, show_hand: bool) -> dict[str, Any]:
             "battlefield": battlefield, "lands": side.lands, "untapped_lands": side.untapped_lands}
 
 
+def _pt(power: int | None, toughness: int | None) -> str:
+    return f" {power}/{toughness}" if power is not None else ""
+
+
 def _options(request: ForgeRequest) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
     """(question, numbered options, extra) for the request type."""
     opts = request.options
@@ -106,14 +110,12 @@ def _options(request: ForgeRequest) -> tuple[str, list[dict[str, Any]], dict[str
              "different numbers.")
         return q, lines, {"min": opts.min, "max": opts.max}
     if isinstance(opts, AttackState):
-        lines = [{"number": a.index, "text": f"attacker {a.name}" + (f" {a.power}/{a.toughness}" if a.power is not None else "")}
-                 for a in opts.attackers]
+        lines = [{"number": a.index, "text": f"attacker {a.name}{_pt(a.power, a.toughness)}"} for a in opts.attackers]
         defenders = [{"number": d.index, "text": f"{d.type} {d.name}"} for d in opts.defenders]
         return ("Declare attackers: pairs of an attacker number and a defender number; an empty list means "
                 "no attack."), lines, {"defenders": defenders}
     assert isinstance(opts, BlockState)
-    lines = [{"number": b.index, "text": f"blocker {b.name}" + (f" {b.power}/{b.toughness}" if b.power is not None else "")}
-             for b in opts.blockers]
+    lines = [{"number": b.index, "text": f"blocker {b.name}{_pt(b.power, b.toughness)}"} for b in opts.blockers]
     attackers = [{"number": a.index, "text": f"{a.name} attacking {a.attacking or 'you'}"} for a in opts.attackers]
     return ("Declare blockers: pairs of a blocker number and an attacker number; each blocker at most once; "
             "an empty list means no blocks."), lines, {"attackers": attackers}
@@ -214,7 +216,9 @@ def read_reply(request: ForgeRequest, data: dict[str, Any]) -> tuple[Decision | 
         return TargetDecision(tuple(i for i in ints if i is not None)), reason
     if isinstance(opts, AttackState):
         pairs = _pairs(data.get("attacks"), "attacker", "defender")
-        return (AttackDecision(pairs), reason) if pairs is not None else (None, "reply 'attacks' is not a list of pairs")
+        if pairs is None:
+            return None, "reply 'attacks' is not a list of pairs"
+        return AttackDecision(pairs), reason
     pairs = _pairs(data.get("blocks"), "blocker", "attacker")
     return (BlockDecision(pairs), reason) if pairs is not None else (None, "reply 'blocks' is not a list of pairs")
 

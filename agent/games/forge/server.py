@@ -148,7 +148,8 @@ class ForgeServer:
         session = self.sessions.pop(game_id, None)
         if session is None:
             return
-        context = body.get("context") if isinstance(body.get("context"), dict) else {}
+        raw = body.get("context")
+        context: dict[str, Any] = raw if isinstance(raw, dict) else {}
         session.transcript.record("reflect", game_id=game_id, context=context)
         await session.close(context.get("result"))
         log.info("game %s: ended after %d decisions", game_id, session.decisions)

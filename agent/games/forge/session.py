@@ -81,7 +81,8 @@ class GameSession:
         response = encode(request, outcome.decision)
         what = describe(request, outcome.decision)
         if isinstance(request.options, ActionState) and view is not None:
-            chosen = next((o for o in request.options.options if o.index == getattr(outcome.decision, "index", None)), None)
+            index = getattr(outcome.decision, "index", None)
+            chosen = next((o for o in request.options.options if o.index == index), None)
             if chosen is not None and not chosen.is_pass and len(self.tried) < MAX_TRIED:
                 self.tried.add(action_key(view, chosen))
         turn = view.turn if view is not None else "?"

@@ -8,6 +8,9 @@ None when nothing valid is left to send (an action index that is not offered, fe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from agent.games.forge.decisions import (
     ActionDecision,
     AttackDecision,
@@ -19,7 +22,12 @@ from agent.games.forge.decisions import (
 from agent.games.forge.models import ActionState, AttackState, BlockState, ForgeRequest, TargetState
 
 
-def _indices(options: list) -> set[int]:  # type: ignore[type-arg]
+class Indexed(Protocol):
+    @property
+    def index(self) -> int | None: ...
+
+
+def _indices(options: Sequence[Indexed]) -> set[int | None]:
     return {o.index for o in options}
 
 
@@ -45,7 +53,7 @@ def problems(request: ForgeRequest, decision: Decision) -> list[str]:
             out.append(f"target indices {bad} are not offered ({_range(opts.targets)})")
         if len(set(decision.indices)) != len(decision.indices):
             out.append("a target is chosen twice")
-        n = len(set(i for i in decision.indices if i in valid))
+        n = len({i for i in decision.indices if i in valid})
         if n < opts.min or len(decision.indices) > opts.max:
             out.append(f"{len(decision.indices)} targets chosen; between {opts.min} and {opts.max} are allowed")
         return out
@@ -114,8 +122,8 @@ def repair(request: ForgeRequest, decision: Decision) -> Decision | None:
     return None
 
 
-def _range(options: list) -> str:  # type: ignore[type-arg]
+def _range(options: Sequence[Indexed]) -> str:
     if not options:
         return "none offered"
-    idx = sorted(o.index for o in options)
+    idx = sorted(o.index for o in options if o.index is not None)
     return f"offered: {idx[0]}..{idx[-1]}" if idx == list(range(idx[0], idx[-1] + 1)) else f"offered: {idx}"

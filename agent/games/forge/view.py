@@ -128,7 +128,8 @@ def _side(player: PlayerState, defs: dict[str, CardFacts]) -> Side:
             lands += 1
             untapped += not card.tapped
         if facts.is_creature or (card.power is not None and card.toughness is not None and not facts.is_land):
-            creatures.append(make_creature(defs, card.name, card.id, card.power, card.toughness, card.tapped, card.sick))
+            creatures.append(make_creature(defs, card.name, card.id, card.power, card.toughness,
+                                           card.tapped, card.sick))
     hand = tuple(defs.get(c.name) or UNKNOWN for c in player.hand)
     size = player.handCount if player.handCount is not None else len(player.hand)
     return Side(player.id, player.name, player.life, hand, size, tuple(player.battlefield), tuple(creatures),

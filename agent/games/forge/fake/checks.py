@@ -92,7 +92,8 @@ def read_answer(request: dict[str, Any], status: int, body: bytes, version: str 
         if len(kept) < int(state.get("min", 1)):
             return Verdict("error", f"{len(kept)} valid targets, at least {state.get('min', 1)} needed")
         changed = kept != picked
-        return Verdict("changed" if changed else "ok", "invalid, duplicate or surplus indices dropped" if changed else "",
+        why = "invalid, duplicate or surplus indices dropped" if changed else ""
+        return Verdict("changed" if changed else "ok", why,
                        {"indices": kept})
     if kind == "declare_attackers":
         if dtype != "declare_attackers":

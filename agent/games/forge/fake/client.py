@@ -131,7 +131,8 @@ class FakeForge:
             await asyncio.sleep(self.retry_interval)
         latency = time.monotonic() - started
         if status is None:
-            verdict = Verdict("error", problem + ("; the later client would retry for ever" if self.retry_interval else ""))
+            forever = "; the later client would retry for ever" if self.retry_interval else ""
+            verdict = Verdict("error", problem + forever)
         else:
             verdict = read_answer(request, status, body, self.version.name)
             if status != 200 and self.retry_interval is not None:

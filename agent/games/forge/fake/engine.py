@@ -192,16 +192,14 @@ class Game:
     def legal_targets(self, kind: str, p: Player) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if kind in ("any", "any2", "player"):
-            for q in self.players:
-                out.append({"type": "Player", "name": q.name, "id": q.id, "life": q.life})
+            out += [{"type": "Player", "name": q.name, "id": q.id, "life": q.life} for q in self.players]
         if kind in ("any", "any2", "creature", "own_creature"):
             owners = [p] if kind == "own_creature" else self.players
-            for q in owners:
-                for x in self.creatures(q):
-                    out.append({"type": "Card", "name": x.name, "id": x.id, "controller": q.name})
+            out += [{"type": "Card", "name": x.name, "id": x.id, "controller": q.name}
+                    for q in owners for x in self.creatures(q)]
         if kind == "spell":
-            for s in self.stack:
-                out.append({"type": "Spell", "name": s.name, "id": s.id, "controller": self.players[s.controller].name})
+            out += [{"type": "Spell", "name": s.name, "id": s.id, "controller": self.players[s.controller].name}
+                    for s in self.stack]
         return [{"index": i, **t} for i, t in enumerate(out)]
 
     def options(self, p: Player) -> list[dict[str, Any]]:
@@ -506,9 +504,8 @@ class Game:
     def can_block(self, blocker: Perm, attacker: Perm) -> bool:
         if blocker.tapped or blocker.pacified:
             return False
-        if _has(attacker.card, "Flying") and not (_has(blocker.card, "Flying") or _has(blocker.card, "Reach")):
-            return False
-        return True
+        flier = _has(attacker.card, "Flying")
+        return not (flier and not (_has(blocker.card, "Flying") or _has(blocker.card, "Reach")))
 
     async def agent_attacks(self) -> list[Perm]:
         able = [x for x in self.creatures(self.agent) if self.can_attack(self.agent, x)]
@@ -531,8 +528,9 @@ class Game:
             good = [b for b in free if self.can_block(b, a) and self.power(self.opp, b) >= at
                     and self.toughness(self.opp, b) > ap]
             chump = [b for b in free if self.can_block(b, a)] if incoming >= self.opp.life else []
-            pick = (good or chump or [None])[0]
-            if pick is not None:
+            candidates = good or chump
+            if candidates:
+                pick = candidates[0]
                 blocks[a.id] = pick
                 free.remove(pick)
                 incoming -= ap

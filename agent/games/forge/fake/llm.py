@@ -26,7 +26,8 @@ def _prompt(body: dict[str, Any]) -> tuple[str, str]:
     name = (rf.get("json_schema") or {}).get("name", "") if isinstance(rf, dict) else ""
     kind = name.removeprefix("forge_") if name.startswith("forge_") else ""
     if not kind:
-        for k, marker in (("attack", '"attacks"'), ("block", '"blocks"'), ("target", '"indices"'), ("action", '"index"')):
+        markers = (("attack", '"attacks"'), ("block", '"blocks"'), ("target", '"indices"'), ("action", '"index"'))
+        for k, marker in markers:
             if marker in text:
                 kind = k
                 break
@@ -35,7 +36,8 @@ def _prompt(body: dict[str, Any]) -> tuple[str, str]:
 
 def _numbers(text: str) -> tuple[list[int], list[int]]:
     """Option numbers before and after the second list heading (defenders / attacking creatures)."""
-    head, _, tail = text.partition("\nDefenders:") if "\nDefenders:" in text else text.partition("\nAttacking creatures:")
+    heading = "\nDefenders:" if "\nDefenders:" in text else "\nAttacking creatures:"
+    head, _, tail = text.partition(heading)
     first = [int(n) for n, _ in _OPTION.findall(head)]
     second = [int(n) for n, _ in _OPTION.findall(tail)]
     return first, second
@@ -121,7 +123,8 @@ def chaotic(seed: int = 0, stall_s: float = 5.0, delay: float = 0.0) -> Any:
         # too_many: every option at once, more targets than max, every blocker on every attacker
         content = {"action": {"index": first[-1] if first else 0, "reason": "last"},
                    "target": {"indices": first, "reason": "all"},
-                   "attack": {"attacks": [{"attacker": a, "defender": d} for a in first for d in second], "reason": "all"},
+                   "attack": {"attacks": [{"attacker": a, "defender": d} for a in first for d in second],
+                              "reason": "all"},
                    "block": {"blocks": [{"blocker": b, "attacker": a} for b in first for a in second], "reason": "all"},
                    }.get(kind, {})
         return FakeReply.ok_json(content, delay=delay)
