@@ -155,7 +155,7 @@ def test_the_published_examples_parse_with_our_models() -> None:
         parse_client_frame(path.read_text(encoding="utf-8"))
     for path in sorted((examples / "responses").glob("*.json")):
         frame = json.loads(path.read_text(encoding="utf-8"))
-        frame.setdefault("type", f"{path.stem}_response")  # the get_state example omits its type
+        frame.setdefault("type", f"{path.stem}_response")  # as push_event, a response may leave it out
         parse_server_frame(json.dumps(frame))
 
 

@@ -1,0 +1,137 @@
+"""The LLM player through the real openai SDK against the fake server: prompts, retries, chaos."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.core.config import LLMConfig, RetryConfig
+from agent.core.llm import LLMClient
+from agent.core.prompts import PromptSet
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+from agent.games.boardgame.client import ClientSettings, MatchClient
+from agent.games.boardgame.config import BoardgameConfig
+from agent.games.boardgame.players.base import Turn
+from agent.games.boardgame.players.llm import LLMPlayer, parse_reply, prompt_context, reply_schema
+from agent.games.boardgame.players.offline import make_offline
+from agent.games.boardgame.rules.base import GameRules
+from agent.games.boardgame.rules.registry import get_rules
+from agent.games.boardgame.runner import load_templates
+from agent.games.boardgame.testing import chaotic_responder, legal_moves_in, legal_responder
+from tests.boardgame.support import running_engine
+
+PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts" / "boardgame"
+
+
+def prompts() -> PromptSet:
+    return load_templates(BoardgameConfig(prompts_dir=PROMPTS_DIR))
+
+
+def llm_client(fake: FakeOpenAI, timeout: float = 2.0) -> LLMClient:
+    config = LLMConfig(base_url=fake.base_url, model="fake-model", api_key_required=False, request_timeout=timeout,
+                       retry=RetryConfig(max_attempts=2, initial_backoff=0.01, max_backoff=0.02))
+    return LLMClient(config, None)
+
+
+def fallback(rules: GameRules[Any]) -> Any:
+    return make_offline("best", rules, random.Random(0), seconds=0.02)
+
+
+def test_the_prompt_shows_rules_board_marks_and_legal_moves() -> None:
+    rules = get_rules("connect_four")
+    position = rules.play(rules.initial(), 3)
+    context = prompt_context(Turn(rules, position, 1, 2, ("drop {'column': 9} was refused: too far",)), "RULES")
+    templates = prompts()
+    system = templates.render("system", context)
+    turn = templates.render("turn", context)
+    assert "Connect four as O against an opponent playing X" in system and "RULES" in system
+    assert rules.render(position) in turn
+    assert '- column 1: {"column": 1}' in turn and "too far" in turn
+    assert "four discs in a line" in templates.render("rules_connect_four", {})
+
+
+def test_the_reply_schema_is_strict_mode_compatible() -> None:
+    for game in ("tictactoe", "connect_four"):
+        schema = reply_schema(get_rules(game))
+        for node in (schema, schema["properties"]["data"]):
+            assert node["additionalProperties"] is False and set(node["required"]) == set(node["properties"])
+
+
+@pytest.mark.parametrize("data, words", [
+    (None, "not a JSON object"),
+    ({"type": "drop"}, "data: Field required"),
+    ({"type": "drop", "data": [3]}, "data: Input should be a valid dictionary"),
+])
+def test_unusable_replies_are_explained(data: Any, words: str) -> None:
+    from agent.games.boardgame.players.base import InvalidChoice
+
+    with pytest.raises(InvalidChoice, match=words):
+        parse_reply(data, "text")
+
+
+async def test_a_legal_llm_plays_a_whole_match_with_structured_output(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = legal_responder(random.Random(1))
+    client = llm_client(fake_openai)
+    player = LLMPlayer(client, prompts())
+    async with running_engine(games=("connect_four",), bot="random", seed=1) as (engine, url):
+        result = await MatchClient(ClientSettings(url=url, agent_id="L", poll_seconds=1.0),
+                                   lambda rules: player, fallback).play()
+    await client.aclose()
+    assert result.status == "ended" and result.illegal == 0 and result.fallbacks == 0
+    first = fake_openai.chat_requests[0]
+    assert first.response_format_type == "json_schema"
+    assert first.json["response_format"]["json_schema"]["schema"]["properties"]["type"]["enum"] == ["drop"]
+    assert len(legal_moves_in(first.json)) == 7
+
+
+async def test_an_illegal_answer_is_retried_with_the_engines_words_in_the_prompt(fake_openai: FakeOpenAI) -> None:
+    reply = {"reasoning": "centre", "type": "place", "data": {"row": 2, "column": 2}}
+    fake_openai.enqueue(FakeReply.ok_json(reply))  # our first move: the centre
+    fake_openai.responder = lambda request: FakeReply.ok_json(  # then the centre again, then a free cell
+        reply if "refused" not in request["messages"][-1]["content"] else
+        next({"reasoning": "free", "type": "place", "data": m} for m in legal_moves_in(request)))
+    client = llm_client(fake_openai)
+    async with running_engine(games=("tictactoe",), bot="strong", seed=2) as (engine, url):
+        result = await MatchClient(ClientSettings(url=url, agent_id="L", poll_seconds=1.0),
+                                   lambda rules: LLMPlayer(client, prompts()), fallback).play()
+    await client.aclose()
+    retried = [r for r in fake_openai.chat_requests if "refused" in r.messages[-1]["content"]]
+    assert retried, "the second turn's refusal must reach the next prompt"
+    assert "row 2 column 2 is already taken by X" in retried[0].messages[-1]["content"]
+    assert result.status == "ended" and result.illegal >= 1
+
+
+async def test_a_chaotic_llm_finishes_every_match_with_no_protocol_error(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = chaotic_responder(random.Random(7), stall_seconds=1.0)
+    client = llm_client(fake_openai, timeout=1.5)
+    outcomes = []
+    async with running_engine(games=("tictactoe", "connect_four"), bot="strong", seed=7,
+                              bot_search_seconds=0.02) as (engine, url):
+        for index in range(6):
+            game = ("tictactoe", "connect_four")[index % 2]
+            settings = ClientSettings(url=url, agent_id=f"L{index}", game=game, poll_seconds=1.0, max_attempts=3,
+                                      decision_seconds=0.5, create_settings={"seat": 1 + index % 2})
+            result = await MatchClient(settings, lambda rules: LLMPlayer(client, prompts()), fallback).play()
+            assert result.status == "ended", result.line()
+            assert result.protocol_errors == 0
+            outcomes.append(result)
+    await client.aclose()
+    assert sum(r.illegal for r in outcomes) > 0 and sum(r.fallbacks for r in outcomes) > 0
+    assert sum(r.attempts for r in outcomes) > sum(len(r.decisions) for r in outcomes)
+    assert all(d.attempts <= 3 for r in outcomes for d in r.decisions)
+
+
+def test_chaos_covers_each_kind_of_misbehaviour() -> None:
+    respond = chaotic_responder(random.Random(0))
+    request = {"messages": [{"role": "system", "content": 'the action type, always "drop"'},
+                            {"role": "user", "content": '- column 1: {"column": 1}\n- column 2: {"column": 2}'}]}
+    replies = [respond(request) for _ in range(400)]
+    assert {r.status for r in replies} >= {200, 400, 500}
+    assert any(r.drop for r in replies) and any(r.truncate for r in replies) and any(r.delay for r in replies)
+    bodies = [r.content for r in replies if r.content]
+    assert any(b and not b.startswith("{") for b in bodies)
+    assert any(json.loads(b).get("data") == {"column": 99} for b in bodies if b.startswith('{"reasoning": "off'))
