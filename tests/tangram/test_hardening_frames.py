@@ -24,8 +24,9 @@ from tests.tangram.hardening_support import (MOVE, assert_agent_frames_valid, go
 
 DIGITS = "1" * 5000
 
-# (frame, what the agent answers while no turn runs: "error" for an unreadable playRequest, "chat"
-# for an unreadable chatRequest, None when nothing is owed to the game)
+# (frame, what the agent answers while no turn runs: "finish" for an unreadable playRequest (after a
+# chat line; the shipped game ignores error frames), "chat" for an unreadable chatRequest, None when
+# nothing is owed to the game)
 BAD_FRAMES: list[tuple[str | bytes, str | None]] = [
     ("{not json", None),
     ("", None),
@@ -36,21 +37,21 @@ BAD_FRAMES: list[tuple[str | bytes, str | None]] = [
     ('{"type": null}', None),
     ('{"type": "dance"}', None),
     ('{"type": 5}', None),
-    ('{"type": ["playRequest"]}', "error"),  # the type hint is a guess from the text
-    ('{"type": "playRequest", "state": 17}', "error"),
-    ('{"type": "playRequest", "objective": 5}', "error"),
-    ('{"type": "playRequest", "board_img": 12345}', "error"),
-    ('{"type": "playRequest", "timestamp": {"a": 1}}', "error"),
-    ('{"type": "playRequest", "state": {"on_board": "nope"}}', "error"),
+    ('{"type": ["playRequest"]}', "finish"),  # the type hint is a guess from the text
+    ('{"type": "playRequest", "state": 17}', "finish"),
+    ('{"type": "playRequest", "objective": 5}', "finish"),
+    ('{"type": "playRequest", "board_img": 12345}', "finish"),
+    ('{"type": "playRequest", "timestamp": {"a": 1}}', "finish"),
+    ('{"type": "playRequest", "state": {"on_board": "nope"}}', "finish"),
     ('{"type": "chatRequest", "message": ["hi"]}', "chat"),
-    ('{"type": "playRequest", "timestamp": NaN}', "error"),
+    ('{"type": "playRequest", "timestamp": NaN}', "finish"),
     ('{"type": "chatRequest", "message": "hi", "timestamp": Infinity}', "chat"),
-    ('{"type": "playRequest", "timestamp": -Infinity}', "error"),
-    ('{"type": "playRequest", "timestamp": ' + DIGITS + "}", "error"),  # past Python's int-digit limit
+    ('{"type": "playRequest", "timestamp": -Infinity}', "finish"),
+    ('{"type": "playRequest", "timestamp": ' + DIGITS + "}", "finish"),  # past Python's int-digit limit
     ("[" * 100_000 + "]" * 100_000, None),
     (b"\xff\xfe\x00\x01 not utf-8 \x80", None),
     (b"", None),
-    ('{"type": "playRequest", ' + '"x": "' + "y" * 3_000_000, "error"),  # huge and cut short
+    ('{"type": "playRequest", ' + '"x": "' + "y" * 3_000_000, "finish"),  # huge and cut short
 ]
 
 # Frames that are readable but odd: the agent takes them without a turn starting or anything owed.
@@ -71,8 +72,12 @@ async def test_bad_frames_one_after_another_each_followed_by_a_normal_turn(tmp_p
     async with serve_agent(planner_config(tmp_path), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url, objective="A house", human="random", seed=3) as game:
             for raw, answer in BAD_FRAMES:
+                if answer == "finish":  # in the game, this request starts the AI's turn
+                    game.game.start_ai_turn()
                 await game.send_raw(raw)
-                if answer is not None:  # before the next turn, or it would end that turn
+                if answer == "finish":
+                    await wait_until(lambda: game.game.turn_owner == "human", 5, "the finish")
+                elif answer is not None:  # before the next turn, or it would end that turn
                     got = await game.next_frame(timeout=5, type=answer)
                     assert got is not None, f"no {answer} frame for {str(raw)[:60]!r}"
                 turn = await game.ai_turn(deadline=10)

@@ -129,7 +129,9 @@ async def test_feedback_loop_is_bounded_by_max_feedback_iterations():
             await session.handle_raw(frame("playFeedback", {"Green": (*sent["position"], 0, ["BOUNDARY"])}))
         elif sent["type"] == "finish":
             break
-    assert plays == 3  # the first play and two corrections
+    # The first play, the same play again (our geometry finds (50, 50) clear, so the report may be one
+    # physics step stale), two corrections, and the piece moved back where it was.
+    assert plays == 5
     await session.close()
 
 
@@ -145,10 +147,23 @@ async def test_a_player_that_hangs_still_ends_the_turn_within_the_deadline():
 
 
 async def test_a_game_that_never_sends_feedback_still_gets_finish():
-    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=1.5)
+    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=3.0)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
+    played = loop.time()
     await conn.until("finish", timeout=5)
+    # Never during the game's 0.5 s animation, and still within the deadline.
+    assert played + 0.5 <= loop.time() <= start + 3.0
+    await session.close()
+
+
+async def test_too_short_a_deadline_sends_no_play_it_cannot_see_through():
+    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=1.5)
+    await session.handle_raw(frame("playRequest"))
+    await conn.until("finish", timeout=5)
+    assert not any(f["type"] == "play" for f in conn.sent)
     await session.close()
 
 
@@ -207,11 +222,14 @@ async def test_bad_frame_mid_turn_ends_the_turn_and_the_next_turn_works():
     await session.close()
 
 
-async def test_unreadable_play_request_is_answered_with_an_error_frame():
+async def test_unreadable_play_request_is_answered_with_chat_and_finish():
+    # The shipped game ignores an error frame (GAME_FACTS): only finish ends the turn.
     session, conn = make_session(ScriptedPlayer([]))
     await session.handle_raw('{"type": "playRequest", "state": 17}')
-    err = await conn.next()
-    assert err["type"] == "error" and "state" in err["message"]
+    said = await conn.next()
+    assert said["type"] == "chat" and "couldn't read" in said["message"]
+    assert (await conn.next())["type"] == "finish"
+    assert not any(f["type"] == "error" for f in conn.sent)
     await session.close()
 
 

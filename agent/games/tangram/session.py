@@ -27,23 +27,44 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from agent.games.tangram.config import Config
-from agent.games.tangram.geometry.collide import CLEARANCE_PX
-from agent.games.tangram.geometry.feedback import correct_from_feedback
-from agent.games.tangram.geometry.frames import Pose, normalize_rotation
-from agent.games.tangram.geometry.repair import repair
 from agent.core.images import ImageError, payload_summary, prepare_image
 from agent.core.memory import Memory, Speaker
+from agent.core.transcript import Transcript, record_scope
+from agent.games.tangram.config import Config
+from agent.games.tangram.geometry.build_check import marker_mismatch
+from agent.games.tangram.geometry.collide import CLEARANCE_PX, predict_collisions
+from agent.games.tangram.geometry.feedback import correct_from_feedback
+from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker, rotation_to_send, start_pose
+from agent.games.tangram.geometry.pieces import PIECES
+from agent.games.tangram.geometry.repair import repair
 from agent.games.tangram.players.base import Decision, Player, TurnView, board_of
-from agent.games.tangram.protocol import (GameFrame, GameState, ProtocolError, chat_frame, error_frame, finish_frame,
-                            parse_frame, play_frame, utf8_safe)
-from agent.core.transcript import Transcript
+from agent.games.tangram.protocol import (
+    GameFrame,
+    GameState,
+    ProtocolError,
+    chat_frame,
+    finish_frame,
+    parse_frame,
+    play_frame,
+    utf8_safe,
+)
 
 log = logging.getLogger(__name__)
 
-SEND_MARGIN_S = 1.0
-"""The turn's work stops this long before the deadline, so that ``finish`` still goes out in time
-(and not in the middle of the game's 0.5 s move animation)."""
+ANIMATION_S = 0.5
+"""The game tweens every play for this long before it reports (GAME_FACTS). A ``finish`` or another
+``play`` sent meanwhile is applied to the half-moved piece, so neither goes out while a play's
+feedback is outstanding."""
+FEEDBACK_GRACE_S = 1.5
+"""When the turn's time is up (or a bad frame ends it) while a play's feedback is outstanding, wait
+this long at most for that feedback before finishing: the animation, a frame, two PNGs."""
+FINISH_MARGIN_S = 0.3
+"""Kept free at the very end of the turn to send the last chat line and ``finish``."""
+SEND_MARGIN_S = FEEDBACK_GRACE_S + FINISH_MARGIN_S
+"""The turn's work (deciding, sending plays) stops this long before the deadline. A play can only
+go out before then, so its feedback (waited for up to FEEDBACK_GRACE_S) and the ``finish`` still
+fit within ``turn.deadline``, worst case."""
+MIN_WORK_S = 0.2
 FALLBACK_RESERVE_S = 3.0
 """A player's first decision must be ready this long before the turn's end, leaving time for a
 fallback decision (the planner), the repair and the game's feedback."""
@@ -81,6 +102,12 @@ class _Turn:
     interrupted: str | None = None
     """Why a bad frame asked the turn to end now."""
     awaiting_feedback: bool = False
+    play_sent_at: float | None = None
+    feedback_unreadable: bool = False
+    """The answer to our play came but could not be read: the animation is over all the same."""
+    ends_at: float = math.inf
+    """Event-loop time by which ``finish`` must be out: the playRequest's arrival plus turn.deadline."""
+    """Event-loop time of the last play sent; its feedback is outstanding while awaiting_feedback."""
     finish_claimed: bool = False
     """Set by whoever is about to send this turn's finish (the turn, or a polite close): only one does."""
 
@@ -105,7 +132,7 @@ class Supervisor(Protocol):
 
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
-                 *, peer: str = "?") -> None:
+                 *, peer: str = "?", study: dict[str, Any] | None = None) -> None:
         self.config = config
         self.ws = connection
         self.player = player
@@ -117,9 +144,15 @@ class Session:
         self._feedback: asyncio.Queue[GameFrame] = asyncio.Queue()
         self._chat_tasks: set[asyncio.Task[None]] = set()
         self._turn_ids = itertools.count(1)
+        self._chat_ids = itertools.count(1)
+        self.study = study or {}
+        """Study metadata for session_start (agent version, config and template hashes, tags)."""
         self._send_lock = asyncio.Lock()
         self._closed = False
         self._last_state: GameState | None = None
+        self._own_moves: dict[str, Pose] = {}
+        """Where our plays of the last turn left each piece, so it is not taken for the partner's move."""
+        self._build_warned = False
         self.stats = {"turns": 0, "turns_ended": 0, "chats": 0, "bad_frames": 0}
         self.supervisor: Supervisor | None = getattr(player, "supervisor", None)
         if self.supervisor is not None:
@@ -129,7 +162,7 @@ class Session:
 
     async def run(self, frames: Any) -> None:
         """Serve frames from an async iterator (the socket) until it ends."""
-        self.transcript.record("session_start", peer=self.peer, player=self.player.name)
+        self.transcript.record("session_start", peer=self.peer, player=self.player.name, **self.study)
         async for raw in frames:
             await self.handle_raw(raw)
 
@@ -189,7 +222,15 @@ class Session:
             await self._bad_frame(BadFrame(str(exc), _type_hint(raw)), size)
             return
         frame = _clip(frame, self.peer)
-        self._record_in(frame, size)
+        # Ids that let an analyst join a frame to its turn or a chat request to its reply.
+        ids: dict[str, int] = {}
+        if frame.type == "playRequest":
+            ids["turn"] = next(self._turn_ids)
+        elif frame.type == "chatRequest":
+            ids["request"] = next(self._chat_ids)
+        if "turn" not in ids and self._turn is not None and self._turn_active():
+            ids["turn"] = self._turn.turn_id
+        self._record_in(frame, size, ids)
         if self.supervisor is not None:
             try:
                 self.supervisor.frame_in(frame)
@@ -197,8 +238,9 @@ class Session:
                 log.exception("%s: supervisor failed on a frame", self.peer)
         if frame.state.ignored:
             log.warning("%s: %s frame: ignored %s", self.peer, frame.type, "; ".join(frame.state.ignored[:5]))
+        self._check_build(frame.state)
         if frame.type == "playRequest":
-            self._start_turn(frame)
+            self._start_turn(frame, ids["turn"])
         elif frame.type == "playFeedback":
             # Only an answer to a play we are waiting for counts; a stray one would be taken for the
             # answer to our next play (and each holds two images).
@@ -211,9 +253,12 @@ class Session:
             if len(self._chat_tasks) >= MAX_OPEN_CHATS:
                 log.warning("%s: %d chat requests still being answered; this one gets a short reply",
                             self.peer, len(self._chat_tasks))
-                await self._say("One moment please, I'm still answering your earlier messages.")
+                busy = "One moment please, I'm still answering your earlier messages."
+                with record_scope(request=ids["request"]):
+                    await self._say(busy)
+                    self.transcript.record("chat_reply", reply=busy, outcome="busy", seconds=0.0)
                 return
-            task = asyncio.create_task(self._answer_chat(frame), name="chat")
+            task = asyncio.create_task(self._answer_chat(frame, ids["request"]), name="chat")
             self._chat_tasks.add(task)
             task.add_done_callback(self._chat_tasks.discard)
         else:  # the game reports a problem with one of our frames
@@ -225,15 +270,21 @@ class Session:
         log.warning("%s: bad frame (%d bytes): %s", self.peer, size, bad.reason)
         self.transcript.record("bad_frame", reason=bad.reason, bytes=size, type_hint=bad.type_hint)
         if self._turn_active():
+            if bad.type_hint == "playFeedback" and self._turn is not None and self._turn.awaiting_feedback:
+                # The feedback did come (unreadable): the animation is over, nothing more to wait for.
+                self._turn.feedback_unreadable = True
             # The game may be waiting on us with state we cannot read: end the turn cleanly.
             self._interrupt_turn(bad.reason)
         elif bad.type_hint == "playRequest":
-            # A turn began but its frame is unreadable: the error frame ends it on the game's side.
-            await self._send(error_frame(f"I could not read the game's request ({bad.reason})."), "error")
+            # A turn began but its frame is unreadable. Only finish ends it: the game build users run
+            # ignores an error frame and would wait on this turn for ever (GAME_FACTS).
+            self.transcript.record("unreadable_request", reason=bad.reason[:200], answered="finish")
+            await self._say("I couldn't read the game's request, so I'll skip this turn. Your go!")
+            await self._send(finish_frame(), "finish")
         elif bad.type_hint == "chatRequest":
             await self._say("Sorry, I could not read that message.")
 
-    def _record_in(self, frame: GameFrame, size: int) -> None:
+    def _record_in(self, frame: GameFrame, size: int, ids: dict[str, int]) -> None:
         stamp = frame.timestamp
         if isinstance(stamp, str):
             stamp = stamp[:64]
@@ -251,7 +302,7 @@ class Session:
         if frame.state.ignored:
             data["ignored"] = frame.state.ignored[:20]
             data["ignored_count"] = len(frame.state.ignored)
-        self.transcript.record("frame_in", **data)
+        self.transcript.record("frame_in", **data, **ids)
 
     # ------------------------------------------------------------------ frames out
 
@@ -286,14 +337,14 @@ class Session:
     def _turn_active(self) -> bool:
         return self._turn_task is not None and not self._turn_task.done()
 
-    def _start_turn(self, frame: GameFrame) -> None:
+    def _start_turn(self, frame: GameFrame, turn_id: int | None = None) -> None:
         if self._turn_active():
             # The game only asks again once it considers the last turn over; follow the game.
             log.warning("%s: new playRequest while a turn was running; abandoning the old turn", self.peer)
             assert self._turn_task is not None
             self._turn_task.cancel()
         self._feedback = asyncio.Queue()
-        turn = self._turn = _Turn(next(self._turn_ids))
+        turn = self._turn = _Turn(turn_id if turn_id is not None else next(self._turn_ids))
         self._turn_task = asyncio.create_task(self._run_turn(frame, turn, self._feedback), name=f"turn-{turn.turn_id}")
 
     def _interrupt_turn(self, reason: str) -> None:
@@ -307,6 +358,11 @@ class Session:
         # else: _run_turn sees turn.interrupted as soon as it starts and ends the turn there
 
     async def _run_turn(self, frame: GameFrame, turn: _Turn, feedback: asyncio.Queue[GameFrame]) -> None:
+        # Every record made during the turn (decision, repair, llm, frames out) carries its id.
+        with record_scope(turn=turn.turn_id):
+            await self._run_scoped_turn(frame, turn, feedback)
+
+    async def _run_scoped_turn(self, frame: GameFrame, turn: _Turn, feedback: asyncio.Queue[GameFrame]) -> None:
         turn.started = True
         loop = asyncio.get_running_loop()
         started = loop.time()
@@ -314,7 +370,8 @@ class Session:
         self.stats["turns"] += 1
         self.transcript.record("turn_start", turn=turn_id, objective=frame.objective)
         outcome = "ended"
-        work_until = started + max(0.5, self.config.turn.deadline - SEND_MARGIN_S)
+        turn.ends_at = started + self.config.turn.deadline
+        work_until = started + max(MIN_WORK_S, self.config.turn.deadline - SEND_MARGIN_S)
         try:
             try:
                 if turn.interrupted is not None:
@@ -345,10 +402,37 @@ class Session:
             self.transcript.record("error", where="turn", error=f"{type(exc).__name__}: {exc}"[:500])
             await self._say("Something went wrong on my side this turn; your go!")
         if not turn.finish_claimed:
+            await self._settle_feedback(turn, feedback)
+        if not turn.finish_claimed:
             turn.finish_claimed = True
             await self._send(finish_frame(), "finish")
             self.stats["turns_ended"] += 1
-        self.transcript.record("turn_end", turn=turn_id, outcome=outcome, seconds=round(loop.time() - started, 3))
+        pieces = len(self._last_state.on_board) if self._last_state is not None else None
+        self.transcript.record("turn_end", turn=turn_id, outcome=outcome, seconds=round(loop.time() - started, 3),
+                               pieces_on_board=pieces)
+
+    async def _settle_feedback(self, turn: _Turn, feedback: asyncio.Queue[GameFrame]) -> None:
+        """A play's feedback is still outstanding: wait for it (a bounded time) so that ``finish``
+        never reaches the game while it animates the piece."""
+        if not turn.awaiting_feedback or turn.feedback_unreadable:
+            return
+        loop = asyncio.get_running_loop()
+        until = min(loop.time() + FEEDBACK_GRACE_S, turn.ends_at - FINISH_MARGIN_S)
+        if turn.play_sent_at is not None:  # never less than the animation itself
+            until = max(until, turn.play_sent_at + ANIMATION_S + 0.1)
+        try:
+            async with asyncio.timeout_at(until):
+                reply = await feedback.get()
+            self._note_own_feedback(turn, reply)
+        except TimeoutError:
+            log.warning("%s: turn %d: no feedback %.1f s after the last play; finishing anyway", self.peer,
+                        turn.turn_id, loop.time() - (turn.play_sent_at or loop.time()))
+        turn.awaiting_feedback = False
+
+    def _note_own_feedback(self, turn: _Turn, reply: GameFrame) -> None:
+        """The late feedback of our last play (the turn ends now whatever it says)."""
+        collisions = {name: list(p.collisions) for name, p in reply.state.on_board.items() if p.collisions}
+        self.transcript.record("late_feedback", turn=turn.turn_id, collisions=collisions)
 
     async def _interrupted(self, turn: _Turn) -> str:
         log.info("%s: turn %d ends early after an unreadable frame", self.peer, turn.turn_id)
@@ -365,30 +449,39 @@ class Session:
         decision = await self.player.play(view)
         self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                reasoning=decision.reasoning, pose=_pose_dict(decision.pose))
+        latest = frame.state
+        """The newest state the game reported: where each piece is and its unnormalised rotation."""
         said = False
         plays = 0
+        resent: Pose | None = None
+        resend: Pose | None = None
         while True:
-            if decision.pose is None:
-                await self._say(decision.chat)
-                self._remember("agent", f"(passed) {decision.chat}")
-                return "passed"
-            others = {n: p for n, p in board.items() if n != decision.pose.piece}
-            fixed = repair(decision.pose, others, clearance_px=CLEARANCE_PX)
-            self.transcript.record("repair", proposed=_pose_dict(decision.pose), repaired=_pose_dict(fixed.pose),
-                                   displacement=round(fixed.displacement, 3), reason=fixed.reason)
-            if fixed.pose is None:
-                await self._say(f"{fixed.reason} I'll pass this turn.")
-                self._remember("agent", f"(passed) {fixed.reason}")
-                return "no-valid-pose"
-            pose = fixed.pose
+            if resend is not None:
+                pose, resend = resend, None
+            else:
+                if decision.pose is None:
+                    await self._say(decision.chat)
+                    self._remember("agent", f"(passed) {decision.chat}")
+                    return "passed"
+                others = {n: p for n, p in board.items() if n != decision.pose.piece}
+                fixed = repair(decision.pose, others, clearance_px=CLEARANCE_PX)
+                self.transcript.record("repair", proposed=_pose_dict(decision.pose),
+                                       repaired=_pose_dict(fixed.pose), displacement=round(fixed.displacement, 3),
+                                       reason=fixed.reason)
+                if fixed.pose is None:
+                    await self._say(f"{fixed.reason} I'll pass this turn.")
+                    self._remember("agent", f"(passed) {fixed.reason}")
+                    return "no-valid-pose"
+                pose = fixed.pose
+            if not self._time_for_a_play(turn):
+                await self._say("I'm out of time to move a piece this turn, sorry. Your go!")
+                return "no-time"
             if not said:
                 await self._say(decision.chat)
                 said = True
-            await self._send(play_frame(pose.piece, pose.x, pose.y, normalize_rotation(pose.rotation)), "play")
+            reply = await self._play(pose, latest, feedback, turn)
             plays += 1
-            turn.awaiting_feedback = True
-            reply = await feedback.get()
-            turn.awaiting_feedback = False
+            latest = reply.state
             reported = reply.state.on_board.get(pose.piece)
             collisions = list(reported.collisions) if reported is not None else ["(not on the board)"]
             if not collisions:
@@ -398,13 +491,19 @@ class Session:
                 self._remember("agent", f"(moved {pose.piece}) {decision.chat}")
                 return "played"
             log.info("%s: %s collides with %s after play %d", self.peer, pose.piece, collisions, plays)
-            if plays > self.config.turn.max_feedback_iterations:
-                await self._say(f"I couldn't find a free spot for {pose.piece}, so it goes back.")
-                return "gave-up"
             # Trust the game over our prediction: rebuild the board from what it just reported,
             # keeping the turn-start pose of a piece we did not move (it may have been pushed back).
             board = {**view.board(), **{n: p for n, p in board_of(reply.state).items() if n != pose.piece}}
             others = {n: p for n, p in board.items() if n != pose.piece}
+            if reported is not None and resent is None and self._contradicts(pose.piece, reported.position,
+                                                                          reported.rotation, collisions, others):
+                # Godot may list overlaps one physics step old (GAME_FACTS): our exact geometry says the
+                # reported pose is clear, so the same play again (a zero-length move) settles it.
+                resent = resend = pose
+                self.transcript.record("stale_feedback", piece=pose.piece, collisions=collisions)
+                continue
+            if plays - (resent is not None) > self.config.turn.max_feedback_iterations:  # a re-send corrects nothing
+                return await self._give_up(pose.piece, view.state, latest, feedback, turn)
             corrected = None
             if reported is not None:
                 corrected = correct_from_feedback(pose, reported.position, reported.rotation, collisions, others)
@@ -418,21 +517,82 @@ class Session:
             self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                    reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True)
 
+    def _time_for_a_play(self, turn: _Turn) -> bool:
+        """A play must be seen through before the deadline: its animation, its feedback, finish."""
+        return asyncio.get_running_loop().time() + FEEDBACK_GRACE_S + FINISH_MARGIN_S <= turn.ends_at
+
+    async def _play(self, pose: Pose, latest: GameState, feedback: asyncio.Queue[GameFrame], turn: _Turn) -> GameFrame:
+        """Send one play (turning the short way from where the piece is now) and wait for its feedback."""
+        current = _reported_rotation(latest, pose.piece)
+        rotation = rotation_to_send(current, pose.rotation)
+        await self._send(play_frame(pose.piece, pose.x, pose.y, rotation), "play")
+        self._own_moves[pose.piece] = pose
+        turn.play_sent_at = asyncio.get_running_loop().time()
+        turn.awaiting_feedback = True
+        reply = await feedback.get()
+        turn.awaiting_feedback = False
+        return reply
+
+    @staticmethod
+    def _contradicts(piece: str, marker: tuple[float, float], rotation: float, collisions: list[str],
+                     others: dict[str, Pose]) -> bool:
+        """True when our geometry finds the reported pose clear of everything the game reports."""
+        actual = pose_from_marker(piece, marker[0], marker[1], rotation)
+        known = set(others) | {"BOUNDARY"}
+        if any(c not in known for c in collisions):
+            return False
+        return not predict_collisions(actual, others, 0.0)
+
+    async def _give_up(self, piece: str, start: GameState, latest: GameState, feedback: asyncio.Queue[GameFrame],
+                       turn: _Turn) -> str:
+        """No clear spot after the corrections allowed. Put the piece back where it was at the turn's
+        start (so nothing is left overlapping for the finish check), if there is time; say what
+        really happened either way."""
+        back = _start_of_turn_pose(start, piece)
+        if self._time_for_a_play(turn):
+            reply = await self._play(back, latest, feedback, turn)
+            reported = reply.state.on_board.get(piece)
+            if reported is None or not reported.collisions:
+                self._own_moves.pop(piece, None)
+                self._last_state = reply.state
+                await self._say(f"I couldn't find a clear spot for {piece}, so I put it back where it was.")
+                self._remember("agent", f"(could not place {piece}; put it back)")
+                return "gave-up"
+        await self._say(f"I couldn't find a clear spot for {piece} this turn, sorry.")
+        self._remember("agent", f"(could not place {piece})")
+        return "gave-up"
+
     def _note_partner_moves(self, state: GameState) -> None:
         """Tell the memory what the partner moved since our last look, so both paths know."""
         before = self._last_state
+        own, self._own_moves = self._own_moves, {}
         self._last_state = state
         if before is None:
             return
         for name, now in state.on_board.items():
             old = before.on_board.get(name)
-            if old is None or abs(old.position[0] - now.position[0]) > 0.5 or abs(old.position[1] - now.position[1]) > 0.5 \
-                    or abs(normalize_rotation(old.rotation) - normalize_rotation(now.rotation)) > 0.5:
+            mine = own.get(name)
+            if mine is not None and _same_place(mine.marker_board(), mine.rotation, now.position, now.rotation):
+                continue  # where our own play left it (its feedback may never have reached us)
+            if old is None or not _same_place(old.position, old.rotation, now.position, now.rotation):
                 self._remember("event", f"partner moved {name} to ({now.position[0]:.0f}, {now.position[1]:.0f}),"
                                         f" rotation {normalize_rotation(now.rotation):g}")
         for name in before.on_board:
             if name not in state.on_board:
                 self._remember("event", f"partner took {name} off the board")
+
+    def _check_build(self, state: GameState) -> None:
+        """Warn once per session when the game's pieces are not the ones our table describes."""
+        if self._build_warned:
+            return
+        for name, piece in state.on_board.items():
+            problem = marker_mismatch(name, piece.position, piece.rotation, piece.vertices)
+            if problem is not None:
+                self._build_warned = True
+                log.warning("%s: this game's pieces do not match the agent's geometry table (%s); playing on "
+                            "what the game reports, but placements may collide", self.peer, problem)
+                self.transcript.record("build_mismatch", detail=problem)
+                return
 
     def _remember(self, speaker: Speaker, text: str) -> None:
         # The memory goes into every prompt: one unencodable character would fail every LLM call.
@@ -440,28 +600,37 @@ class Session:
 
     # ------------------------------------------------------------------ chat
 
-    async def _answer_chat(self, frame: GameFrame) -> None:
+    async def _answer_chat(self, frame: GameFrame, request_id: int) -> None:
+        # The LLM call and the chat line sent carry the request's id too.
+        with record_scope(request=request_id):
+            await self._answer_scoped_chat(frame)
+
+    async def _answer_scoped_chat(self, frame: GameFrame) -> None:
         started = time.monotonic()
         self.stats["chats"] += 1
         message = frame.message.strip()
         if not message:
+            self.transcript.record("chat_reply", reply=None, outcome="empty", seconds=0.0)
             return
         self._remember("player", message)
+        outcome = "answered"
         try:
             async with asyncio.timeout(self.config.turn.deadline):
                 view = await self._view(frame, drawer=False)  # chat prompts show the board only
                 reply = await self.player.chat(view)
         except TimeoutError:
-            reply = "Sorry, I'm slow to answer right now."
+            reply, outcome = "Sorry, I'm slow to answer right now.", "timeout"
         except asyncio.CancelledError:
+            self.transcript.record("chat_reply", reply=None, outcome="cancelled",
+                                   seconds=round(time.monotonic() - started, 3))
             raise
         except Exception as exc:
             log.exception("%s: chat failed", self.peer)
             self.transcript.record("error", where="chat", error=f"{type(exc).__name__}: {exc}"[:500])
-            reply = "Sorry, I couldn't think of an answer just now."
+            reply, outcome = "Sorry, I couldn't think of an answer just now.", "error"
         self._remember("agent", reply)
         await self._say(reply)
-        self.transcript.record("chat_reply", seconds=round(time.monotonic() - started, 3))
+        self.transcript.record("chat_reply", reply=reply, outcome=outcome, seconds=round(time.monotonic() - started, 3))
 
     # ------------------------------------------------------------------ views
 
@@ -486,6 +655,32 @@ class Session:
         return TurnView(objective=frame.objective, state=frame.state, memory=self.memory,
                         board_png=prepared["board"], drawer_png=prepared["drawer"], image_mime=mime,
                         message=frame.message, decide_by=decide_by)
+
+
+def _same_place(a: tuple[float, float], rot_a: float, b: tuple[float, float], rot_b: float) -> bool:
+    return abs(a[0] - b[0]) <= 0.5 and abs(a[1] - b[1]) <= 0.5 and \
+        min(abs(normalize_rotation(rot_a) - normalize_rotation(rot_b)),
+            360.0 - abs(normalize_rotation(rot_a) - normalize_rotation(rot_b))) <= 0.5
+
+
+def _reported_rotation(state: GameState, piece: str) -> float:
+    """The piece's rotation as the game last reported it (unnormalised), or its start rotation."""
+    if piece in state.on_board:
+        return state.on_board[piece].rotation
+    if piece in state.off_board:
+        return state.off_board[piece].rotation
+    return PIECES[piece].start_rotation
+
+
+def _start_of_turn_pose(state: GameState, piece: str) -> Pose:
+    """Where the piece was when the turn began: its reported pose on the board, or its drawer slot
+    (a piece off the board always sits at its start position, with the reported rotation)."""
+    entry = state.on_board.get(piece)
+    if entry is not None:
+        return pose_from_marker(piece, entry.position[0], entry.position[1], entry.rotation)
+    drawer = start_pose(piece)
+    rotation = state.off_board[piece].rotation if piece in state.off_board else drawer.rotation
+    return Pose(piece, drawer.x, drawer.y, rotation)
 
 
 def _pose_dict(pose: Pose | None) -> dict[str, Any] | None:

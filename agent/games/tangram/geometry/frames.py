@@ -58,6 +58,19 @@ def normalize_rotation(degrees: float) -> float:
     return 0.0 if math.isclose(r, 360.0, abs_tol=1e-9) else r + 0.0  # + 0.0 turns -0.0 into 0.0
 
 
+def rotation_to_send(current: float, target: float) -> float:
+    """The rotation to put in a ``play`` so the piece turns the short way on screen.
+
+    The game tweens ``rotation`` numerically from the node's current, unnormalised value to the
+    number sent (GAME_FACTS: Yellow starts at -90; sending 270 spins it a full turn). So send the
+    current value plus the signed difference folded into (-180, 180].
+    """
+    delta = normalize_rotation(target - current)
+    if delta > 180.0:
+        delta -= 360.0
+    return current + delta
+
+
 def rotation_distance(a: float, b: float) -> float:
     """Smallest angle in degrees between two rotations, in [0, 180]."""
     d = normalize_rotation(a - b)

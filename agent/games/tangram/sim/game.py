@@ -383,7 +383,8 @@ class SimGame:
     def _frame(self, ftype: str, message: str | None = None,
                stale: Mapping[str, Pose] | None = None) -> dict[str, Any]:
         board, drawer = self.images()
-        frame: dict[str, Any] = {"type": ftype, "objective": self.objective, "state": self.state(stale),
+        frame: dict[str, Any] = {"type": ftype, "objective": self.objective,
+                                 "state": self.state(stale) if stale else self.state(),
                                  "board_img": board, "drawer_img": drawer, "timestamp": self.timestamp()}
         if message is not None:
             frame["message"] = message
