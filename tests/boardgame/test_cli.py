@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ async def test_the_agent_command_plays_a_match_and_prints_one_line(tmp_path: Pat
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     config = tmp_path / "bg.yaml"
     config.write_text(f"game: boardgame\ntranscripts:\n  dir: {tmp_path / 'transcripts'}\n", encoding="utf-8")
-    async with running_engine(games=("tictactoe",), bot="strong", seed=1) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="strong", seed=1) as (_engine, url):
         status = await asyncio.to_thread(cli_main, ["--game", "boardgame", "--config", str(config), "--connect", url,
                                                     "--agent-id", "A", "--log-level", "WARNING"])
     lines = capsys.readouterr().out.strip().splitlines()
@@ -91,7 +92,7 @@ async def test_the_engine_runs_as_a_process_and_stops_on_sigterm() -> None:
         from agent.games.boardgame.client import ClientSettings, MatchClient
         from agent.games.boardgame.players.offline import make_offline
 
-        def player(rules):  # type: ignore[no-untyped-def]
+        def player(rules: Any) -> Any:
             return make_offline("best", rules, seconds=0.02)
         result = await MatchClient(ClientSettings(url=url, agent_id="A"), player, player).play()
         assert result.outcome == "win"

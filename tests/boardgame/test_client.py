@@ -45,11 +45,11 @@ class Scripted(Player):
             raise action
         if action == "sleep":
             await asyncio.sleep(30)
-        return action  # type: ignore[no-any-return]
+        return action
 
 
 async def test_perfect_tictactoe_never_loses_to_the_engine_bots() -> None:
-    async with running_engine(games=("tictactoe",), bot="random", seed=4) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="random", seed=4) as (_engine, url):
         outcomes = []
         for seat in (1, 2, 1, 2, 1, 2):
             client = MatchClient(settings(url, create_settings={"seat": seat}), best(), best())
@@ -63,7 +63,7 @@ async def test_perfect_tictactoe_never_loses_to_the_engine_bots() -> None:
 
 
 async def test_the_engines_game_is_found_when_none_is_asked_for() -> None:
-    async with running_engine(games=("connect_four",), bot="random", seed=1) as (engine, url):
+    async with running_engine(games=("connect_four",), bot="random", seed=1) as (_engine, url):
         result = await MatchClient(settings(url), best(0.05), best()).play()
         assert result.game == "connect_four" and result.outcome == "win"
 
@@ -71,7 +71,7 @@ async def test_the_engines_game_is_found_when_none_is_asked_for() -> None:
 async def test_a_refused_action_is_retried_with_the_reason_then_the_offline_player_acts() -> None:
     taken = WireAction("place", {"row": 2, "column": 2})
     player = Scripted([taken])
-    async with running_engine(games=("tictactoe",), bot="strong", seed=2) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="strong", seed=2) as (_engine, url):
         client = MatchClient(settings(url, create_settings={"seat": 2}, max_attempts=3), lambda r: player, best())
         result = await client.play()
     assert result.status == "ended"
@@ -86,7 +86,7 @@ async def test_a_refused_action_is_retried_with_the_reason_then_the_offline_play
 async def test_the_engines_refusal_reaches_the_player_when_local_checks_are_off() -> None:
     player = Scripted([WireAction("place", {"row": 7, "column": 1}), WireAction("place", {"row": 1, "column": 1}),
                        WireAction("place", {"row": 3, "column": 3})])
-    async with running_engine(games=("tictactoe",), bot="random", seed=3) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="random", seed=3) as (_engine, url):
         client = MatchClient(settings(url, check_locally=False), lambda r: player, best())
         result = await client.play()
     second = player.turns[1]
@@ -100,7 +100,7 @@ async def test_a_slow_crashing_or_confused_player_still_gets_every_turn_played(b
     action: Any = {"sleep": "sleep", "crash": RuntimeError("bug"),
                    "invalid": InvalidChoice("the reply was not a JSON object")}[behaviour]
     player = Scripted([action])
-    async with running_engine(games=("tictactoe",), bot="random", seed=5) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="random", seed=5) as (_engine, url):
         client = MatchClient(settings(url, decision_seconds=0.1), lambda r: player, best())
         result = await client.play()
     assert result.status == "ended" and result.fallbacks == len(result.decisions) > 0
@@ -124,7 +124,7 @@ async def test_the_client_reconnects_when_the_engine_drops_and_resumes_the_match
 
 
 async def test_an_agent_joins_a_match_another_agent_created() -> None:
-    async with running_engine(games=("tictactoe", "connect_four"), bot="none", seed=7) as (engine, url):
+    async with running_engine(games=("tictactoe", "connect_four"), bot="none", seed=7) as (_engine, url):
         created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
         def on_event(kind: str, data: dict[str, Any]) -> None:
@@ -149,6 +149,6 @@ async def test_an_unreachable_engine_is_a_clear_error() -> None:
 
 
 async def test_an_unknown_match_is_a_clear_error() -> None:
-    async with running_engine(games=("tictactoe",), bot="none") as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="none") as (_engine, url):
         with pytest.raises(ClientError, match="no match 'm-404'"):
             await MatchClient(settings(url, game="tictactoe", match_id="m-404"), best(), best()).play()

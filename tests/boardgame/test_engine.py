@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -10,7 +11,7 @@ from tests.boardgame.support import raw_client, running_engine
 
 
 async def test_create_play_and_win_against_nobody_else() -> None:
-    async with running_engine(games=("tictactoe",), bot="none") as (engine, url), \
+    async with running_engine(games=("tictactoe",), bot="none") as (_engine, url), \
             raw_client(url, "A") as a, raw_client(url, "B") as b:
         created = await a.create()
         assert created["type"] == "create_match_response" and created["game"] == "tictactoe"
@@ -39,7 +40,7 @@ async def test_create_play_and_win_against_nobody_else() -> None:
 
 
 async def test_the_bot_takes_the_other_seat_and_answers_moves() -> None:
-    async with running_engine(games=("connect_four",), bot="strong") as (engine, url), raw_client(url, "A") as a:
+    async with running_engine(games=("connect_four",), bot="strong") as (_engine, url), raw_client(url, "A") as a:
         created = await a.create("connect_four")
         match_id = created["match_id"]
         state = await a.state(match_id, "connect_four")
@@ -56,7 +57,7 @@ async def test_the_bot_takes_the_other_seat_and_answers_moves() -> None:
 
 
 async def test_creator_may_take_the_second_seat_and_the_bot_opens() -> None:
-    async with running_engine(games=("tictactoe",), bot="random") as (engine, url), raw_client(url, "A") as a:
+    async with running_engine(games=("tictactoe",), bot="random") as (_engine, url), raw_client(url, "A") as a:
         match_id = (await a.create(seat=2))["match_id"]
         for _ in range(100):
             state = await a.state(match_id)
@@ -74,7 +75,7 @@ async def test_creator_may_take_the_second_seat_and_the_bot_opens() -> None:
     ({"cell": 5}, "data.row must be a whole number"),
 ])
 async def test_refusals_carry_a_reason_and_the_legal_actions(data: dict[str, int], words: str | None) -> None:
-    async with running_engine(games=("tictactoe",), bot="none") as (engine, url), \
+    async with running_engine(games=("tictactoe",), bot="none") as (_engine, url), \
             raw_client(url, "A") as a, raw_client(url, "B") as b:
         match_id = (await a.create())["match_id"]
         await b.state(match_id)
@@ -92,7 +93,7 @@ async def test_refusals_carry_a_reason_and_the_legal_actions(data: dict[str, int
 
 
 async def test_turn_order_and_membership_are_enforced() -> None:
-    async with running_engine(games=("tictactoe",), bot="none") as (engine, url), \
+    async with running_engine(games=("tictactoe",), bot="none") as (_engine, url), \
             raw_client(url, "A") as a, raw_client(url, "B") as b, raw_client(url, "C") as c:
         match_id = (await a.create())["match_id"]
         early = await a.act(match_id, "place", {"row": 1, "column": 1})
@@ -107,12 +108,14 @@ async def test_turn_order_and_membership_are_enforced() -> None:
 
 
 async def test_malformed_and_impossible_requests_get_error_frames_and_the_connection_lives() -> None:
-    async with running_engine(games=("tictactoe",), bot="none") as (engine, url), raw_client(url, "A") as a:
-        cases = [
+    async with running_engine(games=("tictactoe",), bot="none") as (_engine, url), raw_client(url, "A") as a:
+        cases: list[tuple[dict[str, Any] | str, str]] = [
             ("{not json", "not valid JSON"),
             ('{"version": "1.0.0", "type": "dance", "agent_id": "A"}', "unknown request message type"),
-            (a.envelope("get_state", game="tictactoe", match_id="nope", state={"version": "1.0.0"}), "no match 'nope'"),
-            (a.envelope("create_match", game="chess", settings={"version": "1.0.0", "data": {}}), "does not host 'chess'"),
+            (a.envelope("get_state", game="tictactoe", match_id="nope", state={"version": "1.0.0"}),
+             "no match 'nope'"),
+            (a.envelope("create_match", game="chess", settings={"version": "1.0.0", "data": {}}),
+             "does not host 'chess'"),
             (a.envelope("create_match", game="tictactoe", settings={"version": "1.0.0", "data": {"colour": "red"}}),
              "unknown settings"),
             (a.envelope("create_match", game="tictactoe", settings={"version": "1.0.0", "data": {"seat": 3}}),
@@ -130,7 +133,7 @@ async def test_malformed_and_impossible_requests_get_error_frames_and_the_connec
 
 
 async def test_wrong_game_names_the_right_one() -> None:
-    async with running_engine(games=("tictactoe", "connect_four"), bot="none") as (engine, url), \
+    async with running_engine(games=("tictactoe", "connect_four"), bot="none") as (_engine, url), \
             raw_client(url, "A") as a:
         match_id = (await a.create("connect_four"))["match_id"]
         reply = await a.state(match_id, "tictactoe")
@@ -138,7 +141,7 @@ async def test_wrong_game_names_the_right_one() -> None:
 
 
 async def test_get_matches_lists_own_and_joinable_matches() -> None:
-    async with running_engine(games=("tictactoe",), bot="none") as (engine, url), \
+    async with running_engine(games=("tictactoe",), bot="none") as (_engine, url), \
             raw_client(url, "A") as a, raw_client(url, "B") as b:
         first = (await a.create())["match_id"]
         listed = await b.ask(b.envelope("get_matches"))
@@ -149,7 +152,7 @@ async def test_get_matches_lists_own_and_joinable_matches() -> None:
 
 
 async def test_an_agent_that_does_not_move_in_time_forfeits() -> None:
-    async with running_engine(games=("tictactoe",), bot="random", turn_timeout=0.2) as (engine, url), \
+    async with running_engine(games=("tictactoe",), bot="random", turn_timeout=0.2) as (_engine, url), \
             raw_client(url, "A") as a:
         match_id = (await a.create())["match_id"]
         for _ in range(100):
@@ -176,7 +179,7 @@ async def test_a_match_whose_agents_left_is_abandoned_after_the_grace() -> None:
 
 
 async def test_coming_back_within_the_grace_keeps_the_match() -> None:
-    async with running_engine(games=("tictactoe",), bot="strong", reconnect_grace=0.3) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="strong", reconnect_grace=0.3) as (_engine, url):
         async with raw_client(url, "A") as a:
             match_id = (await a.create())["match_id"]
         async with raw_client(url, "A") as a:
@@ -187,7 +190,7 @@ async def test_coming_back_within_the_grace_keeps_the_match() -> None:
 
 
 async def test_connection_and_match_limits_hold() -> None:
-    async with running_engine(games=("tictactoe",), bot="none", max_matches=2) as (engine, url), \
+    async with running_engine(games=("tictactoe",), bot="none", max_matches=2) as (_engine, url), \
             raw_client(url, "A") as a:
         assert (await a.create())["type"] == "create_match_response"
         assert (await a.create())["type"] == "create_match_response"

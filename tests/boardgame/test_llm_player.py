@@ -77,7 +77,7 @@ async def test_a_legal_llm_plays_a_whole_match_with_structured_output(fake_opena
     fake_openai.responder = legal_responder(random.Random(1))
     client = llm_client(fake_openai)
     player = LLMPlayer(client, prompts())
-    async with running_engine(games=("connect_four",), bot="random", seed=1) as (engine, url):
+    async with running_engine(games=("connect_four",), bot="random", seed=1) as (_engine, url):
         result = await MatchClient(ClientSettings(url=url, agent_id="L", poll_seconds=1.0),
                                    lambda rules: player, fallback).play()
     await client.aclose()
@@ -95,7 +95,7 @@ async def test_an_illegal_answer_is_retried_with_the_engines_words_in_the_prompt
         reply if "refused" not in request["messages"][-1]["content"] else
         next({"reasoning": "free", "type": "place", "data": m} for m in legal_moves_in(request)))
     client = llm_client(fake_openai)
-    async with running_engine(games=("tictactoe",), bot="strong", seed=2) as (engine, url):
+    async with running_engine(games=("tictactoe",), bot="strong", seed=2) as (_engine, url):
         result = await MatchClient(ClientSettings(url=url, agent_id="L", poll_seconds=1.0),
                                    lambda rules: LLMPlayer(client, prompts()), fallback).play()
     await client.aclose()
@@ -110,7 +110,7 @@ async def test_a_chaotic_llm_finishes_every_match_with_no_protocol_error(fake_op
     client = llm_client(fake_openai, timeout=1.5)
     outcomes = []
     async with running_engine(games=("tictactoe", "connect_four"), bot="strong", seed=7,
-                              bot_search_seconds=0.02) as (engine, url):
+                              bot_search_seconds=0.02) as (_engine, url):
         for index in range(6):
             game = ("tictactoe", "connect_four")[index % 2]
             settings = ClientSettings(url=url, agent_id=f"L{index}", game=game, poll_seconds=1.0, max_attempts=3,

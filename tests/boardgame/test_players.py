@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+from typing import Any
 
 import pytest
 
-from agent.games.boardgame.players.base import RandomPlayer, Turn
+from agent.games.boardgame.players.base import Player, RandomPlayer, Turn
 from agent.games.boardgame.players.c4_search import (
     BOARD,
     H1,
@@ -24,6 +25,7 @@ from agent.games.boardgame.players.offline import (
     make_offline,
 )
 from agent.games.boardgame.players.perfect import Solver
+from agent.games.boardgame.rules.base import GameRules
 from agent.games.boardgame.rules.connect_four import COLUMNS, ROWS, ConnectFour
 from agent.games.boardgame.rules.tictactoe import TicTacToe
 
@@ -78,7 +80,7 @@ def _brute_threats(position: tuple[tuple[int, ...], ...], mark: int) -> set[tupl
 
 def _random_positions(count: int, seed: int) -> list[tuple[tuple[int, ...], ...]]:
     rng = random.Random(seed)
-    positions = []
+    positions: list[tuple[tuple[int, ...], ...]] = []
     while len(positions) < count:
         position = C4.initial()
         for _ in range(rng.randrange(4, 30)):
@@ -159,9 +161,10 @@ def test_search_finds_forced_wins_and_stops_early() -> None:
 
 async def test_players_answer_through_the_async_interface() -> None:
     rng = random.Random(1)
-    for player, rules in ((RandomPlayer(rng), C4), (make_offline("best", TTT, rng), TTT),
+    cases: tuple[tuple[Player, GameRules[Any]], ...] = ((RandomPlayer(rng), C4), (make_offline("best", TTT, rng), TTT),
                           (ConnectFourSearchPlayer(rng, 0.05), C4), (ConnectFourBot(rng, 2), C4),
-                          (make_offline("strong", C4, rng), C4), (make_offline("best", C4, rng), C4)):
+                          (make_offline("strong", C4, rng), C4), (make_offline("best", C4, rng), C4))
+    for player, rules in cases:
         action = await asyncio.wait_for(player.choose(Turn(rules, rules.initial(), 0, 1)), 5)
         assert rules.action_to_move(rules.initial(), action.type, action.data) in rules.legal_moves(rules.initial())
     with pytest.raises(ValueError, match="unknown offline player"):

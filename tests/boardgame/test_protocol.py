@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -28,7 +28,7 @@ from agent.games.boardgame.protocol import (
     parse_server_frame,
 )
 
-T0 = datetime(2025, 5, 5, 10, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 5, 5, 10, 0, tzinfo=UTC)
 
 
 def _state(**kw: object) -> GetStateResponse:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from agent.games.boardgame.client import ClientSettings, MatchClient
-from agent.games.boardgame.players.base import Player, Turn
+from agent.games.boardgame.players.base import MovePlayer, Player, Turn
 from agent.games.boardgame.players.offline import make_offline
 from agent.games.boardgame.protocol import GetMatches, dump, parse_client_frame, parse_server_frame
 from agent.games.boardgame.rules.base import GameRules, WireAction
@@ -103,7 +103,7 @@ class Stubborn(Player):
         return await self.inner.choose(turn)
 
 
-def best(rules: GameRules[Any]) -> Player:
+def best(rules: GameRules[Any]) -> MovePlayer:
     return make_offline("best", rules, random.Random(2), seconds=0.02)
 
 

@@ -11,6 +11,7 @@ drops, the client reconnects with backoff and resumes the match by ``get_state``
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -282,7 +283,8 @@ class MatchClient:
         attempt = 0
         for attempt in range(1, self.settings.max_attempts + 1):
             try:
-                action = await self._ask(self._player_for(rules), Turn(rules, position, seat, state.turn, tuple(feedback)))
+                turn = Turn(rules, position, seat, state.turn, tuple(feedback))
+                action = await self._ask(self._player_for(rules), turn)
             except InvalidChoice as exc:
                 illegal += 1
                 feedback.append(f"your answer could not be used: {exc}")
@@ -298,7 +300,7 @@ class MatchClient:
                 feedback.append(f"{_show(action)} was refused before sending: {exc}")
                 self._on_event("illegal_local", {"action": _show(action), "reason": str(exc)})
                 continue
-            answer = await self._call(lambda a=action: self._perform(a))
+            answer = await self._call(functools.partial(self._perform, action))
             if answer is None:
                 return Decision(time.monotonic() - started, attempt, illegal, False)
             illegal += 1
@@ -314,7 +316,7 @@ class MatchClient:
             action = None
         if action is None:
             action = rules.move_to_action(rules.legal_moves(position)[0])
-        answer = await self._call(lambda a=action: self._perform(a))
+        answer = await self._call(functools.partial(self._perform, action))
         if answer is not None:
             log.warning("the engine refused the offline player's %s: %s", _show(action), answer)
         self._on_event("fallback", {"action": _show(action), "refused": answer})
@@ -356,7 +358,7 @@ class MatchClient:
         for _ in range(2):
             message = CreateMatch(game=game, agent_id=self.settings.agent_id,
                                   settings=Payload(data=dict(self.settings.create_settings)))
-            reply = await self._call(lambda m=message: self._link_request(m))
+            reply = await self._call(functools.partial(self._link_request, message))
             if isinstance(reply, CreateMatchResponse):
                 self._game, self._match_id = reply.game or game, reply.match_id
                 self._on_event("match_created", {"match_id": reply.match_id, "game": self._game})

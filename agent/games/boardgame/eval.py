@@ -96,7 +96,8 @@ async def play_match(url: str, game: str, a: str, b: str, a_first: bool, *, seco
     task_a = asyncio.create_task(client_a.play())
     if b_is_bot:
         return await task_a, None
-    done, _ = await asyncio.wait({task_a, created}, return_when=asyncio.FIRST_COMPLETED)
+    waiters: set[asyncio.Future[Any]] = {task_a, created}
+    done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
     if task_a in done:  # A failed before creating
         return task_a.result(), None
     settings_b = ClientSettings(url=url, agent_id="B", game=game, match_id=created.result(),

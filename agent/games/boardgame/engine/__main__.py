@@ -14,8 +14,9 @@ from agent.games.boardgame.rules.registry import GAMES
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m agent.games.boardgame.engine",
-                                     description="A Boardgame Protocol 1.0.0 engine hosting matches with built-in bots.")
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.games.boardgame.engine",
+        description="A Boardgame Protocol 1.0.0 engine hosting matches with built-in bots.")
     parser.add_argument("--game", action="append", choices=GAMES,
                         help="a game to host (repeat for several; default tictactoe)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -25,7 +25,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, broadcast, serve
@@ -37,6 +37,7 @@ from agent.games.boardgame.players.offline import make_offline
 from agent.games.boardgame.protocol import (
     MAX_FRAME_BYTES,
     MAX_MATCHES_LISTED,
+    ActionResponse,
     CreateMatch,
     CreateMatchResponse,
     ErrorBody,
@@ -44,10 +45,9 @@ from agent.games.boardgame.protocol import (
     GetMatches,
     GetMatchesResponse,
     GetState,
+    Payload,
     PerformAction,
     PerformActionResponse,
-    ActionResponse,
-    Payload,
     ProtocolError,
     PushEvent,
     check_agent_id,
@@ -86,7 +86,7 @@ class EngineSettings:
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc).replace(microsecond=0)
+    return datetime.now(UTC).replace(microsecond=0)
 
 
 @dataclass

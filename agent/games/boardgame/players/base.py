@@ -39,13 +39,11 @@ class Player(ABC):
 
     @abstractmethod
     async def choose(self, turn: Turn) -> WireAction:
-        """The action to try; never raises for game reasons (callers still guard)."""
+        """The action to try; InvalidChoice or PlayerUnavailable when it has none (callers guard the rest).
 
-    def new_match(self) -> None:
-        """Forget anything kept from the previous match (search tables, conversation)."""
-
-    async def aclose(self) -> None:
-        """Release what the player holds (an LLM client)."""
+        A player object serves one match: clients make a fresh one per match, so searches may keep
+        tables between its moves.
+        """
 
 
 class MovePlayer(Player):

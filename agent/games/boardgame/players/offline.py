@@ -42,9 +42,6 @@ class ConnectFourSearchPlayer(MovePlayer):
         self._searcher = Searcher()
         self.last_depth = 0
 
-    def new_match(self) -> None:
-        self._searcher = Searcher()
-
     def decide(self, rules: GameRules[Any], position: Any) -> int:
         result = self._searcher.search(position, seconds=self.seconds)
         self.last_depth = result.depth

@@ -38,6 +38,15 @@ def _lines_of_four(position: Position) -> set[int]:
     return found
 
 
+def _column(rows: list[str], c: int) -> tuple[int, ...]:
+    """Column ``c`` of a wire board (top row first), bottom disc first; RuleError if a disc floats."""
+    column = [_SYMBOLS.index(rows[ROWS - 1 - r][c]) for r in range(ROWS)]
+    height = sum(1 for v in column if v)
+    if any(column[height:]) or not all(column[:height]):
+        raise RuleError(f"column {c + 1} has a disc floating above an empty cell")
+    return tuple(column[:height])
+
+
 class ConnectFour(GameRules[Position]):
     name = "connect_four"
     title = "Connect four"
@@ -70,7 +79,7 @@ class ConnectFour(GameRules[Position]):
         if move not in self.legal_moves(position):
             raise RuleError(f"{self.describe_move(move)} is not a legal move")
         mark = self.to_move(position) + 1
-        return tuple(col + (mark,) if c == move else col for c, col in enumerate(position))
+        return tuple((*col, mark) if c == move else col for c, col in enumerate(position))
 
     # ---- the wire ---------------------------------------------------------------------------
 
@@ -97,14 +106,7 @@ class ConnectFour(GameRules[Position]):
                 or not all(isinstance(r, str) and len(r) == COLUMNS and set(r) <= set("XO.") for r in rows)):
             raise RuleError(f"state.data.board must be {ROWS} strings (top row first) of {COLUMNS} "
                             "characters from 'X', 'O', '.'")
-        columns = []
-        for c in range(COLUMNS):
-            column = [_SYMBOLS.index(rows[ROWS - 1 - r][c]) for r in range(ROWS)]
-            height = sum(1 for v in column if v)
-            if any(column[height:]) or not all(column[:height]):
-                raise RuleError(f"column {c + 1} has a disc floating above an empty cell")
-            columns.append(tuple(column[:height]))
-        position = tuple(columns)
+        position = tuple(_column(rows, c) for c in range(COLUMNS))
         xs = sum(col.count(1) for col in position)
         os_ = sum(col.count(2) for col in position)
         if xs - os_ not in (0, 1):
@@ -115,8 +117,7 @@ class ConnectFour(GameRules[Position]):
 
     def render(self, position: Position) -> str:
         lines = [" ".join(str(c + 1) for c in range(COLUMNS))]
-        for r in reversed(range(ROWS)):
-            lines.append(" ".join(_SYMBOLS[_cell(position, c, r)] for c in range(COLUMNS)))
+        lines += [" ".join(_SYMBOLS[_cell(position, c, r)] for c in range(COLUMNS)) for r in reversed(range(ROWS))]
         lines.append("-" * (2 * COLUMNS - 1))
         return "\n".join(lines)
 
