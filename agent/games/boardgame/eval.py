@@ -133,47 +133,60 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-async def run(args: argparse.Namespace) -> int:
+@dataclass
+class Evaluation:
+    header: str
+    a: Tally
+    b: Tally
+
+    def lines(self) -> list[str]:
+        return [self.header, self.a.summary(), *([self.b.summary()] if self.b.results else [])]
+
+
+async def evaluate(args: argparse.Namespace) -> Evaluation:
+    """Play ``args.matches`` matches on a private engine; ClientError if a match cannot be played."""
     rng = random.Random(args.seed)
     engine = Engine(EngineSettings(games=(args.game,), bot="none", seed=args.seed, turn_timeout=600.0))
     port = await engine.start("127.0.0.1", 0)
     url = f"ws://127.0.0.1:{port}"
     cleanup: list[Callable[[], Any]] = []
     llm_factory = None
-    limits = {"max_attempts": 3, "decision_seconds": 60.0}
+    limits: dict[str, Any] = {"max_attempts": 3, "decision_seconds": 60.0}
     try:
         if "llm" in (args.a, args.b):
             llm_factory, limits = await _llm_factory(args, cleanup)
         tally_a = Tally(f"A={args.a}")
         tally_b = Tally(f"B={args.b}{' (engine bot)' if args.b in ENGINE_BOTS else ''}")
-        first_counts = Counter[str]()
+        a_first_count = 0
         started = time.monotonic()
         for index in range(args.matches):
             a_first = args.first == "a" or (args.first == "alternate" and index % 2 == 0)
-            first_counts["a" if a_first else "b"] += 1
-            try:
-                result_a, result_b = await play_match(url, args.game, args.a, args.b, a_first,
-                                                      seconds=args.search_seconds, rng=rng, llm=llm_factory,
-                                                      **limits)  # type: ignore[arg-type]
-            except ClientError as exc:
-                print(f"match {index + 1}: error: {exc}", file=sys.stderr)
-                return 1
+            a_first_count += a_first
+            result_a, result_b = await play_match(url, args.game, args.a, args.b, a_first,
+                                                  seconds=args.search_seconds, rng=rng, llm=llm_factory, **limits)
             tally_a.add(result_a)
             if result_b is not None:
                 tally_b.add(result_b)
         elapsed = time.monotonic() - started
-        print(f"{args.game}: A={args.a} vs B={args.b}, {args.matches} matches "
-              f"(A moved first in {first_counts['a']}), search {args.search_seconds:g} s/move, "
-              f"seed {args.seed}, {elapsed:.1f} s")
-        print(tally_a.summary())
-        if tally_b.results:
-            print(tally_b.summary())
+        header = (f"{args.game}: A={args.a} vs B={args.b}, {args.matches} matches (A moved first in {a_first_count}), "
+                  f"search {args.search_seconds:g} s/move, seed {args.seed}, {elapsed:.1f} s")
+        return Evaluation(header, tally_a, tally_b)
     finally:
         for close in reversed(cleanup):
             result = close()
             if asyncio.iscoroutine(result):
                 await result
         await engine.close()
+
+
+async def run(args: argparse.Namespace) -> int:
+    try:
+        evaluation = await evaluate(args)
+    except ClientError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    for line in evaluation.lines():
+        print(line)
     return 0
 
 

@@ -315,7 +315,10 @@ class Engine:
         try:
             if self.settings.bot_delay:
                 await asyncio.sleep(self.settings.bot_delay)
-            move = await asyncio.to_thread(player.decide, match.rules, match.position)
+            if player.inline:
+                move = player.decide(match.rules, match.position)
+            else:
+                move = await asyncio.to_thread(player.decide, match.rules, match.position)
         except asyncio.CancelledError:
             raise
         except Exception:  # a bot bug must not stall the match: fall back to any legal move

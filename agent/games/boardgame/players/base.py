@@ -49,6 +49,9 @@ class Player(ABC):
 class MovePlayer(Player):
     """A player that is a pure function of the position, run in a worker thread (searches take CPU)."""
 
+    inline = False
+    """True for players so cheap that a worker thread would cost more than the decision."""
+
     def __init__(self, label: str, rng: random.Random) -> None:
         self.label = label
         self.rng = rng
@@ -58,12 +61,17 @@ class MovePlayer(Player):
         """A legal move of ``position`` (which is not finished)."""
 
     async def choose(self, turn: Turn) -> WireAction:
-        move = await asyncio.to_thread(self.decide, turn.rules, turn.position)
+        if self.inline:
+            move = self.decide(turn.rules, turn.position)
+        else:
+            move = await asyncio.to_thread(self.decide, turn.rules, turn.position)
         return turn.rules.move_to_action(move)
 
 
 class RandomPlayer(MovePlayer):
     """A uniformly random legal move; works for every game."""
+
+    inline = True
 
     def __init__(self, rng: random.Random) -> None:
         super().__init__("random", rng)
