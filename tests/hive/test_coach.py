@@ -165,7 +165,7 @@ async def test_a_slow_failing_coach_never_delays_a_move(fake_openai: FakeOpenAI,
     arena = Arena(port=0, seed=21)
     task = asyncio.create_task(arena.serve())
     await arena.listening.wait()
-    ours, other = await asyncio.gather(play("127.0.0.1", arena.port, "coached", session),
+    ours, _ = await asyncio.gather(play("127.0.0.1", arena.port, "coached", session),
                                        play("127.0.0.1", arena.port, "example", make_bot("example", 4)))
     result = await task
     await session.aclose()

@@ -117,7 +117,8 @@ def test_log_round_trip() -> None:
 
 
 def test_log_with_forfeit_and_draw() -> None:
-    assert parse_log("# Player 0: a\n# Player 1: b\n# Player 1 timeout/bad command\n# Winner: player 0 (a)\n").forfeit == 1
+    text = "# Player 0: a\n# Player 1: b\n# Player 1 timeout/bad command\n# Winner: player 0 (a)\n"
+    assert parse_log(text).forfeit == 1
     draw = parse_log("# Player 0: a\n# Player 1: b\n# Draw\n")
     assert draw.winner is None and draw.result_line == "Draw"
 

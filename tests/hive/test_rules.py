@@ -288,8 +288,7 @@ def test_timeout_counts_from_the_last_point() -> None:
     apply_command(state, Action.FORAGE, Direction.S, rng)  # point at turn 0
     assert not state.game_over
     while not state.game_over:
-        player, bee = turn_player_bee(state.turn)
-        apply_command(state, Action.BUILD, Direction.N if state.get(*step(*state.bees[player][bee], 0)) != 0 else 0, rng)
+        apply_command(state, Action.BUILD, Direction.N, rng)  # walls pile up; no point is ever scored
     # Due at turn >= 1000 and ending a round: turn 1009 is the first such, so 1010 turns played.
     assert state.turn == 1010 and state.winner == 0
 

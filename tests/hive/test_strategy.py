@@ -74,7 +74,7 @@ def test_map_render_marks_everything() -> None:
 
 def test_distance_field_goes_around_walls_and_respects_blocked() -> None:
     costs = bytearray([1] * CELLS)
-    for r in range(0, 24):
+    for r in range(24):
         costs[r * COLS + 5] = BLOCKED
     dist = distance_field(costs, [0])
     assert dist[4] == 4
@@ -102,7 +102,7 @@ def test_a_carrier_next_to_the_enemy_hive_never_feeds_it() -> None:
     state.set(1, 1, Cell.FLOWER)
     put(state, 0, 0, 11, 28, carrying=True)
     put(state, 1, 0, 0, 29)
-    action, direction, _ = decide(state)
+    action, _, _ = decide(state)
     assert action != Action.FORAGE
     assert action == Action.MOVE
 
@@ -173,7 +173,7 @@ def test_a_raider_walls_the_enemy_hive() -> None:
     state.set(1, 1, Cell.FLOWER)
     put(state, 0, 0, 10, 29)
     plan = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=1.0)
-    action, direction, reason = decide(state, plan)
+    action, direction, _ = decide(state, plan)
     assert action == Action.BUILD and step(10, 29, direction) == (11, 29)
 
 

@@ -36,8 +36,10 @@ from agent.games.hive.rules import ArenaState, apply_command, forfeit, new_arena
 log = logging.getLogger(__name__)
 
 ANSWER_TIMEOUT_S = 2.0
-MAX_TURNS = 200_000
-"""Far beyond a real match (which ends after 1000 turns without a point); stops a runaway loop."""
+MAX_TURNS = 60_000
+"""Beyond any real match (each flower buys at most 1000 turns before the timeout); stops a runaway loop."""
+LOG_CHUNK = 500
+"""Log lines gathered before they are handed to the writer thread."""
 
 
 @dataclass
@@ -131,7 +133,8 @@ class Arena:
         result.connected_order = (1, 0) if swap else (0, 1)
         result.names = (seats[0].name, seats[1].name)
         result.played = True
-        out: TextIO = open(self.log_path, "w", encoding="utf-8") if self.log_path else _NullLog()  # noqa: SIM115
+        out = _LogWriter(self.log_path)
+        await out.open()
         try:
             out.write(f"# Player 0: {seats[0].name}\n# Player 1: {seats[1].name}\n")
             await self._turns(state, seats, out, result)
@@ -143,13 +146,13 @@ class Arena:
             else:
                 out.write("# Draw\n")
         finally:
-            out.close()
+            await out.close()
         result.scores = (state.scores[0], state.scores[1])
         result.winner = state.winner
         result.turns = state.turn
         return result
 
-    async def _turns(self, state: ArenaState, seats: list[_Client], out: TextIO, result: ArenaResult) -> None:
+    async def _turns(self, state: ArenaState, seats: list[_Client], out: _LogWriter, result: ArenaResult) -> None:
         while not state.game_over and state.turn < MAX_TURNS:
             turn, player, bee, row, col, digits = view(state)
             client = seats[player]
@@ -166,11 +169,13 @@ class Arena:
             except ProtocolError as exc:
                 self._forfeit(state, player, out, result, "timeout/bad command", str(exc))
                 return
-            out.write(log_turn_line(turn, player, bee, state.scores, digits_of(state), action, direction))
+            out.write(log_turn_line(turn, player, bee, state.scores, state.grid_digits(), action, direction))
             apply_command(state, action, direction, self.rng)
+            if out.pending >= LOG_CHUNK:
+                await out.flush()
 
     @staticmethod
-    def _forfeit(state: ArenaState, player: int, out: TextIO, result: ArenaResult, word: str, why: str) -> None:
+    def _forfeit(state: ArenaState, player: int, out: _LogWriter, result: ArenaResult, word: str, why: str) -> None:
         out.write(f"# Player {player} {word}\n")
         forfeit(state, player)
         result.forfeit = player
@@ -178,16 +183,36 @@ class Arena:
         log.info("%s", result.reason)
 
 
-def digits_of(state: ArenaState) -> str:
-    return state.grid_digits()
+class _LogWriter:
+    """The match log, written in chunks from a worker thread so the event loop never waits on disk."""
 
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._file: TextIO | None = None
+        self._lines: list[str] = []
 
-class _NullLog:
-    def write(self, text: str) -> int:
-        return len(text)
+    @property
+    def pending(self) -> int:
+        return len(self._lines)
 
-    def close(self) -> None:
-        pass
+    async def open(self) -> None:
+        if self.path is not None:
+            self._file = await asyncio.to_thread(open, self.path, "w", encoding="utf-8")
+
+    def write(self, text: str) -> None:
+        if self._file is not None:
+            self._lines.append(text)
+
+    async def flush(self) -> None:
+        if self._file is not None and self._lines:
+            chunk, self._lines = self._lines, []
+            await asyncio.to_thread(self._file.writelines, chunk)
+
+    async def close(self) -> None:
+        if self._file is not None:
+            await self.flush()
+            await asyncio.to_thread(self._file.close)
+            self._file = None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -197,7 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--log", type=Path, required=True, help="match log file to write")
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
     p.add_argument("--seed", type=int, help="random seed (flowers, seats, chance); default: the clock")
-    p.add_argument("--timeout", type=float, default=ANSWER_TIMEOUT_S, help="seconds an agent has per answer (default 2)")
+    p.add_argument("--timeout", type=float, default=ANSWER_TIMEOUT_S,
+                   help="seconds an agent has per answer (default 2)")
     return p
 
 

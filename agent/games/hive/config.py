@@ -17,7 +17,8 @@ class ArenaConfig(StrictModel):
     connect_timeout: float = Field(30.0, gt=0, le=3600,
                                    description="Seconds to keep dialling an arena that is not listening yet.")
     idle_timeout: float = Field(600.0, gt=0, le=86400,
-                                description="Longest silence from the arena (it waits for the other agent) before giving up.")
+                                description="Longest silence from the arena (it waits for the other agent) "
+                                            "before giving up.")
 
     @field_validator("team")
     @classmethod
@@ -30,7 +31,8 @@ class ArenaConfig(StrictModel):
 class CoachConfig(StrictModel):
     every_rounds: int = Field(15, ge=1, le=1000, description="Ask the coach for a new plan every this many rounds.")
     max_age_rounds: int = Field(10, ge=1, le=1000,
-                                description="A plan arriving more than this many rounds after it was asked for is ignored.")
+                                description="A plan arriving more than this many rounds after it was asked for "
+                                            "is ignored.")
     timeout: float = Field(20.0, gt=0, le=600, description="Seconds after which a coach call is abandoned.")
     max_calls: int = Field(200, ge=0, le=10000, description="Most coach calls in one match (bounds cost).")
 

@@ -93,7 +93,8 @@ class _Chaos:
             if roll < 0.25:
                 return FakeReply.ok_json(plan, delay=rng.uniform(0.5, 5.0))
             if roll < 0.40:
-                return FakeReply.ok_json({"bees": [{"bee": 9, "role": "dance"}], "aggression": 7}, delay=rng.uniform(0, 2))
+                invalid = {"bees": [{"bee": 9, "role": "dance"}], "aggression": 7}
+                return FakeReply.ok_json(invalid, delay=rng.uniform(0, 2))
             if roll < 0.55:
                 return FakeReply.http_error(500, delay=rng.uniform(0, 1))
             if roll < 0.70:
@@ -135,7 +136,6 @@ async def _run_player(spec: str, port: int, name: str, seed: int, chaos: _Chaos 
     if spec in ("ours", "ours+chaos"):
         from agent.core.llm import LLMClient
         from agent.games.hive.coach import load_hive_prompts
-        from agent.games.hive.config import HiveConfig
         from agent.games.hive.session import HiveSession
 
         if spec == "ours+chaos" and chaos is not None:
@@ -170,7 +170,8 @@ async def _external_arena(command: str, port: int, log: Path) -> ArenaResult:
         await proc.wait()
     result = ArenaResult()
     try:
-        parsed = parse_log(log.read_text(encoding="utf-8", errors="replace"))
+        text = await asyncio.to_thread(log.read_text, encoding="utf-8", errors="replace")
+        parsed = parse_log(text)
     except (OSError, ProtocolError) as exc:
         result.reason = f"no usable arena log: {exc}"
         return result
@@ -271,7 +272,7 @@ def summarise(a: str, b: str, records: list[dict[str, Any]], elapsed: float) -> 
                      f"turns mean {statistics.mean(r['turns'] for r in played):.0f}")
         seats = sum(1 for r in played if r["seat_a"] == 0)
         lines.append(f"A played as player 0 in {seats} matches, as player 1 in {len(played) - seats}")
-    for side, spec in (("a", a), ("b", b)):
+    for side in ("a", "b"):
         dec = [x for r in records for x in r["decision_ms"][side]]
         ans = [x for r in records for x in r["answer_ms"][side]]
         fo = sum(r["forfeit"] == side for r in records)
@@ -280,7 +281,8 @@ def summarise(a: str, b: str, records: list[dict[str, Any]], elapsed: float) -> 
             text += (f"; decision ms p50 {percentile(dec, 0.5):.2f} p99 {percentile(dec, 0.99):.2f} "
                      f"max {max(dec):.2f} ({len(dec)} decisions)")
         if ans:
-            text += f"; arena-side answer ms p50 {percentile(ans, 0.5):.2f} p99 {percentile(ans, 0.99):.2f} max {max(ans):.2f}"
+            text += (f"; arena-side answer ms p50 {percentile(ans, 0.5):.2f} p99 {percentile(ans, 0.99):.2f} "
+                     f"max {max(ans):.2f}")
         lines.append(text)
     coach = [r["coach"] for r in records if r["coach"]]
     if coach:
@@ -293,7 +295,7 @@ def summarise(a: str, b: str, records: list[dict[str, Any]], elapsed: float) -> 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m agent.games.hive.eval", description=__doc__.split("\n\n")[0] if __doc__ else "",
+    p = argparse.ArgumentParser(prog="python -m agent.games.hive.eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--a", type=check_player, default="ours", help="player A (default ours)")
     p.add_argument("--b", type=check_player, default="example", help="player B (default example)")

@@ -17,7 +17,8 @@ from agent.games.hive.config import HiveConfig
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--connect", metavar="HOST:PORT", help="the arena to join (default: from the config, 127.0.0.1:8000)")
+    group.add_argument("--connect", metavar="HOST:PORT",
+                       help="the arena to join (default: from the config, 127.0.0.1:8000)")
     group.add_argument("--team", help="team name sent to the arena")
     group.add_argument("--seed", type=int, help="seed for the strategy's tie-breaks")
     group.add_argument("--arena-log", type=Path, metavar="FILE",

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.games.hive.rules import (
     BEES,
-    COLS,
     CELLS,
+    COLS,
     PLAYERS,
     ROWS,
     VIEW_CELLS,
@@ -31,11 +31,11 @@ MAX_LINE = 200
 MAX_TURN = 10_000_000
 """Far beyond any real match (a timeout ends it after 1000 pointless turns); bounds the parser."""
 GAMEOVER = "gameover"
-SAFE_COMMAND = (Action.MOVE, 0)
+SAFE_COMMAND: tuple[int, int] = (int(Action.MOVE), 0)
 """Sent when a state line cannot be understood: at worst one bee steps north or bumps into something.
 Moving never drops a flower, builds or destroys anything."""
 
-_STATE = re.compile(r"(\d{1,8}),(\d),(\d),(\d{1,2}),(\d{1,2}),([0-9]{%d})" % VIEW_CELLS)
+_STATE = re.compile(rf"(\d{{1,8}}),(\d),(\d),(\d{{1,2}}),(\d{{1,2}}),([0-9]{{{VIEW_CELLS}}})")
 _COMMAND = re.compile(r"\s*([+-]?\d{1,9}),\s*([+-]?\d{1,9})")
 
 
@@ -170,7 +170,7 @@ class MatchLog(BaseModel):
     """The player who timed out or answered badly, if any."""
 
 
-_LOG_TURN = re.compile(r"(\d+),([01]),(\d),(\d+),(\d+),([0-9]{%d}),(-?\d),(-?\d)" % CELLS)
+_LOG_TURN = re.compile(rf"(\d+),([01]),(\d),(\d+),(\d+),([0-9]{{{CELLS}}}),(-?\d),(-?\d)")
 _LOG_NAME = re.compile(r"# Player ([01]): (.*)")
 _LOG_FORFEIT = re.compile(r"# Player ([01]) timeout.*")
 _LOG_WINNER = re.compile(r"# Winner: player ([01]) \((.*)\)")

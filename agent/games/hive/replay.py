@@ -39,12 +39,14 @@ def frames(match: MatchLog) -> dict[str, Any]:
 def render_report(match: MatchLog, title: str) -> str:
     env = Environment(loader=FileSystemLoader(str(Path(__file__).parent)), undefined=StrictUndefined,
                       autoescape=select_autoescape(default=True, default_for_string=True))
-    result = match.result_line or ("player %d forfeited" % match.forfeit if match.forfeit is not None else "unfinished")
+    forfeited = f"player {match.forfeit} forfeited" if match.forfeit is not None else "unfinished"
+    result = match.result_line or forfeited
     return env.get_template(TEMPLATE).render(title=title, names=match.names, result=result, data=frames(match))
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m agent.games.hive.replay", description="HTML replay of a Hive Arena log.")
+    p = argparse.ArgumentParser(prog="python -m agent.games.hive.replay",
+                                description="HTML replay of a Hive Arena log.")
     p.add_argument("log", type=Path, help="arena log file")
     p.add_argument("--out", type=Path, help="HTML file to write (default: the log's name with .html)")
     args = p.parse_args(argv)

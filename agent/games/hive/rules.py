@@ -205,10 +205,9 @@ def view(state: ArenaState) -> tuple[int, int, int, int, int, str]:
     """What the active bee sees: (turn, player, bee, row, col, 49 digits row by row)."""
     player, bee = turn_player_bee(state.turn)
     row, col = state.bees[player][bee]
-    digits = []
-    for r in range(row - VIEW_DISTANCE, row + VIEW_DISTANCE + 1):
-        for c in range(col - VIEW_DISTANCE, col + VIEW_DISTANCE + 1):
-            digits.append(chr(48 + state.get(r, c)))
+    digits = [chr(48 + state.get(r, c))
+              for r in range(row - VIEW_DISTANCE, row + VIEW_DISTANCE + 1)
+              for c in range(col - VIEW_DISTANCE, col + VIEW_DISTANCE + 1)]
     return state.turn, player, bee, row, col, "".join(digits)
 
 

@@ -111,7 +111,8 @@ class HiveSession:
         context = summary_context(strategy, self.team, self.score, 1)
         context["bee"] = next(b for b in context["bees"] if b["bee"] == view.bee)
         context["view"] = render_view(view)
-        context["suggestion"] = f"{Action(decision.action).name.lower()} {Direction(decision.direction).name} ({decision.reason})"
+        context["suggestion"] = (f"{Action(decision.action).name.lower()} {Direction(decision.direction).name} "
+                                 f"({decision.reason})")
         try:
             messages = [{"role": "system", "content": self.prompts.render("direct_system", context)},
                         {"role": "user", "content": self.prompts.render("move", context)}]

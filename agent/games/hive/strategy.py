@@ -199,7 +199,8 @@ class Strategy:
             flowers = world.flowers()
             if flowers:
                 field_home = distance_field(costs, [world.hive])
-                best, best_score = None, INF
+                best: int | None = None
+                best_score = float(INF)
                 for f in flowers:
                     reach = min((field_me[n] for n in NEIGHBOURS[f]), default=INF)
                     if reach >= INF:
