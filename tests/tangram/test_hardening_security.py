@@ -35,7 +35,7 @@ async def test_a_token_keeps_other_clients_out_and_never_reaches_the_logs(tmp_pa
             assert (await game.ai_turn(deadline=10)).finished
             assert_agent_frames_valid(game)
     rejected = [r for r in caplog.records if "rejected a client" in r.getMessage()]
-    assert len(rejected) == 4
+    assert len(rejected) == 1  # then summed up (the Godot game would re-dial every frame)
     agent_side = [r for r in caplog.records if r.name != "websockets.client"]  # the test's own client may say it
     assert not [r.getMessage() for r in agent_side if TOKEN in r.getMessage()]
     assert any("token=***" in r.getMessage() for r in agent_side)  # websockets logged the path, masked

@@ -15,23 +15,26 @@ import contextlib
 import errno
 import hmac
 import logging
+import time
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from agent.core.net import is_loopback, listen_hosts
+from agent.core.redact import MaskingLogger, Secrets
+from agent.core.study import study_metadata
+from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.factory import PlayerSource, make_player_factory
 from agent.games.tangram.session import Session
-from agent.core.net import is_loopback, listen_hosts
-from agent.core.redact import MaskingLogger, Secrets
-from agent.core.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +42,12 @@ TOO_BIG = 1009
 """WebSocket close code for a message over the size limit."""
 KEPT_TRANSCRIPT_PATHS = 1000
 """Paths remembered for transcript_paths(); a study day of reconnects must not grow memory."""
+REJECTION_LOG_EVERY_S = 60.0
+"""A rejected client is logged once, then summed up at most this often: the Godot game re-dials
+every frame while its socket is closed, so each would otherwise be dozens of lines a second."""
+TOKEN_NOTE = ("server.token is set, but the Tangram game dials the fixed ws://localhost:5000 with no "
+              "query string, so the Godot game cannot connect to this agent; the token is only for other "
+              "clients (the simulator, a proxy). Remove it to play with the game.")
 
 
 class ServerSetupError(Exception):
@@ -53,6 +62,11 @@ class AgentServer:
     sessions: set[Session] = field(default_factory=set)
     _servers: list[Server] = field(default_factory=list)
     _transcripts: deque[Path] = field(default_factory=lambda: deque(maxlen=KEPT_TRANSCRIPT_PATHS))
+    study: dict[str, Any] = field(default_factory=dict)
+    """What every session_start records about this run (version, hashes, tags); filled by start()."""
+    _rejected: int = 0
+    """Clients refused for the token since the last log line about it."""
+    _rejection_logged_at: float | None = None
 
     @property
     def port(self) -> int:
@@ -73,6 +87,10 @@ class AgentServer:
 
     async def start(self) -> None:
         cfg = self.config.server
+        if cfg.token:
+            log.warning(TOKEN_NOTE)
+        # Once per server: it reads every template file to hash it.
+        self.study = await asyncio.to_thread(study_metadata, self.config, self.config.prompts_dir)
         if not is_loopback(cfg.host):
             if not cfg.allow_remote:
                 raise ServerSetupError(
@@ -93,7 +111,8 @@ class AgentServer:
                     break
                 await self.stop()
                 if exc.errno == errno.EADDRINUSE:
-                    raise ServerSetupError(f"port {port} is already in use on {host} (is another agent running?)") from exc
+                    raise ServerSetupError(
+                        f"port {port} is already in use on {host} (is another agent running?)") from exc
                 raise ServerSetupError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
             self._servers.append(server)
             port = self.port  # port 0: the second family takes the port the first one got
@@ -106,14 +125,29 @@ class AgentServer:
             return None
         given = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
         if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
-            log.warning("rejected a client without the right token from %s", _peer(connection))
+            self._log_rejection(_peer(connection))
             return connection.respond(HTTPStatus.FORBIDDEN, "Forbidden: missing or wrong token\n")
         return None
+
+    def _log_rejection(self, peer: str) -> None:
+        now = time.monotonic()
+        if self._rejection_logged_at is None:
+            log.warning("rejected a client without the right token from %s (the Godot game never sends one "
+                        "and keeps re-dialling; further rejections are summed up every %.0f s)",
+                        peer, REJECTION_LOG_EVERY_S)
+            self._rejection_logged_at = now
+            return
+        self._rejected += 1
+        if now - self._rejection_logged_at >= REJECTION_LOG_EVERY_S:
+            log.warning("rejected %d more clients without the right token in the last %.0f s (latest from %s)",
+                        self._rejected, now - self._rejection_logged_at, peer)
+            self._rejected = 0
+            self._rejection_logged_at = now
 
     async def _handle(self, connection: ServerConnection) -> None:
         peer = _peer(connection)
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
-                                secrets=self.secrets)
+                                secrets=self.secrets, tags=self.config.tags)
         try:
             await transcript.open()
         except OSError as exc:  # an unwritable folder must not cost the study its game
@@ -122,7 +156,8 @@ class AgentServer:
             transcript = Transcript(None, transcript.session_id, secrets=self.secrets)
         if transcript.path is not None:
             self._transcripts.append(transcript.path)
-        session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer)
+        session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer,
+                          study=self.study)
         self.sessions.add(session)
         log.info("game connected from %s (session %s)", peer, transcript.session_id)
         reason = "disconnected"
@@ -177,13 +212,14 @@ async def serve_agent(config: Config, host: str | None = None, port: int | None 
     server_cfg = config.server.model_copy(update={k: v for k, v in (("host", host), ("port", port)) if v is not None})
     config = config.model_copy(update={"server": server_cfg})
     secrets = Secrets(config.secret_values())
-    own_factory = player_factory is None
-    factory = player_factory or make_player_factory(config)
-    server = AgentServer(config, factory, secrets)
+    own_factory = None
+    if player_factory is None:
+        own_factory = player_factory = make_player_factory(config)
+    server = AgentServer(config, player_factory, secrets)
     try:
         await server.start()
         yield server
     finally:
         await server.shutdown()
-        if own_factory:
-            await factory.aclose()
+        if own_factory is not None:
+            await own_factory.aclose()
