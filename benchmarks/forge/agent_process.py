@@ -36,8 +36,7 @@ async def forge_agent(config: dict[str, Any]) -> AsyncIterator[tuple[str, Path, 
 
         async def drain() -> None:
             assert proc.stderr is not None
-            async for line in proc.stderr:
-                lines.append(line.decode(errors="replace").rstrip())
+            lines.extend([line.decode(errors="replace").rstrip() async for line in proc.stderr])
 
         reader = asyncio.create_task(drain())
         try:

@@ -77,11 +77,10 @@ async def main() -> None:
     print(line("heuristic, over HTTP (agent process)", [e.latency_s for e in exchanges]))
     print(f"{'':<38} valid answers: {sum(e.verdict.valid for e in exchanges)}/{len(exchanges)}")
 
-    async with FakeOpenAI(responder=sensible(delay=args.delay)) as fake:
-        async with forge_agent({**llm_section(fake.base_url), "decision": {"deadline": 8}}) as (url, _, _), \
-                FakeForge(url) as forge:
-            sample = requests[: args.llm_decisions]
-            exchanges = [await forge.send(r) for r in sample]
+    config = {"decision": {"deadline": 8}}
+    async with FakeOpenAI(responder=sensible(delay=args.delay)) as fake, \
+            forge_agent({**llm_section(fake.base_url), **config}) as (url, _, _), FakeForge(url) as forge:
+        exchanges = [await forge.send(r) for r in requests[: args.llm_decisions]]
     print(line(f"LLM ({args.delay:g} s fake), over HTTP", [e.latency_s for e in exchanges]))
     print(f"{'':<38} valid answers: {sum(e.verdict.valid for e in exchanges)}/{len(exchanges)}")
 
