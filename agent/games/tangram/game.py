@@ -14,7 +14,7 @@ import sys
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, wait_for_stop_signal
-from agent.games.tangram.config import Config
+from agent.games.tangram.config import Config, ConsoleConfig
 
 log = logging.getLogger("agent")
 
@@ -27,6 +27,10 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--port", type=int, help="port to listen on (default: 5000, which the game dials)")
     group.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
     group.add_argument("--token", help="require clients to connect with ?token=TOKEN")
+    group.add_argument("--console", nargs="?", const="", metavar="HOST:PORT",
+                       help="serve the experimenter console (default 127.0.0.1:8080; see docs/console.md)")
+    group.add_argument("--console-token", metavar="TOKEN",
+                       help="token for a console off loopback (default: a new one, printed at start)")
 
 
 def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
@@ -41,7 +45,25 @@ def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
         server.allow_remote = True
     if args.token:
         server.token = args.token
-    return config.model_copy(update={"server": server})
+    return config.model_copy(update={"server": server, "console": _console_arguments(config, args)})
+
+
+def _console_arguments(config: Config, args: argparse.Namespace) -> ConsoleConfig:
+    from agent.core.net import is_loopback
+    from agent.games.tangram.console.address import new_token, parse_address
+
+    console = config.console.model_copy()
+    if getattr(args, "console", None) is not None:
+        console.enabled = True
+        console.host, console.port = parse_address(args.console, console.host, console.port)
+    token = getattr(args, "console_token", None)
+    if token is not None:
+        if len(token) < 16:
+            raise ConfigError("--console-token must be at least 16 characters")
+        console.token = token
+    if console.enabled and not is_loopback(console.host) and not console.token:
+        console.token = new_token()  # off loopback there is always a token; main prints it once
+    return console
 
 
 def check(config: Config) -> None:
@@ -55,15 +77,31 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     import asyncio
 
     from agent.core.redact import Secrets
-    from agent.games.tangram.factory import make_player_factory
+    from agent.games.tangram.factory import PlayerSource, make_player_factory
     from agent.games.tangram.server import AgentServer, ServerSetupError
 
     factory = make_player_factory(config)
-    server = AgentServer(config, factory, Secrets(config.secret_values()))
+    secrets = Secrets(config.secret_values())
+    console = None
+    source: PlayerSource = factory
+    if config.console.enabled:
+        from agent.games.tangram.console.launch import ConsoleSetupError, start_console
+
+        try:
+            console, source = await start_console(config, factory, secrets)
+        except ConsoleSetupError as exc:
+            await factory.aclose()
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        token = f"?token={config.console.token}" if config.console.token else ""
+        print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
+    server = AgentServer(config, source, secrets)
     try:
         await server.start()
     except ServerSetupError as exc:
         await factory.aclose()
+        if console is not None:
+            await console.stop()
         print(f"error: {exc}", file=sys.stderr)
         return 2
     model = config.llm.model if config.player == "llm" else "offline planner"
@@ -76,6 +114,8 @@ async def main(config: Config, args: argparse.Namespace) -> int:
             await server.shutdown()
     except TimeoutError:
         log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
+    if console is not None:
+        await console.stop()
     await factory.aclose()
     return 0
 
