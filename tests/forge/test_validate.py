@@ -95,3 +95,13 @@ def test_safe_decision_is_always_valid() -> None:
         for name, body in catalogue(dialect):
             request = parse_request(body)
             assert problems(request, safe_decision(request)) == [], name
+
+
+def test_an_empty_offer_can_only_pass() -> None:
+    from agent.games.forge.heuristic import decide
+
+    for kind, key in (("action", "actions"), ("possible_actions", "possible_actions")):
+        request = parse_request({"requestType": kind, "actionState": {key: []}})
+        assert problems(request, ActionDecision(None)) == []
+        assert decide(request).decision == ActionDecision(None)
+        assert encode(request, ActionDecision(None)) == {"decision": {"type": "pass"}}

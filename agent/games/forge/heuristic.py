@@ -87,7 +87,7 @@ def decide_action(request: ForgeRequest, opts: ActionState, view: View, tried: C
             best, reason = key, why
     if best is not None:
         return Choice(ActionDecision(best[2].index), reason)
-    if request.request_type == "possible_actions" and pass_index(opts) is None:
+    if request.request_type == "possible_actions" and pass_index(opts) is None and opts.options:
         # A7: this client cannot be told "pass" without a pass option: pick the least harmful.
         fallback = min(opts.options, key=lambda o: (score_action(o, view)[0] < 0, parse_mana_cost(o.mana_cost).value))
         return Choice(ActionDecision(fallback.index), "no pass option offered; least costly action")

@@ -39,7 +39,9 @@ def problems(request: ForgeRequest, decision: Decision) -> list[str]:
         if not isinstance(decision, ActionDecision):
             return [f"a {request.request_type} request needs an action decision, not {type(decision).__name__}"]
         if decision.index is None:
-            if request.request_type == "possible_actions" and pass_index(opts) is None:
+            # With nothing offered, passing is all there is; with options but no pass option, the
+            # possible_actions client has no way to read a pass.
+            if request.request_type == "possible_actions" and pass_index(opts) is None and opts.options:
                 out.append("passing is not offered in this possible_actions request")
         elif decision.index not in _indices(opts.options):
             out.append(f"action index {decision.index} is not offered ({_range(opts.options)})")
