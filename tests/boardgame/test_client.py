@@ -152,3 +152,18 @@ async def test_an_unknown_match_is_a_clear_error() -> None:
     async with running_engine(games=("tictactoe",), bot="none") as (_engine, url):
         with pytest.raises(ClientError, match="no match 'm-404'"):
             await MatchClient(settings(url, game="tictactoe", match_id="m-404"), best(), best()).play()
+
+
+async def test_a_match_that_started_without_us_is_a_clear_error() -> None:
+    async with running_engine(games=("tictactoe",), bot="strong") as (_engine, url):
+        created: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def on_event(kind: str, data: dict[str, Any]) -> None:
+            if kind == "match_created":
+                created.set_result(data["match_id"])
+
+        host = asyncio.create_task(MatchClient(settings(url, game="tictactoe"), best(), best(), on_event).play())
+        match_id = await asyncio.wait_for(created, 5)
+        with pytest.raises(ClientError, match="has started without us"):
+            await MatchClient(settings(url, agent_id="C", match_id=match_id), best(), best()).play()
+        assert (await host).status == "ended"

@@ -173,6 +173,7 @@ class Link:
             self._closed.set()
 
     async def request(self, message: Any, timeout: float) -> ServerMessage:
+        """Send ``message``; its ``*_response`` or an ``error``. LinkLost on a closed link or a timeout."""
         # Responses left over from an abandoned request would answer the wrong question.
         while not self._responses.empty():
             self._responses.get_nowait()
@@ -180,19 +181,29 @@ class Link:
             await self._connection.send(dump(message))
         except ConnectionClosed:
             raise LinkLost("the engine closed the connection") from None
+        expected = f"{message.type}_response"
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    reply = await self._next()
+                    if reply.type in (expected, "error"):
+                        return reply
+                    log.debug("dropping a late %s while waiting for %s", reply.type, expected)
+        except TimeoutError:
+            raise LinkLost(f"the engine did not answer {message.type} within {timeout:g} s") from None
+
+    async def _next(self) -> ServerMessage:
         getter = asyncio.ensure_future(self._responses.get())
         closed = asyncio.ensure_future(self._closed.wait())
         try:
-            done, _ = await asyncio.wait({getter, closed}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({getter, closed}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             closed.cancel()
             if not getter.done():
                 getter.cancel()
         if getter in done:
             return getter.result()
-        if closed in done:
-            raise LinkLost("the engine closed the connection")
-        raise LinkLost(f"the engine did not answer {message.type} within {timeout:g} s")
+        raise LinkLost("the engine closed the connection")
 
     async def close(self) -> None:
         await self._connection.close()
@@ -256,6 +267,8 @@ class MatchClient:
                 rules.from_data(state.state.data)
             except RuleError as exc:
                 raise ClientError(f"the engine's state of match {state.match_id} is unreadable: {exc}") from None
+            if state.status == "started" and all(a.id != self.settings.agent_id for a in state.agents):
+                raise ClientError(f"match {state.match_id} has started without us: its seats are taken")
             if state.status in ("ended", "abandoned"):
                 return MatchResult(state.game, state.match_id, self.settings.agent_id, state.status,
                                    list(state.winners or []), mark, moves, decisions)

@@ -327,7 +327,11 @@ class Engine:
         if match.over or match.turn != turn or match.active_agent_id != bot_id:
             return
         action = match.rules.move_to_action(move)
-        _, events = match.act(bot_id, action.type, dict(action.data), now())
+        try:
+            _, events = match.act(bot_id, action.type, dict(action.data), now())
+        except (RuleError, MatchError) as exc:  # a bot bug: end the match rather than stall it
+            log.error("bot %s made an illegal move in match %s: %s", bot_id, match.match_id, exc)
+            events = match.forfeit(bot_id, f"the {bot_id} made an illegal move", now())
         self._after_change(runtime, events)
 
     def _time_out(self, runtime: _Runtime, agent_id: str, turn: int) -> None:
