@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,10 +55,13 @@ class Game:
     ConfigError or PromptError with a one-line reason, before anything listens or dials."""
 
 
-async def wait_for_stop_signal() -> None:
-    """Returns at the first SIGINT or SIGTERM; a second one then takes the default way out (at once).
+@contextlib.contextmanager
+def stop_signals() -> Iterator[asyncio.Event]:
+    """Catches SIGINT and SIGTERM from now on: the event is set at the first one; after the block a
+    second one takes the default way out (at once).
 
-    For games' ``main``: start serving, await this, then stop politely within a bound.
+    Enter it before announcing that the game is ready: whoever reads the announcement may signal
+    at once, and a signal that arrives before the handlers are in kills the process unflushed.
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -65,7 +69,16 @@ async def wait_for_stop_signal() -> None:
     for sig in signals:
         loop.add_signal_handler(sig, stop.set)
     try:
-        await stop.wait()
+        yield stop
     finally:
         for sig in signals:
             loop.remove_signal_handler(sig)
+
+
+async def wait_for_stop_signal() -> None:
+    """Returns at the first SIGINT or SIGTERM (see :func:`stop_signals`, which avoids a start-up race).
+
+    For games' ``main``: start serving, await this, then stop politely within a bound.
+    """
+    with stop_signals() as stop:
+        await stop.wait()

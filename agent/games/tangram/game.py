@@ -13,7 +13,7 @@ import logging
 import sys
 
 from agent.core.config import ConfigError
-from agent.core.game import Game, wait_for_stop_signal
+from agent.core.game import Game, stop_signals
 from agent.games.tangram.config import Config, ConsoleConfig
 
 log = logging.getLogger("agent")
@@ -96,18 +96,19 @@ async def main(config: Config, args: argparse.Namespace) -> int:
         token = f"?token={config.console.token}" if config.console.token else ""
         print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
     server = AgentServer(config, source, secrets)
-    try:
-        await server.start()
-    except ServerSetupError as exc:
-        await factory.aclose()
-        if console is not None:
-            await console.stop()
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    model = config.llm.model if config.player == "llm" else "offline planner"
-    print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
-          "Ctrl-C stops.", file=sys.stderr, flush=True)
-    await wait_for_stop_signal()
+    with stop_signals() as stop:
+        try:
+            await server.start()
+        except ServerSetupError as exc:
+            await factory.aclose()
+            if console is not None:
+                await console.stop()
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        model = config.llm.model if config.player == "llm" else "offline planner"
+        print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
+              "Ctrl-C stops.", file=sys.stderr, flush=True)
+        await stop.wait()
     log.info("shutting down: ending running turns and flushing transcripts")
     try:
         async with asyncio.timeout(SHUTDOWN_S):

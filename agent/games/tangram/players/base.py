@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from agent.games.tangram.geometry.frames import Pose, pose_from_marker
 from agent.core.memory import Memory
+from agent.games.tangram.geometry.frames import Pose, pose_from_marker
 from agent.games.tangram.protocol import GameState
 
 
@@ -56,7 +56,8 @@ class TurnView:
 
 def board_of(state: GameState) -> dict[str, Pose]:
     """On-board pieces as exact poses (node origins), rebuilt from the reported markers."""
-    return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation) for name, p in state.on_board.items()}
+    return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation)
+            for name, p in state.on_board.items()}
 
 
 @runtime_checkable

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from agent.games.tangram.config import Config
@@ -52,8 +53,9 @@ class LLMPlayer:
     async def chat(self, view: TurnView) -> str:
         context = await self._context(view)
         messages, image_bytes = self._messages("chat", context, view, drawer=False)
-        result = await self.client.complete_json(messages, CHAT_SCHEMA, "chat_reply")
-        self._record(result, "chat", messages, image_bytes)
+        # No deadline of its own: the session bounds a chat answer (a cancel is recorded).
+        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None)
+        assert result is not None
         reply = result.data.get("reply") if isinstance(result.data, dict) else None
         if isinstance(reply, str) and reply.strip():
             return reply
@@ -65,15 +67,10 @@ class LLMPlayer:
 
     async def _decide(self, view: TurnView, template: str, context: dict[str, Any]) -> Decision:
         messages, image_bytes = self._messages(template, context, view, drawer=template == "play")
-        try:
-            # Retries may add up to more than the turn has; stop in time for the fallback to play.
-            async with asyncio.timeout_at(view.decide_by):
-                result = await self.client.complete_json(messages, MOVE_SCHEMA, "tangram_move")
-        except TimeoutError:
-            self.transcript.record("llm", purpose=template, model=self.config.llm.model, error="no answer in time",
-                                   image_bytes=image_bytes)
+        # Retries may add up to more than the turn has; stop in time for the fallback to play.
+        result = await self._call(template, messages, MOVE_SCHEMA, "tangram_move", image_bytes, view.decide_by)
+        if result is None:
             return await self._failed(view, "the language model did not answer in time")
-        self._record(result, template, messages, image_bytes)
         if result.error:
             return await self._failed(view, f"the language model failed ({result.error})")
         move, problem = parse_move(result.data)
@@ -144,12 +141,49 @@ class LLMPlayer:
         return [{"role": "system", "content": self.prompts.render("system", context)},
                 {"role": "user", "content": content}], sent
 
-    def _record(self, result: LLMResult, purpose: str, messages: list[dict[str, Any]], image_bytes: int) -> None:
+    async def _call(self, purpose: str, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str,
+                    image_bytes: int, deadline: float | None) -> LLMResult | None:
+        """One LLM call, recorded however it ends; None when ``deadline`` (loop time) passed first.
+
+        A call cancelled from outside (the turn's deadline, a disconnect, a shutdown) leaves an
+        ``llm`` record with outcome ``cancelled`` before the cancellation goes on.
+        """
+        started = time.monotonic()
+        try:
+            async with asyncio.timeout_at(deadline):
+                result = await self.client.complete_json(messages, schema, schema_name)
+        except TimeoutError:
+            self._record_unfinished("timeout", purpose, messages, image_bytes, started)
+            return None
+        except asyncio.CancelledError:
+            self._record_unfinished("cancelled", purpose, messages, image_bytes, started)
+            raise
+        self._record(result, purpose, messages, image_bytes, started)
+        return result
+
+    def _request_fields(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        # The system prompt is the same in most calls: written in full once per session, then by hash.
+        texts = _texts(messages)
+        system = [m["text"] for m in texts if m["role"] == "system"]
+        digest = self.transcript.text_once("system_prompt", system[0]) if system else None
+        return {"system_sha256": digest, "request": [m for m in texts if m["role"] != "system"]}
+
+    def _record(self, result: LLMResult, purpose: str, messages: list[dict[str, Any]], image_bytes: int,
+                started: float) -> None:
         self.transcript.record(
-            "llm", purpose=purpose, model=result.model, request=_texts(messages), text=result.text,
-            error=result.error, prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-            latency_s=round(result.latency_s, 3), attempts=len(result.attempts),
-            fell_back_to_text=result.fell_back_to_text, image_bytes=image_bytes)
+            "llm", purpose=purpose, outcome="ok" if result.ok else "error", model=result.model,
+            **self._request_fields(messages), text=result.text, error=result.error,
+            prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+            latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
+            attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text, image_bytes=image_bytes)
+
+    def _record_unfinished(self, outcome: str, purpose: str, messages: list[dict[str, Any]], image_bytes: int,
+                           started: float) -> None:
+        error = "no answer in time" if outcome == "timeout" else "cancelled before an answer"
+        self.transcript.record(
+            "llm", purpose=purpose, outcome=outcome, model=self.config.llm.model, **self._request_fields(messages),
+            text=None, error=error, prompt_tokens=0, completion_tokens=0,
+            elapsed_s=round(time.monotonic() - started, 3), image_bytes=image_bytes)
 
 
 def _texts(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
