@@ -166,7 +166,7 @@ class LLMPlayer:
         texts = _texts(messages)
         system = [m["text"] for m in texts if m["role"] == "system"]
         digest = self.transcript.text_once("system_prompt", system[0]) if system else None
-        return {"system_sha256": digest, "request": [m for m in texts if m["role"] != "system"]}
+        return {"system_sha256": digest, "messages": [m for m in texts if m["role"] != "system"]}
 
     def _record(self, result: LLMResult, purpose: str, messages: list[dict[str, Any]], image_bytes: int,
                 started: float) -> None:
