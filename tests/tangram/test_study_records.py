@@ -61,8 +61,8 @@ async def test_turn_ids_chat_requests_system_prompt_and_metadata(tmp_path: Path)
     assert start["agent_version"]
 
     # Everything a turn records, from its playRequest to its finish, names the turn.
-    turn_of_kind = [(r["kind"], r.get("turn")) for r in recs
-                    if r["kind"] in {"decision", "repair", "llm", "turn_start", "turn_end"} and r.get("purpose") != "chat"]
+    in_turns = {"decision", "repair", "llm", "turn_start", "turn_end"}
+    turn_of_kind = [(r["kind"], r.get("turn")) for r in recs if r["kind"] in in_turns and r.get("purpose") != "chat"]
     assert turn_of_kind and all(t in (1, 2) for _, t in turn_of_kind)
     plays = [r for r in recs if r["kind"] == "frame_out" and r["frame"]["type"] in ("play", "finish")]
     assert [r["turn"] for r in plays if r["frame"]["type"] == "finish"] == [1, 2]
