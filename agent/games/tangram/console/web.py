@@ -116,7 +116,7 @@ class ConsoleServer:
                     log.warning("console: wrong token from %s", request.remote)
                     return _plain(403, "Forbidden: wrong token.\n")
                 if request.path == "/" and request.method == "GET":
-                    response = web.HTTPSeeOther("/", headers=SECURITY_HEADERS)
+                    response = web.Response(status=303, headers={**SECURITY_HEADERS, "Location": "/"})
                     response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict", path="/")
                     return response
             elif not _same(request.cookies.get(COOKIE, ""), self.token):
