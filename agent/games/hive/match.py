@@ -71,10 +71,17 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
     try:
         outcome = await play(config.arena.host, config.arena.port, config.arena.team, session,
                              connect_timeout=config.arena.connect_timeout, idle_timeout=config.arena.idle_timeout)
-    finally:
+    except asyncio.CancelledError:
+        # Interrupted (Ctrl-C): still stop the coach and flush what the transcript has.
+        transcript.record("end", ending="interrupted", **session.summary())
         await session.aclose()
         if llm is not None:
             await llm.aclose()
+        await transcript.close()
+        raise
+    await session.aclose()
+    if llm is not None:
+        await llm.aclose()
     parsed = None
     if arena_log is not None and outcome.ending == "gameover":
         # The arena writes its last lines just before closing; give the file a moment to be complete.
