@@ -135,3 +135,52 @@ def test_chaos_covers_each_kind_of_misbehaviour() -> None:
     bodies = [r.content for r in replies if r.content]
     assert any(b and not b.startswith("{") for b in bodies)
     assert any(json.loads(b).get("data") == {"column": 99} for b in bodies if b.startswith('{"reasoning": "off'))
+
+
+def _board_reply(request: dict[str, Any], rng: random.Random) -> FakeReply:
+    """A model reading the raw state JSON of the text mode; its first answer each turn uses a wrong key."""
+    content = request["messages"][-1]["content"]
+    state = json.loads(content.split("```json", 1)[1].split("```", 1)[0])
+    free = [{"row": r + 1, "column": c + 1} for r, row in enumerate(state["board"]) for c, ch in enumerate(row)
+            if ch == "."]
+    if "refused" not in content:
+        return FakeReply.ok_json({"reasoning": "guess", "type": "place", "data_json": '{"cell": 5}'})
+    return FakeReply.ok_json({"reasoning": "free", "type": "place", "data_json": json.dumps(rng.choice(free))})
+
+
+async def test_a_game_without_a_plugin_is_played_from_its_rules_text(fake_openai: FakeOpenAI) -> None:
+    rng = random.Random(3)
+    fake_openai.responder = lambda request: _board_reply(request, rng)
+    client = llm_client(fake_openai)
+    async with running_engine(games=("tictactoe",), bot="random", seed=3) as (_engine, url):
+        match = MatchClient(ClientSettings(url=url, agent_id="T", poll_seconds=1.0), lambda rules: fallback(rules),
+                            fallback, text_player=lambda game: LLMPlayer(client, prompts()),
+                            known_rules=lambda game: None)
+        result = await match.play()
+    await client.aclose()
+    assert result.status == "ended" and result.protocol_errors == 0 and result.mark == "X"
+    assert result.illegal == len(result.decisions) and result.fallbacks == 0
+    first = fake_openai.chat_requests[0]
+    assert 'the board game "tictactoe"' in first.messages[0]["content"]
+    assert "three marks in a row" in first.messages[0]["content"]  # rules_tictactoe.j2
+    assert first.json["response_format"]["json_schema"]["schema"]["required"] == ["reasoning", "type", "data_json"]
+    retry = fake_openai.chat_requests[1].messages[-1]["content"]
+    assert "The engine lists these legal actions" in retry and "data.row must be a whole number" in retry
+
+
+async def test_without_a_plugin_or_an_llm_the_game_is_refused_clearly() -> None:
+    async with running_engine(games=("tictactoe",), bot="random") as (_engine, url):
+        match = MatchClient(ClientSettings(url=url, agent_id="T"), fallback, fallback, known_rules=lambda game: None)
+        with pytest.raises(Exception, match="has no rules for the game 'tictactoe'"):
+            await match.play()
+
+
+def test_text_replies_are_parsed_or_explained() -> None:
+    from agent.games.boardgame.players.base import InvalidChoice
+    from agent.games.boardgame.players.llm import parse_text_reply
+
+    assert parse_text_reply({"type": "drop", "data_json": '{"column": 3}'}, "").data == {"column": 3}
+    assert parse_text_reply({"type": "drop", "data_json": {"column": 3}}, "").data == {"column": 3}
+    for bad in ({"type": "drop", "data_json": "[3]"}, {"type": "", "data_json": "{}"}, {"data_json": "{}"}):
+        with pytest.raises(InvalidChoice):
+            parse_text_reply(bad, "")

@@ -13,15 +13,24 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from agent.games.boardgame.players.base import InvalidChoice, MovePlayer, Player, PlayerUnavailable, Turn
+from agent.games.boardgame.players.base import (
+    InvalidChoice,
+    MovePlayer,
+    Player,
+    PlayerUnavailable,
+    TextPlayer,
+    TextTurn,
+    Turn,
+)
 from agent.games.boardgame.protocol import (
     MAX_FRAME_BYTES,
     Action,
@@ -219,9 +228,20 @@ class MatchClient:
 
     def __init__(self, settings: ClientSettings, player: Callable[[GameRules[Any]], Player],
                  fallback: Callable[[GameRules[Any]], MovePlayer],
-                 on_event: Callable[[str, dict[str, Any]], None] | None = None) -> None:
-        """``player`` and ``fallback`` make the players once the match's game is known."""
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None, *,
+                 text_player: Callable[[str], TextPlayer] | None = None,
+                 known_rules: Callable[[str], GameRules[Any] | None] | None = None) -> None:
+        """``player`` and ``fallback`` make the players once the match's game is known.
+
+        A game with no rules plugin (``known_rules`` returns None; default: the registry) is played
+        by ``text_player(game)`` from the rules as text, if given; it raises ClientError when it
+        cannot play that game. Without a text player such a game is a ClientError.
+        """
         self.settings = settings
+        self._make_text_player = text_player
+        self._text_player: TextPlayer | None = None
+        self._known_rules = known_rules or _registry_rules
+        self._rng = random.Random()
         self._make_player = player
         self._player: Player | None = None
         self._make_fallback = fallback
@@ -264,7 +284,8 @@ class MatchClient:
             rules = self._rules_for(state)
             mark = _mark_of(state, self.settings.agent_id, rules)
             try:
-                rules.from_data(state.state.data)
+                if rules is not None:
+                    rules.from_data(state.state.data)
             except RuleError as exc:
                 raise ClientError(f"the engine's state of match {state.match_id} is unreadable: {exc}") from None
             if state.status == "started" and all(a.id != self.settings.agent_id for a in state.agents):
@@ -273,7 +294,10 @@ class MatchClient:
                 return MatchResult(state.game, state.match_id, self.settings.agent_id, state.status,
                                    list(state.winners or []), mark, moves, decisions)
             if state.status == "started" and state.active_agent_id == self.settings.agent_id:
-                decision = await self._take_turn(state, rules)
+                if rules is None:
+                    decision = await self._take_text_turn(state, mark)
+                else:
+                    decision = await self._take_turn(state, rules)
                 if decision is not None:
                     decisions.append(decision)
                     moves += 1
@@ -313,7 +337,7 @@ class MatchClient:
                 feedback.append(f"{_show(action)} was refused before sending: {exc}")
                 self._on_event("illegal_local", {"action": _show(action), "reason": str(exc)})
                 continue
-            answer = await self._call(functools.partial(self._perform, action))
+            answer, _ = await self._call(functools.partial(self._perform, action))
             if answer is None:
                 return Decision(time.monotonic() - started, attempt, illegal, False)
             illegal += 1
@@ -329,30 +353,86 @@ class MatchClient:
             action = None
         if action is None:
             action = rules.move_to_action(rules.legal_moves(position)[0])
-        answer = await self._call(functools.partial(self._perform, action))
+        answer, _ = await self._call(functools.partial(self._perform, action))
         if answer is not None:
             log.warning("the engine refused the offline player's %s: %s", _show(action), answer)
         self._on_event("fallback", {"action": _show(action), "refused": answer})
         return Decision(time.monotonic() - started, attempt, illegal, True)
 
+    async def _take_text_turn(self, state: GetStateResponse, mark: str) -> Decision | None:
+        """A turn of a game we have no rules for: the engine judges each action.
+
+        The fallback is a random action from the legal ones the engine listed in a refusal; when
+        it listed none, the turn is left for the next round of the loop (bounded by the engine's
+        turn clock).
+        """
+        started = time.monotonic()
+        player = self._text_player_for(state.game)
+        feedback: list[str] = []
+        legal: tuple[Mapping[str, Any], ...] = ()
+        last_type = ""
+        illegal = 0
+        attempt = 0
+        for attempt in range(1, self.settings.max_attempts + 1):
+            turn = TextTurn(state.game, self.settings.agent_id, mark, state.turn, state.state.data,
+                            tuple(feedback), legal)
+            try:
+                action = await self._ask_with(player.label, functools.partial(player.choose_text, turn))
+            except InvalidChoice as exc:
+                illegal += 1
+                feedback.append(f"your answer could not be used: {exc}")
+                continue
+            if action is None:
+                break
+            answer, data = await self._call(functools.partial(self._perform, action))
+            if answer is None:
+                return Decision(time.monotonic() - started, attempt, illegal, False)
+            last_type = action.type
+            illegal += 1
+            feedback.append(f"{_show(action)} was refused by the engine: {answer}")
+            self._on_event("illegal_engine", {"action": _show(action), "reason": answer})
+            listed = data.get("legal_actions")
+            if isinstance(listed, list):
+                legal = tuple(a for a in listed[:64] if isinstance(a, dict))
+            if not await self._still_our_turn(state):
+                return None
+        if not legal or not last_type:
+            log.warning("no usable action for %s turn %d and no legal actions listed by the engine; asking again",
+                        state.game, state.turn)
+            return Decision(time.monotonic() - started, attempt, illegal, True)
+        # Our engine lists the legal actions' data, for the action type it refused.
+        fallback = WireAction(last_type, self._rng.choice(legal))
+        answer, _ = await self._call(functools.partial(self._perform, fallback))
+        self._on_event("fallback", {"action": _show(fallback), "refused": answer})
+        return Decision(time.monotonic() - started, attempt, illegal, True)
+
     async def _ask(self, player: Player, turn: Turn) -> WireAction | None:
+        return await self._ask_with(player.label, lambda: player.choose(turn))
+
+    async def _ask_with(self, label: str, choose: Callable[[], Awaitable[WireAction]]) -> WireAction | None:
         """The player's action; None when it cannot give one this turn. InvalidChoice passes through."""
         try:
-            return await asyncio.wait_for(player.choose(turn), self.settings.decision_seconds)
+            return await asyncio.wait_for(choose(), self.settings.decision_seconds)
         except TimeoutError:
-            log.warning("%s took longer than %g s", player.label, self.settings.decision_seconds)
+            log.warning("%s took longer than %g s", label, self.settings.decision_seconds)
         except PlayerUnavailable as exc:
-            log.warning("%s cannot answer: %s", player.label, exc)
+            log.warning("%s cannot answer: %s", label, exc)
         except (asyncio.CancelledError, InvalidChoice):
             raise
         except Exception:  # a player bug must not lose the turn
-            log.exception("%s failed to choose an action", player.label)
+            log.exception("%s failed to choose an action", label)
         return None
 
     async def _still_our_turn(self, before: GetStateResponse) -> bool:
         state = await self._call(self._get_state)
         return (state.status == "started" and state.active_agent_id == self.settings.agent_id
                 and state.turn == before.turn)
+
+    def _text_player_for(self, game: str) -> TextPlayer:
+        if self._text_player is None:
+            assert self._make_text_player is not None  # _rules_for let the game through only then
+            self._text_player = self._make_text_player(game)
+        return self._text_player
 
     def _player_for(self, rules: GameRules[Any]) -> Player:
         if self._player is None:
@@ -400,20 +480,21 @@ class MatchClient:
             raise ClientError(f"cannot read match {self._match_id}: {_reason(reply)}")
         raise ClientError(f"cannot read match {self._match_id}")
 
-    async def _perform(self, action: WireAction) -> str | None:
-        """None when the engine accepted the action, else its reason."""
+    async def _perform(self, action: WireAction) -> tuple[str | None, dict[str, Any]]:
+        """(None, data) when the engine accepted the action, else (its reason, data)."""
         assert self._match_id is not None and self._game is not None
         message = PerformAction(game=self._game, match_id=self._match_id, agent_id=self.settings.agent_id,
                                 action=Action(type=action.type, data=dict(action.data)))
         reply = await self._link_request(message)
         if isinstance(reply, PerformActionResponse):
-            if reply.action_response.status == "success":
-                return None
-            return reply.action_response.message or "refused without a reason"
+            body = reply.action_response
+            if body.status == "success":
+                return None, body.data
+            return body.message or "refused without a reason", body.data
         if isinstance(reply, ErrorMessage):
-            return reply.error.message
+            return reply.error.message, reply.error.data
         self._protocol_errors += 1
-        return f"unexpected {reply.type} in answer to perform_action"
+        return f"unexpected {reply.type} in answer to perform_action", {}
 
     async def _link_request(self, message: Any) -> ServerMessage:
         if self._link is None:
@@ -459,21 +540,32 @@ class MatchClient:
             self._on_event("push", dict(event.event.data))
             self._changed.set()
 
-    def _rules_for(self, state: GetStateResponse) -> GameRules[Any]:
+    def _rules_for(self, state: GetStateResponse) -> GameRules[Any] | None:
         if self._rules is None or self._rules.name != state.game:
-            try:
-                self._rules = get_rules(state.game)
-            except KeyError as exc:
-                raise ClientError(str(exc.args[0])) from None
+            self._rules = self._known_rules(state.game)
+            if self._rules is None and self._make_text_player is None:
+                raise ClientError(f"this agent has no rules for the game {state.game!r} (it knows "
+                                  f"{', '.join(GAMES)}); an LLM player can play it from a rules text")
         return self._rules
 
 
-def _mark_of(state: GetStateResponse, agent_id: str, rules: GameRules[Any]) -> str:
+def _registry_rules(game: str) -> GameRules[Any] | None:
+    try:
+        return get_rules(game)
+    except KeyError:
+        return None
+
+
+def _mark_of(state: GetStateResponse, agent_id: str, rules: GameRules[Any] | None) -> str:
     marks = state.state.data.get("marks")
     if isinstance(marks, dict) and isinstance(marks.get(agent_id), str):
         return str(marks[agent_id])
     ids = [a.id for a in state.agents]
-    return rules.marks[ids.index(agent_id)] if agent_id in ids[:2] else "?"
+    if agent_id not in ids:
+        return "?"
+    if rules is not None and agent_id in ids[:2]:
+        return rules.marks[ids.index(agent_id)]
+    return f"seat {ids.index(agent_id) + 1}"
 
 
 def _show(action: WireAction) -> str:

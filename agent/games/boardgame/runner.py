@@ -7,6 +7,8 @@ import random
 import sys
 from typing import Any
 
+from jinja2 import TemplateError
+
 from agent.core.config import ConfigError
 from agent.core.llm import LLMClient
 from agent.core.prompts import PromptSet, load_prompts
@@ -14,8 +16,14 @@ from agent.core.redact import Secrets
 from agent.core.transcript import Transcript
 from agent.games.boardgame.client import ClientError, ClientSettings, MatchClient
 from agent.games.boardgame.config import BoardgameConfig
-from agent.games.boardgame.players.base import MovePlayer, Player
-from agent.games.boardgame.players.llm import TEMPLATES, LLMPlayer, rules_template
+from agent.games.boardgame.players.base import MovePlayer, Player, TextPlayer, TextTurn, Turn
+from agent.games.boardgame.players.llm import (
+    TEMPLATES,
+    LLMPlayer,
+    prompt_context,
+    rules_template,
+    text_prompt_context,
+)
 from agent.games.boardgame.players.offline import make_offline
 from agent.games.boardgame.rules.base import GameRules
 from agent.games.boardgame.rules.registry import GAMES, get_rules
@@ -25,11 +33,12 @@ log = logging.getLogger(__name__)
 
 def sample_context() -> dict[str, Any]:
     """A complete context for checking the templates at start-up."""
-    from agent.games.boardgame.players.base import Turn
-    from agent.games.boardgame.players.llm import prompt_context
-
     rules = get_rules(GAMES[0])
-    return prompt_context(Turn(rules, rules.initial(), 0, 1, ("an example refusal",)), "the rules")
+    refusal = ("an example refusal",)
+    context = prompt_context(Turn(rules, rules.initial(), 0, 1, refusal), "the rules")
+    text = text_prompt_context(TextTurn(rules.name, "agent", "X", 1, rules.to_data(rules.initial()), refusal,
+                                        ({"row": 1, "column": 1},)), "the rules")
+    return {**context, **text}
 
 
 def load_templates(config: BoardgameConfig) -> PromptSet:
@@ -75,6 +84,18 @@ async def run(config: BoardgameConfig) -> int:
             return LLMPlayer(llm, prompts, record=transcript.record)
         return offline(rules)
 
+    def text_player(game: str) -> TextPlayer:
+        """The LLM player for a game we have no plugin for, if prompts/boardgame has its rules text."""
+        if llm is None or prompts is None:
+            raise ClientError(f"the game {game!r} has no rules plugin here; only the LLM player can play it")
+        name = rules_template(game)
+        try:
+            prompts.env.get_template(f"{name}.j2")
+        except TemplateError as exc:
+            raise ClientError(f"the game {game!r} has no rules plugin here and no rules text: write "
+                              f"{prompts.directory / (name + '.j2')} ({exc})") from None
+        return LLMPlayer(llm, prompts, record=transcript.record)
+
     status = 0
     try:
         for index in range(config.play.matches):
@@ -82,7 +103,8 @@ async def run(config: BoardgameConfig) -> int:
             if index and settings.match_id is not None:
                 break  # a joined match is played once
             client = MatchClient(settings, player, offline,
-                                 on_event=lambda kind, data: transcript.record(kind, data=data))
+                                 on_event=lambda kind, data: transcript.record(kind, data=data),
+                                 text_player=text_player if llm is not None else None)
             try:
                 result = await client.play()
             except ClientError as exc:

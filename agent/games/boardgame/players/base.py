@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,30 @@ class Turn:
     """The match's turn number, as the engine reports it."""
     feedback: tuple[str, ...] = ()
     """Why earlier attempts at this turn were refused (local check or engine), oldest first."""
+
+
+@dataclass(frozen=True)
+class TextTurn:
+    """A turn of a game this agent has no rules plugin for: only the engine's state and the rules text."""
+
+    game: str
+    agent_id: str
+    mark: str
+    turn: int
+    state_data: Mapping[str, Any]
+    feedback: tuple[str, ...] = ()
+    legal_actions: tuple[Mapping[str, Any], ...] = ()
+    """Legal actions' data, when the engine listed them in its last refusal."""
+
+
+class TextPlayer(ABC):
+    """A player that can act from the rules as text and the raw state (the LLM player)."""
+
+    label: str = "text player"
+
+    @abstractmethod
+    async def choose_text(self, turn: TextTurn) -> WireAction:
+        """The action to try; InvalidChoice or PlayerUnavailable when it has none."""
 
 
 class Player(ABC):

@@ -15,13 +15,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agent.core.llm import LLMClient
+from agent.core.llm import LLMClient, LLMResult
 from agent.core.prompts import PromptSet
-from agent.games.boardgame.players.base import InvalidChoice, Player, PlayerUnavailable, Turn
+from agent.games.boardgame.players.base import InvalidChoice, Player, PlayerUnavailable, TextPlayer, TextTurn, Turn
 from agent.games.boardgame.rules.base import GameRules, WireAction
 
-TEMPLATES = ("system", "turn")
+TEMPLATES = ("system", "turn", "system_text", "turn_text")
 MAX_LEGAL_LISTED = 64
+MAX_STATE_CHARS = 8_000
+"""The raw state shown in text mode is cut here (and says so), to bound the prompt."""
 
 
 class LLMReply(BaseModel):
@@ -69,6 +71,52 @@ def prompt_context(turn: Turn, rules_text: str) -> dict[str, Any]:
     }
 
 
+TEXT_REPLY_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "reasoning": {"type": "string"},
+        "type": {"type": "string"},
+        "data_json": {"type": "string", "description": "the action's data object, as JSON text"},
+    },
+    "required": ["reasoning", "type", "data_json"],
+    "additionalProperties": False,
+}
+"""Text mode knows no action schema, and strict mode allows no free-form object: data comes as JSON text."""
+
+
+def text_prompt_context(turn: TextTurn, rules_text: str) -> dict[str, Any]:
+    state = json.dumps(dict(turn.state_data), indent=1, sort_keys=True, default=str)
+    if len(state) > MAX_STATE_CHARS:
+        state = state[:MAX_STATE_CHARS] + "\n... (cut: the state is longer)"
+    return {
+        "game": turn.game,
+        "rules": rules_text,
+        "agent_id": turn.agent_id,
+        "mark": turn.mark,
+        "turn": turn.turn,
+        "state_json": state,
+        "legal_actions": [json.dumps(dict(a)) for a in turn.legal_actions[:MAX_LEGAL_LISTED]],
+        "feedback": list(turn.feedback),
+    }
+
+
+def parse_text_reply(data: dict[str, Any] | None, text: str) -> WireAction:
+    if data is None:
+        raise InvalidChoice(f"the reply was not a JSON object: {text[:200]!r}")
+    kind, raw = data.get("type"), data.get("data_json")
+    if not isinstance(kind, str) or not kind or len(kind) > 64:
+        raise InvalidChoice("the reply's type must be the action type, a short non-empty string")
+    if isinstance(raw, dict):
+        return WireAction(kind, raw)  # a model that ignored "as JSON text" but gave an object
+    try:
+        action_data = json.loads(raw) if isinstance(raw, str) else None
+    except ValueError:
+        action_data = None
+    if not isinstance(action_data, dict):
+        raise InvalidChoice('the reply\'s data_json must be a JSON object written as text, like {"column": 3}')
+    return WireAction(kind, action_data)
+
+
 def parse_reply(data: dict[str, Any] | None, text: str) -> WireAction:
     if data is None:
         raise InvalidChoice(f"the reply was not a JSON object: {text[:200]!r}")
@@ -84,7 +132,7 @@ def parse_reply(data: dict[str, Any] | None, text: str) -> WireAction:
 Recorder = Callable[..., None]
 
 
-class LLMPlayer(Player):
+class LLMPlayer(Player, TextPlayer):
     """Asks the LLM for each action. The client belongs to whoever made it (shared between matches)."""
 
     label = "llm"
@@ -104,14 +152,29 @@ class LLMPlayer(Player):
             {"role": "system", "content": self._prompts.render("system", context)},
             {"role": "user", "content": self._prompts.render("turn", context)},
         ]
+        result = await self._call(turn.turn, len(turn.feedback) + 1, messages, reply_schema(turn.rules))
+        return parse_reply(result.data, result.text)
+
+    async def choose_text(self, turn: TextTurn) -> WireAction:
+        rules_text = self._prompts.render(rules_template(turn.game), {})
+        context = text_prompt_context(turn, rules_text)
+        messages = [
+            {"role": "system", "content": self._prompts.render("system_text", context)},
+            {"role": "user", "content": self._prompts.render("turn_text", context)},
+        ]
+        result = await self._call(turn.turn, len(turn.feedback) + 1, messages, TEXT_REPLY_SCHEMA)
+        return parse_text_reply(result.data, result.text)
+
+    async def _call(self, turn: int, attempt: int, messages: list[dict[str, Any]],
+                    schema: dict[str, Any]) -> LLMResult:
         self.calls += 1
-        self._record("llm_request", turn=turn.turn, attempt=len(turn.feedback) + 1, messages=messages)
-        result = await self._client.complete_json(messages, reply_schema(turn.rules), schema_name="board_game_action")
+        self._record("llm_request", turn=turn, attempt=attempt, messages=messages)
+        result = await self._client.complete_json(messages, schema, schema_name="board_game_action")
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
-        self._record("llm_reply", turn=turn.turn, ok=result.ok, text=result.text[:4000], error=result.error,
+        self._record("llm_reply", turn=turn, ok=result.ok, text=result.text[:4000], error=result.error,
                      latency_s=round(result.latency_s, 3), prompt_tokens=result.prompt_tokens,
                      completion_tokens=result.completion_tokens)
         if not result.ok:
             raise PlayerUnavailable(f"the LLM call failed: {result.error}")
-        return parse_reply(result.data, result.text)
+        return result
