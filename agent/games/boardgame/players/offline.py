@@ -9,6 +9,7 @@ fixed-depth connect-four search with a plainer evaluation. ``random`` is random 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any, Literal
 
 from agent.games.boardgame.players.base import MovePlayer, RandomPlayer
@@ -57,21 +58,33 @@ class ConnectFourBot(MovePlayer):
         return bot_move(position, self.depth, self.rng).move
 
 
-def has_best_player(game: str) -> bool:
-    return game in ("tictactoe", "connect_four")
+PlayerMaker = Callable[[str, GameRules[Any], random.Random, float], MovePlayer]
+"""(kind "best" or "strong", rules, rng, search seconds) -> player."""
+
+
+def _tictactoe(kind: str, rules: GameRules[Any], rng: random.Random, seconds: float) -> MovePlayer:
+    return PerfectPlayer(rules, rng, "perfect" if kind == "best" else "strong-bot")
+
+
+def _connect_four(kind: str, rules: GameRules[Any], rng: random.Random, seconds: float) -> MovePlayer:
+    return ConnectFourSearchPlayer(rng, seconds) if kind == "best" else ConnectFourBot(rng)
+
+
+OFFLINE_PLAYERS: dict[str, PlayerMaker] = {
+    "tictactoe": _tictactoe,
+    "connect_four": _connect_four,
+}
+"""Each game's own offline players; a new game adds a line here (or plays random moves)."""
 
 
 def make_offline(kind: str, rules: GameRules[Any], rng: random.Random | None = None, *,
                  seconds: float = DEFAULT_SEARCH_SECONDS) -> MovePlayer:
     """An offline player of ``kind`` for ``rules``; ValueError for an unknown kind."""
     rng = rng or random.Random()
-    if kind == "random":
-        return RandomPlayer(rng)
-    if kind not in ("best", "strong"):
+    if kind not in OFFLINE_KINDS:
         raise ValueError(f"unknown offline player {kind!r}; choose one of: {', '.join(OFFLINE_KINDS)}")
-    if rules.name == "tictactoe":
-        return PerfectPlayer(rules, rng, "perfect" if kind == "best" else "strong-bot")
-    if rules.name == "connect_four":
-        return ConnectFourSearchPlayer(rng, seconds) if kind == "best" else ConnectFourBot(rng)
-    # A game with no dedicated player: random legal moves keep matches going.
-    return RandomPlayer(rng)
+    maker = OFFLINE_PLAYERS.get(rules.name)
+    if kind == "random" or maker is None:
+        # A game with no dedicated player: random legal moves keep matches going.
+        return RandomPlayer(rng)
+    return maker(kind, rules, rng, seconds)

@@ -2,9 +2,9 @@
 
 Adding a game: write ``rules/<name>.py`` with a :class:`~agent.games.boardgame.rules.base.GameRules`
 subclass, add it to ``_RULES`` below, give it a rules text in ``prompts/boardgame/rules_<name>.j2``
-(the LLM player's description of the game), and optionally an offline player in ``players/``
-(see ``players/registry.py``); the engine, the client, the random player and the LLM player then
-work for it with no other change.
+(the LLM player's description of the game), and optionally offline players (``OFFLINE_PLAYERS``
+in ``players/offline.py``). The engine, the client, the random player and the LLM player then work
+for it with no other change.
 """
 
 from __future__ import annotations
