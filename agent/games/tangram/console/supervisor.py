@@ -70,6 +70,9 @@ class WatchedTranscript(Transcript):
     def mask(self, text: str) -> str:
         return self.inner.mask(text)
 
+    def text_once(self, kind: str, text: str) -> str:
+        return self.inner.text_once(kind, text)  # the inner transcript remembers which texts it wrote
+
     def record(self, kind: str, **data: Any) -> None:
         self.inner.record(kind, **data)
         try:
