@@ -215,11 +215,15 @@ async def play_one(a: str, b: str, seed: int, chaos: _Chaos | None = None, arena
     if not result.played:
         record.error = result.reason or "no match"
         return record
-    seat = {"a": result.names.index(names["a"]) if names["a"] in result.names else None,
-            "b": result.names.index(names["b"]) if names["b"] in result.names else None}
-    if seat["a"] is None or seat["b"] is None:
-        record.error = f"unexpected team names {result.names}"
+    # External agents pick their own team names: the side we named tells both seats.
+    if names["a"] in result.names:
+        seat_a = result.names.index(names["a"])
+    elif names["b"] in result.names:
+        seat_a = 1 - result.names.index(names["b"])
+    else:
+        record.error = f"cannot tell the sides apart from the team names {result.names}"
         return record
+    seat = {"a": seat_a, "b": 1 - seat_a}
     record.seat_a = seat["a"]
     record.scores = (result.scores[seat["a"]], result.scores[seat["b"]])
     record.turns = result.turns
@@ -230,8 +234,7 @@ async def play_one(a: str, b: str, seed: int, chaos: _Chaos | None = None, arena
     for side, outcome in zip(("a", "b"), outcomes, strict=True):
         if outcome is not None:
             record.decision_ms[side] = outcome.decision_ms
-        if result.answer_ms and seat[side] is not None:
-            record.answer_ms[side] = result.answer_ms[seat[side]]  # type: ignore[index]
+        record.answer_ms[side] = result.answer_ms[seat[side]]
     record.coach = {k: int(v) for k, v in coach_stats.items()}
     return record
 
