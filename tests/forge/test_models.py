@@ -71,16 +71,33 @@ def test_each_request_type_gets_its_model() -> None:
      "min 2 is greater than max 1"),
     ({"requestType": "target", "actionState": {"min": 2, "max": 2, "targets": [{}]}},
      "needs at least 2 targets but offers 1"),
-    ({"requestType": "target", "actionState": {"min": 1, "max": 1}}, "field 'targets': Field required"),
+    ({"requestType": "target", "actionState": {"min": 1, "max": 1}}, "field 'actionState.targets': Field required"),
+    ({"requestType": "target", "actionState": [1]}, "'actionState' must be an object, not list"),
     ({"requestType": "declare_blockers", "actionState": {"attackers": [{"index": 0}, {"index": 0}]}},
      "two options share index 0"),
-    ({"requestType": "action", "gameState": {"turn": "soon"}, "actionState": {"actions": []}}, "gameState.turn"),
     ({"requestType": "action", "actionState": {"actions": [{}] * 401}}, "at most 400"),
 ])
 def test_malformed_bodies_get_a_clear_reason(body: object, message: str) -> None:
     with pytest.raises(RequestError) as caught:
         parse_request(body)
     assert message in str(caught.value)
+
+
+def test_an_unreadable_state_is_left_out_not_refused() -> None:
+    body = {"requestType": "action", "gameId": {"odd": 1}, "context": ["x"],
+            "gameState": {"turn": "soon", "phase": "MAIN1", "stack": "none",
+                          "players": [{"id": 1, "name": "Me", "life": "lots", "hand": ["Forest"],
+                                       "battlefield": [{"name": "Mountain", "tapped": "maybe"}, {"name": []}]},
+                                      "not a player"]},
+            "actionState": {"actions": [{"type": "play_land", "card_name": "Forest"}, {"type": "pass_priority"}]}}
+    request = parse_request(body)
+    assert request.game_id == "default" and request.state.turn == 0 and request.state.phase == "MAIN1"
+    me = request.state.players[0]
+    assert (me.name, me.life, [c.name for c in me.hand]) == ("Me", 20, ["Forest"])
+    assert [c.name for c in me.battlefield] == ["Mountain", ""] and not me.battlefield[0].tapped
+    assert len(request.state.players) == 1
+    assert any("gameState.turn" in w for w in request.warnings)
+    assert any("context is not an object" in w for w in request.warnings)
 
 
 def test_long_texts_are_cut() -> None:

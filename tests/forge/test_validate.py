@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from agent.games.forge.decisions import (
     ActionDecision,
     AttackDecision,
@@ -15,7 +17,7 @@ from agent.games.forge.decisions import (
 )
 from agent.games.forge.fake.catalogue import Table, catalogue
 from agent.games.forge.fake.checks import read_answer
-from agent.games.forge.models import ForgeRequest, parse_request
+from agent.games.forge.models import ForgeRequest, RequestError, parse_request
 from agent.games.forge.validate import problems, repair
 
 
@@ -97,11 +99,12 @@ def test_safe_decision_is_always_valid() -> None:
             assert problems(request, safe_decision(request)) == [], name
 
 
-def test_an_empty_offer_can_only_pass() -> None:
+def test_an_empty_offer_passes_or_is_refused() -> None:
     from agent.games.forge.heuristic import decide
 
-    for kind, key in (("action", "actions"), ("possible_actions", "possible_actions")):
-        request = parse_request({"requestType": kind, "actionState": {key: []}})
-        assert problems(request, ActionDecision(None)) == []
-        assert decide(request).decision == ActionDecision(None)
-        assert encode(request, ActionDecision(None)) == {"decision": {"type": "pass"}}
+    request = parse_request({"requestType": "action", "actionState": {"actions": []}})
+    assert problems(request, ActionDecision(None)) == []
+    assert decide(request).decision == ActionDecision(None)
+    assert encode(request, ActionDecision(None)) == {"decision": {"type": "pass"}}
+    with pytest.raises(RequestError, match="offers no actions"):
+        parse_request({"requestType": "possible_actions", "actionState": {"possible_actions": []}})

@@ -8,9 +8,12 @@ Every list and string is bounded, so a hostile or broken body costs a bounded am
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+import copy
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+M = TypeVar("M", bound=BaseModel)
 
 MAX_OPTIONS = 400
 """Options in one request; a real Forge decision offers dozens at most."""
@@ -23,15 +26,18 @@ RequestType = Literal["action", "possible_actions", "target", "declare_attackers
 REQUEST_TYPES: tuple[str, ...] = RequestType.__args__  # type: ignore[attr-defined]
 
 
-def _text(value: Any) -> Any:
-    """Numbers become text (Forge sends some names and costs as numbers); long text is cut."""
-    if value is None:
+def _text(value: Any) -> str:
+    """Numbers become text (Forge sends some names and costs as numbers); long text is cut.
+
+    A label that is not text at all (a list, an object) reads as empty: labels only describe an
+    option, and an odd one must not cost the answer.
+    """
+    if value is None or isinstance(value, (bool, list, dict)):
         return ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, (int, float)):
         value = str(value)
-    if isinstance(value, str) and len(value) > MAX_TEXT:
-        return value[:MAX_TEXT]
-    return value
+    text = str(value)
+    return text[:MAX_TEXT] if len(text) > MAX_TEXT else text
 
 
 def _ident(value: Any) -> Any:
@@ -330,16 +336,6 @@ _STATE_MODELS: dict[str, type[WireModel]] = {
 }
 
 
-class Envelope(WireModel):
-    """The fields every request shares; ``actionState`` is read by :func:`parse_request`."""
-
-    gameId: Ident = None
-    requestType: Text
-    gameState: GameState = Field(default_factory=GameState)
-    actionState: dict[str, Any] | None = None
-    context: Context = Field(default_factory=Context)
-
-
 class ForgeRequest(BaseModel):
     """A parsed decision request: the envelope plus the typed options of its request type."""
 
@@ -351,39 +347,107 @@ class ForgeRequest(BaseModel):
     context: Context
     options: OptionsState | None
     """None only for ``reflect``."""
+    warnings: tuple[str, ...] = ()
+    """Parts of ``gameState`` or ``context`` that could not be read and were left out."""
 
 
 class RequestError(ValueError):
     """A body the agent cannot answer; the message says why, for a 400."""
 
 
+MAX_REPAIRS = 50
+"""Unreadable fields dropped from one gameState before giving up on it (bounds the work)."""
+
+
+def _has_child(parent: Any, step: int | str) -> bool:
+    if isinstance(parent, dict):
+        return step in parent
+    return isinstance(parent, list) and isinstance(step, int) and 0 <= step < len(parent)
+
+
+def _drop(data: Any, loc: tuple[int | str, ...]) -> bool:
+    """Remove the value at ``loc`` from nested dicts and lists; False when there is none."""
+    if not loc:
+        return False
+    parent = data
+    for step in loc[:-1]:
+        if not _has_child(parent, step):
+            return False
+        parent = parent[step]
+    last = loc[-1]
+    if isinstance(parent, dict) and last in parent:
+        del parent[last]
+        return True
+    if isinstance(parent, list) and isinstance(last, int) and 0 <= last < len(parent):
+        del parent[last]
+        return True
+    return False
+
+
+def _lenient(model: type[M], raw: Any, what: str) -> tuple[M, list[str]]:
+    """``raw`` as ``model``, leaving out what cannot be read (a wrong type, a bad entry).
+
+    The state only informs the decision; the options decide what is valid. An odd field in it
+    must not cost the answer, since Forge's fallbacks for a 400 are its own AI or a hang.
+    """
+    if raw is None:
+        return model(), []
+    if not isinstance(raw, dict):
+        return model(), [f"{what} is not an object; ignored"]
+    data = copy.deepcopy(raw)
+    notes: list[str] = []
+    for _ in range(MAX_REPAIRS):
+        try:
+            return model.model_validate(data), notes
+        except ValidationError as exc:
+            dropped = False
+            # Deepest first, so dropping a list entry does not shift the places of later errors.
+            for err in sorted(exc.errors(), key=lambda e: [str(p) for p in e["loc"]], reverse=True):
+                loc = tuple(p for p in err["loc"] if isinstance(p, (int, str)))
+                if _drop(data, loc):
+                    dropped = True
+                    notes.append(f"{what}.{'.'.join(str(p) for p in loc)}: {err['msg']}; left out")
+            if not dropped:
+                break
+    return model(), [*notes[:5], f"{what} could not be read; ignored"]
+
+
 def parse_request(body: Any) -> ForgeRequest:
     """Read a decoded JSON body. Raises :class:`RequestError` with one clear line."""
     if not isinstance(body, dict):
         raise RequestError(f"body must be a JSON object, not {type(body).__name__}")
+    context_raw = body.get("context")
     kind = body.get("requestType")
-    if kind is None and isinstance(body.get("context"), dict):
-        kind = body["context"].get("requestType")
+    if kind is None and isinstance(context_raw, dict):
+        kind = context_raw.get("requestType")
     if not isinstance(kind, str) or not kind:
         raise RequestError("missing 'requestType'")
     if kind not in REQUEST_TYPES:
         raise RequestError(f"unknown requestType {kind[:60]!r}; expected one of {', '.join(REQUEST_TYPES)}")
-    try:
-        envelope = Envelope.model_validate({**body, "requestType": kind})
-        options: OptionsState | None = None
-        if kind != "reflect":
-            raw = envelope.actionState
-            if raw is None:
-                raise RequestError(f"{kind} request has no 'actionState'")
+    options: OptionsState | None = None
+    if kind != "reflect":
+        raw = body.get("actionState")
+        if raw is None:
+            raise RequestError(f"{kind} request has no 'actionState'")
+        if not isinstance(raw, dict):
+            raise RequestError(f"{kind} request: 'actionState' must be an object, not {type(raw).__name__}")
+        try:
             options = _STATE_MODELS[kind].model_validate(raw)  # type: ignore[assignment]
-    except ValidationError as exc:
-        raise RequestError(f"{kind} request: {describe_validation(exc)}") from None
-    return ForgeRequest(game_id=envelope.gameId or "default", request_type=kind,  # type: ignore[arg-type]
-                        state=envelope.gameState, context=envelope.context, options=options)
+        except ValidationError as exc:
+            raise RequestError(f"{kind} request: {describe_validation(exc, 'actionState')}") from None
+        if kind == "possible_actions" and isinstance(options, ActionState) and not options.options:
+            # That client reads only an index of its own list: with nothing offered no answer is valid.
+            raise RequestError("possible_actions request offers no actions; there is nothing to choose")
+    state, notes = _lenient(GameState, body.get("gameState"), "gameState")
+    context, more = _lenient(Context, context_raw, "context")
+    game_id = body.get("gameId")
+    ident = str(game_id)[:64] if isinstance(game_id, (str, int)) and not isinstance(game_id, bool) else ""
+    return ForgeRequest(game_id=ident or "default", request_type=kind,  # type: ignore[arg-type]
+                        state=state, context=context, options=options, warnings=tuple(notes + more))
 
 
-def describe_validation(exc: ValidationError) -> str:
+def describe_validation(exc: ValidationError, prefix: str = "") -> str:
     first = exc.errors()[0]
-    where = ".".join(str(p) for p in first.get("loc", ())) or "body"
+    where = ".".join(str(p) for p in (prefix, *first.get("loc", ())) if p != "") or "body"
     more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
     return f"field {where!r}: {first.get('msg', 'invalid')}{more}"

@@ -62,6 +62,9 @@ class GameSession:
         started = time.monotonic()
         self.transcript.record("request", game_id=self.game_id, request_type=request.request_type,
                                request=request.model_dump(mode="json", exclude_none=True))
+        if request.warnings:
+            log.warning("game %s: parts of the %s request could not be read and were left out: %s", self.game_id,
+                        request.request_type, "; ".join(request.warnings[:3]))
         try:
             view = build_view(request)
             if view.turn != self._turn:

@@ -38,7 +38,12 @@ def _int_or_minus_one(value: Any) -> int:
 
 
 def _offered(items: list[dict[str, Any]]) -> list[int]:
-    return [int(item.get("index", i)) for i, item in enumerate(items)]
+    """The indices Forge assigned: an item's ``index``, else its list position."""
+    out = []
+    for i, item in enumerate(items):
+        index = item.get("index") if isinstance(item, dict) else None
+        out.append(i if index is None else int(index))
+    return out
 
 
 def read_answer(request: dict[str, Any], status: int, body: bytes, version: str = "later") -> Verdict:
@@ -52,8 +57,10 @@ def read_answer(request: dict[str, Any], status: int, body: bytes, version: str 
     if not isinstance(data, dict) or not isinstance(data.get("decision"), dict):
         return Verdict("error", "no 'decision' object")
     decision = data["decision"]
-    kind = request["requestType"]
-    state = request.get("actionState") or {}
+    raw_context, raw_state = request.get("context"), request.get("actionState")
+    context: dict[str, Any] = raw_context if isinstance(raw_context, dict) else {}
+    state: dict[str, Any] = raw_state if isinstance(raw_state, dict) else {}
+    kind = request.get("requestType") or context.get("requestType")
     dtype = decision.get("type")
     if kind in ("action", "possible_actions"):
         options = state.get("possible_actions") if kind == "possible_actions" else state.get("actions")
