@@ -19,6 +19,7 @@ from typing import Any
 
 from dotenv import load_dotenv
 
+from agent.core.config import apply_tags
 from agent.games.tangram.config import ConfigError, load_config
 from agent.games.tangram.sim.client import GODOT_TWEEN_S
 from agent.games.tangram.sim.humans import HUMAN_KINDS
@@ -48,20 +49,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--human", choices=HUMAN_KINDS, default="cooperative", help="scripted partner (default cooperative)")
     p.add_argument("--seed", type=int, default=0, help="seed for humans and objectives (default 0)")
     p.add_argument("--objective", help="objective text for every game (default: drawn from the game's six)")
+    p.add_argument("--tag", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --config: label the agent's transcripts, as python -m agent --tag does (repeatable)")
     p.add_argument("--report", type=Path, metavar="DIR", help="write index.html, summary and transcripts here")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object on the last line")
-    p.add_argument("--parallel", type=int, help="games at once (default: all, up to 8, for the offline planner; 1 otherwise)")
-    p.add_argument("--deadline", type=float, help="seconds to wait for an AI turn to end (default: the config's turn deadline + 5, or 65)")
+    p.add_argument("--parallel", type=int,
+                   help="games at once (default: all, up to 8, for the offline planner; 1 otherwise)")
+    p.add_argument("--deadline", type=float,
+                   help="seconds to wait for an AI turn to end (default: the config's turn deadline + 5, or 65)")
     p.add_argument("--chat-timeout", type=float, default=30.0, help="seconds to wait for a chat reply (default 30)")
-    p.add_argument("--tween", type=float, default=GODOT_TWEEN_S, help="seconds the game animates a play before its feedback (default 0.5)")
+    p.add_argument("--tween", type=float, default=GODOT_TWEEN_S,
+                   help="seconds the game animates a play before its feedback (default 0.5)")
     p.add_argument("--build", choices=("shipped", "source"), default="shipped",
                    help="game build to imitate: 'shipped' ignores the agent's error frames (the build users run), "
                         "'source' honours them (the current source)")
     p.add_argument("--stale-collisions", action="store_true",
                    help="report a played piece's collisions one physics step short of its target, as Godot can")
-    p.add_argument("--state-layout", choices=("dict", "list"), default="dict", help="on_board/off_board as objects (current game) or lists (older build)")
-    p.add_argument("--transcripts", type=Path, metavar="DIR", help="with --connect: read that agent's JSONL transcripts from DIR for LLM numbers")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar (it is off anyway when stderr is not a terminal)")
+    p.add_argument("--state-layout", choices=("dict", "list"), default="dict",
+                   help="on_board/off_board as objects (current game) or lists (older build)")
+    p.add_argument("--transcripts", type=Path, metavar="DIR",
+                   help="with --connect: read that agent's JSONL transcripts from DIR for LLM numbers")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is off anyway when stderr is not a terminal)")
     p.add_argument("-v", "--verbose", action="store_true", help="log the agent's and the simulator's INFO messages")
     return p
 
@@ -74,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     config = None
     if not args.connect:
         try:
-            config = load_config(args.config)
+            config = apply_tags(load_config(args.config), _tags(args.tag))
         except ConfigError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -104,6 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, separators=(",", ":")))
     return 1 if summary["game_errors"] else 0
+
+
+def _tags(items: list[str]) -> dict[str, str]:
+    tags = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--tag {item!r} is not KEY=VALUE (e.g. --tag condition=explain)")
+        tags[key.strip()] = value.strip()
+    return tags
 
 
 async def _run(args: argparse.Namespace, config: Any, options: RunOptions) -> dict[str, Any]:

@@ -1,0 +1,85 @@
+"""``python -m agent.analyze TRANSCRIPTS_DIR --out DIR [--by TAG] [--prices FILE]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+
+import yaml
+
+from agent.analyze.tables import Price, build_tables, find_transcripts, read_transcript
+
+MAX_FILES = 100_000
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m agent.analyze",
+        description="Turn a folder of transcripts into tables (CSV, and Parquet with pyarrow) and an HTML summary.")
+    parser.add_argument("transcripts", type=Path, help="folder of *.jsonl transcripts (searched recursively)")
+    parser.add_argument("--out", type=Path, required=True, help="folder for the tables and summary.html")
+    parser.add_argument("--by", action="append", default=[], metavar="TAG",
+                        help="group the summary by this tag (repeatable; default: every tag that varies)")
+    parser.add_argument("--prices", type=Path,
+                        help="YAML of model: {input: USD, output: USD} per million tokens (default: shipped list)")
+    return parser
+
+
+def load_prices(path: Path | None) -> dict[str, Price]:
+    """Prices from ``path`` or the shipped list; ValueError with one line on a bad file."""
+    if path is None:
+        text = (resources.files("agent.analyze") / "prices.yaml").read_text(encoding="utf-8")
+    else:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read prices {path}: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"prices {path} are not valid YAML") from exc
+    if not isinstance(data, Mapping):
+        raise ValueError(f"prices {path} must map model names to {{input: ..., output: ...}}")
+    prices = {}
+    for model, entry in data.items():
+        try:
+            prices[str(model)] = Price(float(entry["input"]), float(entry["output"]))
+        except (TypeError, KeyError, ValueError) as exc:
+            raise ValueError(f"prices {path}: model {model!r} needs numbers 'input' and 'output'") from exc
+    return prices
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        from agent.analyze.summary import write_summary
+    except ImportError as exc:
+        print(f"error: the analysis needs pandas and matplotlib ({exc.name} is missing): "
+              "pip install 'tangram-agent[analysis]'", file=sys.stderr)
+        return 2
+    if not args.transcripts.is_dir():
+        print(f"error: {args.transcripts} is not a folder", file=sys.stderr)
+        return 2
+    try:
+        prices = load_prices(args.prices)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    paths = find_transcripts(args.transcripts)[:MAX_FILES]
+    if not paths:
+        print(f"error: no *.jsonl transcripts in {args.transcripts}", file=sys.stderr)
+        return 2
+    tables = build_tables((read_transcript(p) for p in paths), prices)
+    written = write_summary(tables, args.out, args.by, args.transcripts)
+    print(f"{len(tables.sessions)} sessions, {len(tables.turns)} turns, {len(tables.chats)} chat replies, "
+          f"{len(tables.llm_calls)} LLM calls")
+    for path in [*written.files, written.html]:
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

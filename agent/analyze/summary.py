@@ -1,0 +1,233 @@
+"""Tables as files and the HTML summary: pandas for the tables, matplotlib for the plots.
+
+The summary is one self-contained HTML file (plots embedded as PNG), so it can be mailed or
+archived with the study. Sessions are grouped by each tag that tells them apart (or the tags
+named with ``--by``); with no such tag, all sessions form one group.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, StrictUndefined, select_autoescape
+
+from agent.analyze.tables import TAG_PREFIX, Tables
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+TABLES = ("sessions", "turns", "chats", "llm_calls")
+ALL = "all sessions"
+MAX_SESSIONS_PLOTTED = 200
+"""Per-session bar plots stop here (a page with thousands of bars helps nobody); tables keep all."""
+
+
+@dataclass(frozen=True)
+class Written:
+    files: list[Path]
+    html: Path
+
+
+def frames(tables: Tables) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
+    return {name: pd.DataFrame(getattr(tables, name)) for name in TABLES}
+
+
+def write_tables(dfs: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+    """CSV always; Parquet too when pyarrow is installed."""
+    try:
+        import pyarrow  # noqa: F401 - only asks whether it is there
+        parquet = True
+    except ImportError:
+        parquet = False
+    written = []
+    for name, df in dfs.items():
+        path = out / f"{name}.csv"
+        df.to_csv(path, index=False)
+        written.append(path)
+        if parquet:
+            path = out / f"{name}.parquet"
+            # Mixed-type columns (a tag that is a number in one file, a word in another) as text.
+            safe = df.copy()
+            for col in safe.columns:
+                if safe[col].dtype == object:
+                    safe[col] = safe[col].map(lambda v: v if v is None or isinstance(v, str) else str(v))
+            safe.to_parquet(path, index=False)
+            written.append(path)
+    return written
+
+
+def group_tags(sessions: pd.DataFrame, wanted: Sequence[str]) -> list[str]:
+    """Tag columns to group by: those asked for, else every tag that splits the sessions into groups
+    (more than one value, and not one value per session like a participant id)."""
+    columns = [c for c in sessions.columns if c.startswith(TAG_PREFIX)]
+    if wanted:
+        return [f"{TAG_PREFIX}{w}" for w in wanted]
+    varying = [c for c in columns if sessions[c].nunique(dropna=True) > 1]
+    splitting = [c for c in varying if sessions[c].nunique(dropna=True) < len(sessions)]
+    return splitting or varying
+
+
+def _png(fig: Any) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _session_names(sessions: pd.DataFrame) -> pd.Series:
+    """Bar labels: a tag naming each session on its own (a participant id) before the session id."""
+    for col in (c for c in sessions.columns if c.startswith(TAG_PREFIX)):
+        values = sessions[col]
+        if values.notna().all() and values.nunique() == len(sessions) > 1:
+            return values.astype(str) + " · " + sessions["session"].astype(str).str[:8]
+    return sessions["session"].astype(str)
+
+
+def _labels(df: pd.DataFrame, by: str | None) -> pd.Series:
+    import pandas as pd
+
+    if by is None or by not in df.columns:
+        return pd.Series([ALL] * len(df), index=df.index)
+    return df[by].fillna("(none)").astype(str)
+
+
+def plots(dfs: dict[str, pd.DataFrame], by: str | None) -> list[dict[str, str]]:
+    """The summary's figures for one grouping: title and base64 PNG each."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    sessions, turns = dfs["sessions"], dfs["turns"]
+    out: list[dict[str, str]] = []
+    if sessions.empty:
+        return out
+    sessions = sessions.assign(_group=_labels(sessions, by))
+    groups = sorted(sessions["_group"].unique())
+    colours = {g: plt.cm.tab10(i % 10) for i, g in enumerate(groups)}
+
+    if not turns.empty and "seconds" in turns and turns["seconds"].notna().any():
+        data = turns.assign(_group=_labels(turns, by)).dropna(subset=["seconds"])
+        names = sorted(data["_group"].unique())
+        fig, ax = plt.subplots(figsize=(5.6, 3.2))
+        ax.boxplot([data.loc[data["_group"] == g, "seconds"] for g in names], tick_labels=names)
+        ax.set_ylabel("seconds per AI turn")
+        ax.set_title("Turn time")
+        out.append({"title": "Turn time", "png": _png(fig)})
+
+    if not sessions.empty:
+        shown = sessions.sort_values(["_group", "session"]).head(MAX_SESSIONS_PLOTTED)
+        fig, axes = plt.subplots(1, 2, figsize=(11, 0.6 + 0.28 * max(len(shown), 4)))
+        colour = [colours[g] for g in shown["_group"]]
+        tokens = shown["prompt_tokens"] + shown["completion_tokens"]
+        names = _session_names(shown)
+        axes[0].barh(names, tokens, color=colour)
+        axes[0].set_xlabel("tokens (prompt + completion)")
+        axes[1].barh(names, shown["est_cost_usd"].fillna(0), color=colour)
+        axes[1].set_xlabel("estimated cost (USD)")
+        axes[1].set_yticklabels([])
+        for ax in axes:
+            ax.invert_yaxis()
+        handles = [plt.Rectangle((0, 0), 1, 1, color=colours[g]) for g in groups]
+        fig.legend(handles, groups, loc="upper center", ncol=min(len(groups), 5), bbox_to_anchor=(0.5, 1.08))
+        fig.suptitle("Tokens and estimated cost per session", y=1.14)
+        out.append({"title": "Tokens and estimated cost per session", "png": _png(fig)})
+
+        fig, ax = plt.subplots(figsize=(5.6, 3.2))
+        names = sorted(sessions["_group"].unique())
+        ax.boxplot([sessions.loc[sessions["_group"] == g, "chats"] for g in names], tick_labels=names)
+        ax.set_ylabel("chat replies per session")
+        ax.set_title("Chats per session")
+        out.append({"title": "Chats per session", "png": _png(fig)})
+
+    measures = [c for c in turns.columns if c == "pieces_on_board"] if not turns.empty else []
+    for measure in measures:
+        data = turns.dropna(subset=[measure]).assign(_group=_labels(turns, by))
+        if data.empty:
+            continue
+        fig, ax = plt.subplots(figsize=(5.6, 3.2))
+        for _, rows in data.groupby("session"):
+            rows = rows.sort_values("turn")
+            ax.plot(rows["turn"], rows[measure], marker="o", alpha=0.8, color=colours.get(rows["_group"].iloc[0]))
+        lines = [plt.Line2D([0], [0], color=colours[g]) for g in groups]
+        ax.legend(lines, groups, fontsize=8)
+        ax.set_xlabel("AI turn")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(measure.replace("_", " "))
+        ax.set_title("Pieces placed over turns" if measure == "pieces_on_board" else measure)
+        out.append({"title": "Pieces placed over turns", "png": _png(fig)})
+    return out
+
+
+def group_summary(dfs: dict[str, pd.DataFrame], by: str | None) -> pd.DataFrame:
+    """One row per group: sessions, turns, turn time, chats, tokens and cost."""
+    import pandas as pd
+
+    sessions, turns = dfs["sessions"], dfs["turns"]
+    if sessions.empty:
+        return pd.DataFrame()
+    sessions = sessions.assign(_group=_labels(sessions, by))
+    turns = turns.assign(_group=_labels(turns, by)) if not turns.empty else turns
+    rows = []
+    for group, rows_s in sessions.groupby("_group"):
+        t = turns[turns["_group"] == group] if not turns.empty else turns
+        sec = t["seconds"].dropna() if "seconds" in t else pd.Series(dtype=float)
+        row = {"group": group, "sessions": len(rows_s), "AI turns": int(rows_s["turns"].sum()),
+               "turn time mean (s)": sec.mean() if len(sec) else math.nan,
+               "turn time p95 (s)": sec.quantile(0.95) if len(sec) else math.nan,
+               "chats per session": rows_s["chats"].mean(),
+               "LLM calls": int(rows_s["llm_calls"].sum()), "LLM failures": int(rows_s["llm_failures"].sum()),
+               "tokens per session": (rows_s["prompt_tokens"] + rows_s["completion_tokens"]).mean(),
+               "est. cost per session (USD)": rows_s["est_cost_usd"].mean()}
+        if "final_pieces_on_board" in rows_s:
+            row["pieces on board at the end (mean)"] = rows_s["final_pieces_on_board"].mean()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _html_table(df: pd.DataFrame) -> str:
+    return df.to_html(index=False, na_rep="–", float_format=lambda v: f"{v:,.3g}" if abs(v) < 1000 else f"{v:,.0f}",
+                      classes="data", border=0, escape=True)
+
+
+def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str], source: Path,
+                files: Sequence[Path]) -> str:
+    groupings: list[str | None] = [*by] or [None]
+    sections = []
+    for tag in groupings:
+        title = f"By {tag.removeprefix(TAG_PREFIX)}" if tag else "All sessions"
+        sections.append({"title": title, "table": _html_table(group_summary(dfs, tag)), "plots": plots(dfs, tag)})
+    sessions = dfs["sessions"]
+    shown = [c for c in ("session", *[c for c in sessions.columns if c.startswith(TAG_PREFIX)], "game",
+                         "player_kind", "model", "turns", "turns_ended", "turn_seconds_mean", "chats", "llm_calls",
+                         "llm_failures", "est_cost_usd", "final_pieces_on_board", "end_reason", "config_sha256",
+                         "templates_sha256", "agent_version") if c in sessions.columns]
+    template = (resources.files("agent.analyze") / "templates" / "summary.html.j2").read_text(encoding="utf-8")
+    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True), undefined=StrictUndefined)
+    return env.from_string(template).render(
+        source=str(source), n_sessions=len(sessions), sections=sections,
+        sessions_table=_html_table(sessions[shown]) if not sessions.empty else "",
+        skipped=tables.skipped, files=[f.name for f in files])
+
+
+def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path) -> Written:
+    out.mkdir(parents=True, exist_ok=True)
+    dfs = frames(tables)
+    files = write_tables(dfs, out)
+    tags = group_tags(dfs["sessions"], by) if not dfs["sessions"].empty else []
+    html = out / "summary.html"
+    text = render_html(dfs, tables, tags, source, files)
+    html.write_text(text, encoding="utf-8")
+    return Written(files, html)

@@ -1,0 +1,194 @@
+"""Transcript records to tidy rows: one row per session, turn, chat reply and LLM call.
+
+Pure functions over parsed records, so every game's transcripts give the same tables. What a game
+records decides what fills in: ``session_start`` (with the core's study metadata), ``turn_start``
+/ ``turn_end`` (``turn``, ``outcome``, ``seconds`` and any numeric measure such as
+``pieces_on_board``), ``llm`` (``purpose``, ``outcome``, tokens, ``latency_s``/``elapsed_s``),
+``chat_reply`` (``request``, ``reply``, ``outcome``, ``seconds``) and the chat request itself (any
+record with the same ``request`` id and a ``message``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_LINE_CHARS = 2_000_000
+"""Longer lines are skipped as damaged (a record never gets near this: images are not kept)."""
+MAX_TEXT_CHARS = 2000
+"""Chat texts are clipped to this in the tables."""
+TAG_PREFIX = "tag_"
+TURN_FIELDS = {"t", "session", "kind", "turn", "outcome", "seconds"}
+
+
+@dataclass
+class Transcript:
+    path: Path
+    records: list[dict[str, Any]]
+    bad_lines: int = 0
+
+
+@dataclass
+class Tables:
+    sessions: list[dict[str, Any]] = field(default_factory=list)
+    turns: list[dict[str, Any]] = field(default_factory=list)
+    chats: list[dict[str, Any]] = field(default_factory=list)
+    llm_calls: list[dict[str, Any]] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    """One line per file or line that could not be used, for the summary."""
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float
+    output: float
+    """US dollars per million tokens."""
+
+
+def read_transcript(path: Path) -> Transcript:
+    """The JSON object records of one JSONL file; damaged lines are counted, not fatal."""
+    records: list[dict[str, Any]] = []
+    bad = 0
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            if len(line) > MAX_LINE_CHARS:
+                bad += 1
+                continue
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                bad += 1
+                continue
+            if isinstance(record, dict) and isinstance(record.get("kind"), str):
+                records.append(record)
+            else:
+                bad += 1
+    return Transcript(path, records, bad)
+
+
+def find_transcripts(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.jsonl") if p.is_file())
+
+
+def price_for(model: str | None, prices: Mapping[str, Price]) -> Price | None:
+    """The price of the longest model-name prefix listed (dated snapshots take their family's)."""
+    if not model:
+        return None
+    matches = [name for name in prices if model == name or model.startswith(f"{name}-")]
+    return prices[max(matches, key=len)] if matches else None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _clip(value: Any) -> Any:
+    return value[:MAX_TEXT_CHARS] if isinstance(value, str) else value
+
+
+def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
+    """The rows one transcript contributes to each table."""
+    records = transcript.records
+    out = Tables()
+    if not records:
+        out.skipped.append(f"{transcript.path.name}: no records")
+        return out
+    start: dict[str, Any] = next((r for r in records if r["kind"] == "session_start"), {})
+    end: dict[str, Any] = next((r for r in reversed(records) if r["kind"] == "session_end"), {})
+    session = str(start.get("session") or records[0].get("session") or transcript.path.stem)
+    tags: dict[str, Any] = start["tags"] if isinstance(start.get("tags"), dict) else {}
+    tag_cols = {f"{TAG_PREFIX}{k}": str(v) for k, v in sorted(tags.items())}
+    keys = {"session": session, **tag_cols}
+
+    turns: dict[Any, dict[str, Any]] = {}
+    for r in records:
+        if r["kind"] == "turn_start" and r.get("turn") is not None:
+            turns.setdefault(r["turn"], {**keys, "turn": r["turn"]})["started_t"] = _number(r.get("t"))
+        elif r["kind"] == "turn_end" and r.get("turn") is not None:
+            row = turns.setdefault(r["turn"], {**keys, "turn": r["turn"]})
+            row["outcome"] = r.get("outcome")
+            row["seconds"] = _number(r.get("seconds"))
+            for name, value in r.items():
+                if name not in TURN_FIELDS and _number(value) is not None:
+                    row[name] = _number(value)
+
+    llm_rows = []
+    for r in records:
+        if r["kind"] != "llm":
+            continue
+        prompt = _number(r.get("prompt_tokens")) or 0.0
+        completion = _number(r.get("completion_tokens")) or 0.0
+        model = r.get("model") if isinstance(r.get("model"), str) and r.get("model") else start.get("model")
+        price = price_for(model, prices)
+        cost = (prompt * price.input + completion * price.output) / 1e6 if price else math.nan
+        outcome = r.get("outcome") or ("error" if r.get("error") else "ok")
+        llm_rows.append({**keys, "turn": r.get("turn"), "request": r.get("request"), "purpose": r.get("purpose"),
+                         "model": model, "outcome": outcome, "error": _clip(r.get("error")),
+                         "prompt_tokens": prompt, "completion_tokens": completion,
+                         "latency_s": _number(r.get("latency_s")), "elapsed_s": _number(r.get("elapsed_s")),
+                         "attempts": _number(r.get("attempts")), "image_bytes": _number(r.get("image_bytes")),
+                         "est_cost_usd": cost})
+        if r.get("turn") in turns:
+            row = turns[r["turn"]]
+            row["llm_calls"] = row.get("llm_calls", 0) + 1
+            row["tokens"] = row.get("tokens", 0.0) + prompt + completion
+
+    asked = {r["request"]: r for r in records
+             if r.get("request") is not None and isinstance(r.get("message"), str) and r["kind"] != "chat_reply"}
+    messages = {k: r["message"] for k, r in asked.items()}
+    chat_rows = [{**keys, "request": r.get("request"),
+                  "turn": r.get("turn", asked.get(r.get("request"), {}).get("turn")),
+                  "message": _clip(messages.get(r.get("request"))), "reply": _clip(r.get("reply")),
+                  "outcome": r.get("outcome"), "seconds": _number(r.get("seconds"))}
+                 for r in records if r["kind"] == "chat_reply"]
+
+    times = [t for t in (_number(r.get("t")) for r in records) if t is not None]
+    turn_rows = sorted(turns.values(), key=lambda row: (str(type(row["turn"])), row["turn"]))
+    seconds = [row["seconds"] for row in turn_rows if row.get("seconds") is not None]
+    ended = [row for row in turn_rows if row.get("outcome") is not None]
+    measures = sorted({k for row in turn_rows for k in row if k not in keys and k not in
+                       {"turn", "started_t", "outcome", "seconds", "llm_calls", "tokens"}})
+    last = {f"final_{m}": next((row[m] for row in reversed(turn_rows) if row.get(m) is not None), None)
+            for m in measures}
+    out.sessions.append({
+        **keys, "file": transcript.path.name, "game": start.get("game"), "player_kind": start.get("player_kind"),
+        "player": start.get("player"), "model": start.get("model"), "agent_version": start.get("agent_version"),
+        "revision": start.get("revision"), "config_sha256": start.get("config_sha256"),
+        "templates_sha256": start.get("templates_sha256"),
+        "started_t": min(times) if times else None, "duration_s": (max(times) - min(times)) if times else None,
+        "end_reason": end.get("reason"), "turns": len(turn_rows), "turns_ended": len(ended),
+        "turn_seconds_mean": sum(seconds) / len(seconds) if seconds else None,
+        "chats": len(chat_rows), "llm_calls": len(llm_rows),
+        "llm_failures": sum(1 for row in llm_rows if row["outcome"] != "ok"),
+        "prompt_tokens": sum(row["prompt_tokens"] for row in llm_rows),
+        "completion_tokens": sum(row["completion_tokens"] for row in llm_rows),
+        "est_cost_usd": sum(row["est_cost_usd"] for row in llm_rows) if llm_rows else 0.0,
+        "bad_lines": transcript.bad_lines, **last,
+    })
+    out.turns = turn_rows
+    out.chats = chat_rows
+    out.llm_calls = llm_rows
+    if transcript.bad_lines:
+        out.skipped.append(f"{transcript.path.name}: {transcript.bad_lines} damaged line(s) skipped")
+    return out
+
+
+def build_tables(transcripts: Iterable[Transcript], prices: Mapping[str, Price]) -> Tables:
+    tables = Tables()
+    for transcript in transcripts:
+        rows = session_rows(transcript, prices)
+        tables.sessions += rows.sessions
+        tables.turns += rows.turns
+        tables.chats += rows.chats
+        tables.llm_calls += rows.llm_calls
+        tables.skipped += rows.skipped
+    return tables

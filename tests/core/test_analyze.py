@@ -1,0 +1,142 @@
+"""python -m agent.analyze: transcripts of any game to tables and an HTML summary grouped by tag."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.analyze.__main__ import load_prices, main
+from agent.analyze.summary import group_tags
+from agent.analyze.tables import Price, Transcript, price_for, read_transcript, session_rows
+from agent.core.transcript import Transcript as Writer
+from agent.core.transcript import record_scope
+
+PRICES = {"gpt-4o": Price(2.5, 10.0), "gpt-4o-mini": Price(0.15, 0.6)}
+
+
+async def _session(folder: Path, participant: str, condition: str, turns: int, chats: int) -> Path:
+    """A transcript as a game writes it, through the core's writer."""
+    tags = {"participant": participant, "condition": condition}
+    t = Writer(folder, tags=tags)
+    await t.open()
+    t.record("session_start", game="tangram", player_kind="llm", model="gpt-4o", agent_version="0.1.0",
+             config_sha256="c" * 16, templates_sha256="t" * 16, tags=tags)
+    for n in range(1, turns + 1):
+        with record_scope(turn=n):
+            t.record("turn_start", objective="A house")
+            t.text_once("system_prompt", "You are a partner.")
+            t.record("llm", purpose="play", outcome="ok", model="gpt-4o-2024-08-06", prompt_tokens=1000,
+                     completion_tokens=100, latency_s=0.5, elapsed_s=0.5)
+            t.record("turn_end", outcome="played", seconds=1.0 + n, pieces_on_board=n + 1)
+    for n in range(1, chats + 1):
+        t.record("frame_in", type="chatRequest", message=f"question {n}", request=n)
+        with record_scope(request=n):
+            t.record("chat_reply", reply=f"answer {n}", outcome="answered", seconds=0.2)
+    t.record("session_end", reason="disconnected")
+    await t.close()
+    assert t.path is not None
+    return t.path
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+async def test_three_tagged_sessions_give_tables_and_a_summary_grouped_by_condition(tmp_path: Path) -> None:
+    src = tmp_path / "transcripts"
+    await _session(src, "P01", "explain", 3, 2)
+    await _session(src / "day2", "P02", "explain", 2, 1)  # found in subfolders too
+    await _session(src, "P03", "silent", 4, 0)
+    (src / "notes.jsonl").write_text("not json\n")
+    out = tmp_path / "out"
+    assert main([str(src), "--out", str(out)]) == 0
+
+    sessions = {r["tag_participant"]: r for r in _csv(out / "sessions.csv")}
+    assert set(sessions) == {"P01", "P02", "P03"}
+    p1 = sessions["P01"]
+    assert (p1["tag_condition"], p1["turns"], p1["chats"], p1["llm_calls"]) == ("explain", "3", "2", "3")
+    assert float(p1["est_cost_usd"]) == pytest.approx(3 * (1000 * 2.5 + 100 * 10.0) / 1e6)
+    assert float(p1["final_pieces_on_board"]) == 4 and p1["config_sha256"] == "c" * 16
+    turns = _csv(out / "turns.csv")
+    assert len(turns) == 9 and {r["outcome"] for r in turns} == {"played"}
+    assert [float(r["pieces_on_board"]) for r in turns if r["tag_participant"] == "P03"] == [2, 3, 4, 5]
+    chats = _csv(out / "chats.csv")
+    assert [(r["message"], r["reply"]) for r in chats if r["tag_participant"] == "P01"] == [
+        ("question 1", "answer 1"), ("question 2", "answer 2")]
+    assert len(_csv(out / "llm_calls.csv")) == 9
+    assert (out / "sessions.parquet").is_file()  # pyarrow is in the dev extra
+
+    html = (out / "summary.html").read_text()
+    assert "By condition" in html and "By participant" not in html  # one value per session is no grouping
+    assert html.count("data:image/png;base64,") == 4  # turn time, tokens and cost, chats, pieces over turns
+    assert "notes.jsonl: 1 damaged line(s) skipped" in html or "notes.jsonl: no records" in html
+    for needle in ("explain", "silent", "Turn time", "Chats per session", "Pieces placed over turns"):
+        assert needle in html
+
+
+async def test_by_names_the_grouping_and_text_is_escaped(tmp_path: Path) -> None:
+    src = tmp_path / "t"
+    await _session(src, "<script>alert(1)</script>", "explain", 1, 0)
+    await _session(src, "P02", "silent", 1, 0)
+    out = tmp_path / "out"
+    assert main([str(src), "--out", str(out), "--by", "participant"]) == 0
+    html = (out / "summary.html").read_text()
+    assert "By participant" in html and "<script>alert" not in html and "&lt;script&gt;" in html
+
+
+def test_damaged_lines_are_counted_and_the_rest_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "x.jsonl"
+    lines = [json.dumps({"kind": "session_start", "session": "s1", "tags": {"a": "1"}}), "{broken", "[1]",
+             json.dumps({"kind": "turn_end", "turn": 1, "outcome": "played", "seconds": 2, "score": float("nan")}),
+             json.dumps({"kind": "llm", "prompt_tokens": 10, "completion_tokens": 5, "model": "unknown-model"})]
+    path.write_text("\n".join(lines) + "\n")
+    transcript = read_transcript(path)
+    assert transcript.bad_lines == 2 and len(transcript.records) == 3
+    rows = session_rows(transcript, PRICES)
+    assert rows.sessions[0]["turns"] == 1 and rows.sessions[0]["bad_lines"] == 2
+    assert math.isnan(rows.llm_calls[0]["est_cost_usd"])  # no price for that model: unknown, not zero
+    assert "score" not in rows.turns[0]  # NaN is no measure
+
+
+def test_empty_transcript_is_reported_not_fatal(tmp_path: Path) -> None:
+    rows = session_rows(Transcript(tmp_path / "e.jsonl", []), PRICES)
+    assert rows.sessions == [] and rows.skipped == ["e.jsonl: no records"]
+
+
+def test_prices_longest_prefix_and_files(tmp_path: Path) -> None:
+    assert price_for("gpt-4o-mini-2024-07-18", PRICES) == PRICES["gpt-4o-mini"]
+    assert price_for("gpt-4o-2024-08-06", PRICES) == PRICES["gpt-4o"]
+    assert price_for("gpt-4", PRICES) is None and price_for(None, PRICES) is None
+    assert "gpt-4o" in load_prices(None)
+    bad = tmp_path / "p.yaml"
+    bad.write_text("m: {input: x}\n")
+    with pytest.raises(ValueError, match="model 'm' needs numbers"):
+        load_prices(bad)
+
+
+def test_group_tags_default_and_requested() -> None:
+    import pandas as pd
+
+    df = pd.DataFrame({"session": ["a", "b", "c"], "tag_participant": ["1", "2", "3"],
+                       "tag_condition": ["x", "x", "y"], "tag_study": ["s", "s", "s"]})
+    assert group_tags(df, []) == ["tag_condition"]
+    assert group_tags(df, ["participant"]) == ["tag_participant"]
+    assert group_tags(df[["session", "tag_participant"]], []) == ["tag_participant"]
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["missing-dir"], "is not a folder"),
+    (["EMPTY"], "no *.jsonl transcripts"),
+])
+def test_bad_arguments_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
+                                    message: str) -> None:
+    argv: list[Any] = [str(tmp_path / a) if a != "EMPTY" else str(tmp_path) for a in args]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
