@@ -11,13 +11,33 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from agent.core.config import (PROJECT_DIR, ConfigError, GameConfig, ImageConfig, LLMConfig, StrictModel,
-                               TranscriptConfig)
+from agent.core.config import (
+    PROJECT_DIR,
+    ConfigError,
+    GameConfig,
+    ImageConfig,
+    LLMConfig,
+    StrictModel,
+    TranscriptConfig,
+)
 from agent.core.config import load_config as _load_config
+from agent.core.resources import prompts_dir as shipped_prompts
 
-__all__ = ["PROJECT_DIR", "Config", "ConfigError", "ImageConfig", "LLMConfig", "TranscriptConfig", "load_config",
-           "TangramLLMConfig", "PlannerConfig", "TurnConfig", "ServerConfig", "ConsoleConfig",
-           "ConsoleMode"]
+__all__ = [
+    "PROJECT_DIR",
+    "Config",
+    "ConfigError",
+    "ConsoleConfig",
+    "ConsoleMode",
+    "ImageConfig",
+    "LLMConfig",
+    "PlannerConfig",
+    "ServerConfig",
+    "TangramLLMConfig",
+    "TranscriptConfig",
+    "TurnConfig",
+    "load_config",
+]
 
 
 class TangramLLMConfig(LLMConfig):
@@ -26,7 +46,8 @@ class TangramLLMConfig(LLMConfig):
 
 
 class PlannerConfig(StrictModel):
-    default_figure: str | None = Field(None, description="Figure for objectives the library does not know; None = pick by similarity.")
+    default_figure: str | None = Field(
+        None, description="Figure for objectives the library does not know; None = pick by similarity.")
 
 
 class TurnConfig(StrictModel):
@@ -66,7 +87,8 @@ class Config(GameConfig):
     llm: TangramLLMConfig = Field(default_factory=TangramLLMConfig)
     planner: PlannerConfig = Field(default_factory=PlannerConfig)
     images: ImageConfig = Field(default_factory=ImageConfig)
-    prompts_dir: Path = Field(PROJECT_DIR / "prompts" / "tangram", description="Folder of Jinja2 templates.")
+    prompts_dir: Path = Field(default_factory=lambda: shipped_prompts("tangram"),
+                              description="Folder of Jinja2 templates.")
     chat_history: int = Field(10, ge=0, le=200, description="Exchanges of chat kept in the memory and the prompt.")
     turn: TurnConfig = Field(default_factory=TurnConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
