@@ -18,37 +18,67 @@ from tests.boardgame.support import running_engine
 ROOT = Path(__file__).resolve().parents[2]
 
 
-async def test_the_agent_command_plays_a_match_and_prints_one_line(tmp_path: Path,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+async def agent_process(*argv: str, cwd: Path) -> asyncio.subprocess.Process:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("OPENAI_API_KEY", None)
+    return await asyncio.create_subprocess_exec(sys.executable, "-m", "agent", "--game", "boardgame", *argv,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                                                env=env, cwd=cwd)
+
+
+async def finish(process: asyncio.subprocess.Process, timeout: float = 60) -> tuple[int, str, str]:
+    out, err = await asyncio.wait_for(process.communicate(), timeout)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_the_agent_command_plays_a_match_and_prints_one_line(tmp_path: Path) -> None:
     config = tmp_path / "bg.yaml"
     config.write_text(f"game: boardgame\ntranscripts:\n  dir: {tmp_path / 'transcripts'}\n", encoding="utf-8")
     async with running_engine(games=("tictactoe",), bot="strong", seed=1) as (_engine, url):
-        status = await asyncio.to_thread(cli_main, ["--game", "boardgame", "--config", str(config), "--connect", url,
-                                                    "--agent-id", "A", "--log-level", "WARNING"])
-    lines = capsys.readouterr().out.strip().splitlines()
-    assert status == 0 and len(lines) == 1
+        process = await agent_process("--config", str(config), "--connect", url, "--agent-id", "A",
+                                      "--log-level", "WARNING", cwd=tmp_path)
+        status, out, err = await finish(process)
+    lines = out.strip().splitlines()
+    assert status == 0 and len(lines) == 1, err
     assert lines[0].startswith("tictactoe match m-") and "DRAW for A (X)" in lines[0]
     records = [json.loads(line) for f in (tmp_path / "transcripts").glob("*.jsonl") for line in f.open()]
     kinds = [r["kind"] for r in records]
     assert "match_created" in kinds and kinds[-1] == "result"
 
 
-async def test_the_agent_command_joins_a_match(capsys: pytest.CaptureFixture[str]) -> None:
+async def test_the_agent_command_joins_a_match(tmp_path: Path) -> None:
     async with running_engine(games=("connect_four",), bot="none", seed=1) as (engine, url):
-        host = asyncio.create_task(asyncio.to_thread(
-            cli_main, ["--game", "boardgame", "--connect", url, "--agent-id", "A", "--opponent", "none",
-                       "--search-seconds", "0.02", "--log-level", "WARNING"]))
-        for _ in range(200):
+        host = await agent_process("--connect", url, "--agent-id", "A", "--opponent", "none",
+                                   "--search-seconds", "0.02", "--log-level", "WARNING", cwd=tmp_path)
+        for _ in range(500):
             matches = list(engine._matches)
             if matches:
                 break
             await asyncio.sleep(0.02)
-        guest = await asyncio.to_thread(cli_main, ["--game", "boardgame", "--connect", url, "--agent-id", "B",
-                                                   "--match", matches[0], "--search-seconds", "0.02",
-                                                   "--log-level", "WARNING"])
-        assert await host == 0 and guest == 0
-    out = capsys.readouterr().out
-    assert out.count(f"connect_four match {matches[0]}") == 2
+        guest = await agent_process("--connect", url, "--agent-id", "B", "--match", matches[0],
+                                    "--search-seconds", "0.02", "--log-level", "WARNING", cwd=tmp_path)
+        (host_status, host_out, _), (guest_status, guest_out, _) = await asyncio.gather(finish(host), finish(guest))
+    assert host_status == guest_status == 0
+    assert f"connect_four match {matches[0]}" in host_out and f"connect_four match {matches[0]}" in guest_out
+
+
+async def test_sigterm_leaves_the_match_flushes_the_transcript_and_exits_130(tmp_path: Path) -> None:
+    config = tmp_path / "bg.yaml"
+    config.write_text(f"game: boardgame\ntranscripts:\n  dir: {tmp_path / 't'}\n", encoding="utf-8")
+    async with running_engine(games=("tictactoe",), bot="strong", bot_delay=30) as (engine, url):
+        process = await agent_process("--config", str(config), "--connect", url, "--agent-id", "A", "--seat", "2",
+                                      cwd=tmp_path)
+        for _ in range(500):
+            if engine._matches:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        status, out, err = await finish(process, 20)
+    assert status == 130 and "interrupted" in err and out == ""
+    kinds = [json.loads(line)["kind"] for f in (tmp_path / "t").glob("*.jsonl") for line in f.open()]
+    assert kinds[-1] == "interrupted"
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -70,9 +70,26 @@ def check(config: BoardgameConfig) -> None:
 
 
 async def main(config: BoardgameConfig, args: argparse.Namespace) -> int:
+    import asyncio
+    import contextlib
+    import sys
+
+    from agent.core.game import stop_signals
     from agent.games.boardgame.runner import run
 
-    return await run(config)
+    with stop_signals() as stop:
+        play = asyncio.create_task(run(config))
+        stopped = asyncio.create_task(stop.wait())
+        await asyncio.wait({play, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if not play.done():
+            # Ctrl-C or SIGTERM: leave the match (the engine's clock decides it), flush the transcript.
+            play.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await play
+            print("boardgame: interrupted before the match ended", file=sys.stderr, flush=True)
+            return 130
+    return play.result()
 
 
 GAME = Game(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import sys
@@ -115,6 +116,9 @@ async def run(config: BoardgameConfig) -> int:
             print(result.line(), flush=True)
             if result.status != "ended":
                 status = 1
+    except asyncio.CancelledError:
+        transcript.record("interrupted")
+        raise
     finally:
         if llm is not None:
             await llm.aclose()
