@@ -43,6 +43,7 @@ __all__ = [
 class TangramLLMConfig(LLMConfig):
     fallback_to_planner: bool = Field(False, description="When the LLM fails, let the offline planner play the turn.")
     planner_hint: bool = Field(False, description="Show the offline planner's suggestion to the LLM in the prompt.")
+    chat_drawer_image: bool = Field(False, description="Show the drawer image in chat prompts too, not only the board.")
 
 
 class PlannerConfig(StrictModel):

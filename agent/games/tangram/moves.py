@@ -1,8 +1,10 @@
 """What the LLM must answer: the output schema for plays and its validation.
 
 The model either names a position for the piece's centre (board units, as the state reports
-positions) or a relation to a piece already on the board, which the geometry engine turns into
-an exact flush pose. Or it passes, with a reason. Either way it writes one chat line.
+positions), or a relation to a piece already on the board (or two relations to two pieces, "right
+of Blue and above Red"), which the geometry engine turns into an exact flush pose; or it turns a
+piece on the board where it stands ("rotate"); or it passes, with a reason (also to say the figure
+looks done). Either way it writes one chat line.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ class Move(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    action: Literal["place", "pass"] = Field(description="'place' to move a piece, 'pass' to skip this turn.")
+    action: Literal["place", "rotate", "pass"] = Field(
+        description="'place' to move a piece, 'rotate' to turn a piece on the board where it stands, 'pass' to skip.")
     piece: PieceName | None = Field(description="The piece to move (null when passing).")
     rotation: float | None = Field(description="Degrees, clockwise positive; multiples of 45 fit best.")
     x: float | None = Field(description="Target x of the piece's centre, board units 0-100 (null if using a relation).")
     y: float | None = Field(description="Target y of the piece's centre, board units 0-100, y up (null if using a relation).")
     relation: RelationName | None = Field(description="Place relative to a piece on the board instead of x/y.")
     anchor: PieceName | None = Field(description="The piece on the board the relation refers to.")
+    relation2: RelationName | None = Field(description="Optional second relation, to a second anchor, both at once.")
+    anchor2: PieceName | None = Field(description="The second piece on the board (with relation2), or null.")
     chat: str = Field(description="One short sentence for the partner: what you do and why.")
     reasoning: str = Field(description="Brief private reasoning; not shown to the partner.")
 
@@ -50,6 +55,10 @@ class Move(BaseModel):
             return None
         if self.piece is None:
             return "no piece named"
+        if self.action == "rotate":
+            return None if self.rotation is not None else "rotate without a rotation"
+        if (self.relation2 is None) != (self.anchor2 is None):
+            return "relation2 and anchor2 must come together"
         if self.relation is not None:
             return None if self.anchor is not None else f"relation {self.relation} without an anchor"
         if self.x is None or self.y is None:
@@ -97,7 +106,7 @@ def parse_move(data: Any) -> tuple[Move | None, str | None]:
         return None, "reply is not a JSON object"
     # Models often leave out the fields that do not apply; treat absent as null.
     filled = {"piece": None, "rotation": None, "x": None, "y": None, "relation": None,
-              "anchor": None, "chat": "", "reasoning": "", **data}
+              "anchor": None, "relation2": None, "anchor2": None, "chat": "", "reasoning": "", **data}
     if isinstance(filled.get("action"), str):
         filled["action"] = filled["action"].strip().lower()
     try:

@@ -11,7 +11,7 @@ from typing import Any
 from agent.games.tangram.geometry.describe import describe_board
 from agent.games.tangram.geometry.frames import normalize_rotation
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.geometry.relations import relation_vocabulary
+from agent.games.tangram.geometry.relations import DIRECTIONAL_RELATIONS, relation_vocabulary
 from agent.core.memory import Memory
 from agent.games.tangram.players.base import TurnView
 from agent.games.tangram.protocol import GameState, OnBoardPiece
@@ -44,6 +44,7 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
         "off_board": off_board,
         "piece_names": list(PIECE_NAMES),
         "relations": relation_vocabulary(),
+        "combinable_relations": list(DIRECTIONAL_RELATIONS),
         "board_description": describe_board(view.board()).text,
         "history": [{"speaker": e.speaker, "text": e.text} for e in view.memory.recent(history)] if history else [],
         "has_board_image": view.board_png is not None,

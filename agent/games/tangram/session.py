@@ -616,7 +616,8 @@ class Session:
         outcome = "answered"
         try:
             async with asyncio.timeout(self.config.turn.deadline):
-                view = await self._view(frame, drawer=False)  # chat prompts show the board only
+                # Chat prompts show the board, and the drawer too when the config asks for it.
+                view = await self._view(frame, drawer=self.config.llm.chat_drawer_image)
                 reply = await self.player.chat(view)
         except TimeoutError:
             reply, outcome = "Sorry, I'm slow to answer right now.", "timeout"

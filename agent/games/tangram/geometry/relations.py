@@ -62,6 +62,8 @@ _DIRECTIONS: dict[str, tuple[Point, float]] = {
     "below_left": ((-_S, _S), 22.5),
     "below_right": ((_S, _S), 22.5),
 }
+DIRECTIONAL_RELATIONS: tuple[str, ...] = tuple(_DIRECTIONS)
+"""The relations that combine in pairs (:func:`resolve_two`): the directions."""
 _FAR = 5000.0  # px; longer than anything on screen
 _PARALLEL_DEG = 0.5
 _SNAP_DEG = 3.0
@@ -382,3 +384,70 @@ def _triangle_with(ctx: _Context) -> Pose | None:
     return next((p for p in options if ctx.valid(p)), None)
 
 
+# ------------------------------------------------------------------ two anchors at once
+
+TWO_ANCHOR_CONE_DEG = 67.5
+"""How far from the named direction a piece may sit and still be "right of" (etc.) an anchor when it
+must touch two anchors at once: wider than one relation's cone, since the two pull apart."""
+
+
+def resolve_two(piece: str, relation: str, anchor: str, relation2: str, anchor2: str, board: Mapping[str, Pose],
+                rotation: float | None = None, *, clearance_px: float = CLEARANCE_PX) -> Pose | None:
+    """A valid pose of ``piece`` flush against two anchors at once ("right of Blue and above Red").
+
+    In the piece's configuration space every origin one gap away from an anchor lies on the boundary
+    of that anchor's forbidden region, so the spots touching both anchors are where the two
+    boundaries cross. Of those, the ones on the named side of each anchor (within a widened cone)
+    and clear of everything else are candidates; the one with the longest flush contact wins, the
+    asked rotation before others. Only directional relations combine; None when nothing fits (the
+    caller may then fall back to the first relation alone).
+    """
+    if relation not in _DIRECTIONS or relation2 not in _DIRECTIONS or anchor == anchor2:
+        return None
+    if piece not in PIECES or piece in (anchor, anchor2):
+        return None
+    first, second = board.get(anchor), board.get(anchor2)
+    if first is None or second is None:
+        return None
+    others = {n: p for n, p in board.items() if p.piece != piece}
+    ctx = _Context(piece, anchor, first, others, clearance_px, None)
+    if rotation is not None and not math.isfinite(rotation):
+        rotation = None
+    rotations = distinct_rotations(ctx.piece, rotation if rotation is not None else 0.0)
+    polys = (polygon_px(first), polygon_px(second))
+    best: tuple[tuple[float, float], Pose] | None = None
+    for r in rotations:
+        # Grown with round corners, not mitred: where a corner meets a corner the mitre would stop
+        # the piece short of the gap, and "touching both" must hold to the hundredth of a pixel.
+        grown = _round_grown(piece, r, ctx.gap)
+        hull_a, hull_b = forbidden_px(polys[0], grown), forbidden_px(polys[1], grown)
+        crossing = hull_a.exterior.intersection(hull_b.exterior)
+        for point in _coords(crossing):
+            pose = ctx.pose(point, r)
+            if not (ctx.valid(pose) and _on_side(pose, polys[0], relation) and _on_side(pose, polys[1], relation2)):
+                continue
+            contact = _contact_px(pose, polys[0], ctx.gap) + _contact_px(pose, polys[1], ctx.gap)
+            key = (rotation_distance(r, rotation) if rotation is not None else 0.0, -round(contact, 1))
+            if best is None or key < best[0]:
+                best = (key, pose)
+        if best is not None and rotation is not None and rotation_distance(r, rotation) < 1e-9:
+            break  # the asked rotation fits: other rotations only serve when it does not
+    return best[1] if best else None
+
+
+def _round_grown(piece: str, rotation: float, gap: float) -> tuple[Point, ...]:
+    poly = Polygon(outline_offsets_px(piece, rotation)).buffer(gap, quad_segs=32)
+    return tuple((float(x), float(y)) for x, y in list(poly.exterior.coords)[:-1])
+
+
+def _on_side(pose: Pose, anchor_poly: Polygon, relation: str) -> bool:
+    """Whether the piece's bounding-box centre lies in ``relation``'s direction from the anchor's."""
+    direction, _ = _DIRECTIONS[relation]
+    x0, y0, x1, y1 = polygon_px(pose).bounds
+    a0, b0, a1, b1 = anchor_poly.bounds
+    dx, dy = (x0 + x1) / 2 - (a0 + a1) / 2, (y0 + y1) / 2 - (b0 + b1) / 2
+    length = math.hypot(dx, dy)
+    if length == 0.0:
+        return False
+    cos = (dx * direction[0] + dy * direction[1]) / (length * math.hypot(*direction))
+    return cos >= math.cos(math.radians(TWO_ANCHOR_CONE_DEG))

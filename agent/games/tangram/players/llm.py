@@ -13,16 +13,16 @@ import logging
 import time
 from typing import Any
 
-from agent.games.tangram.config import Config
-from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker
-from agent.games.tangram.geometry.relations import resolve_relation
 from agent.core.images import data_url
 from agent.core.llm import LLMClient, LLMResult
-from agent.games.tangram.moves import CHAT_SCHEMA, MOVE_SCHEMA, Move, parse_move
-from agent.games.tangram.players.base import Decision, Player, TurnView
-from agent.games.tangram.prompt_context import build_context
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
+from agent.games.tangram.config import Config
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.moves import CHAT_SCHEMA, MOVE_SCHEMA, Move, parse_move
+from agent.games.tangram.players.base import Decision, Player, TurnView
+from agent.games.tangram.players.resolve import move_to_pose
+from agent.games.tangram.prompt_context import build_context
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class LLMPlayer:
 
     async def chat(self, view: TurnView) -> str:
         context = await self._context(view)
-        messages, image_bytes = self._messages("chat", context, view, drawer=False)
+        messages, image_bytes = self._messages("chat", context, view, drawer=self.config.llm.chat_drawer_image)
         # No deadline of its own: the session bounds a chat answer (a cancel is recorded).
         result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None)
         assert result is not None
@@ -80,29 +80,13 @@ class LLMPlayer:
             return Decision(None, move.chat or "I'll pass this turn.", move.reasoning, "llm")
         pose = self._pose(move, view)
         if pose is None:
-            return await self._failed(view, f"I could not place {move.piece} {move.relation} {move.anchor}")
+            what = "turn it where it stands (it is not on the board)" if move.action == "rotate" else \
+                f"place it {move.relation} {move.anchor}"
+            return await self._failed(view, f"I could not {what} with {move.piece}")
         return Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, "llm")
 
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
-        assert move.piece is not None
-        # Folded into [0, 360) first: a rotation like 1e20 would turn the outline by a meaningless angle.
-        rotation = normalize_rotation(move.rotation) if move.rotation is not None else 0.0
-        board = view.board()
-        if move.relation is not None and move.anchor is not None:
-            if move.anchor not in board:
-                return None
-            others = {n: p for n, p in board.items() if n != move.piece}
-            pose = resolve_relation(move.piece, move.relation, move.anchor, others,
-                                    rotation=rotation if move.rotation is not None else None)
-            if pose is None and move.anchor != move.piece:
-                # No exact flush spot on that side: aim at the anchor and let the repair find the
-                # nearest free place, which still serves "near that piece".
-                ax, ay = view.state.on_board[move.anchor].position
-                pose = pose_from_marker(move.piece, ax, ay, rotation)
-            return pose
-        assert move.x is not None and move.y is not None
-        # The model speaks in the positions the state shows (the reported marker), not node origins.
-        return pose_from_marker(move.piece, move.x, move.y, rotation)
+        return move_to_pose(move, view.state)
 
     async def _failed(self, view: TurnView, reason: str) -> Decision:
         log.warning("LLM decision failed: %s", reason)

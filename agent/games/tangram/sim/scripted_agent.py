@@ -32,7 +32,7 @@ from typing import Any
 from websockets.asyncio.server import ServerConnection, serve
 
 from agent.games.tangram.geometry.collide import BOARD_PX, is_valid, polygon_px
-from agent.games.tangram.geometry.frames import Pose, pose_from_marker
+from agent.games.tangram.geometry.frames import Pose, pose_from_marker, rotation_to_send
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.protocol import GameState
 
@@ -59,8 +59,12 @@ def free_spot(board: dict[str, Pose]) -> Pose | None:
     return None
 
 
-def _play(pose: Pose) -> str:
-    return json.dumps({"type": "play", "shape": pose.piece, "position": [pose.x, pose.y], "rotation": pose.rotation})
+def _rotations(state: Any) -> dict[str, float]:
+    """Each piece's reported (unnormalised) rotation, so plays turn the short way as the game needs."""
+    parsed = GameState.from_raw(state)
+    out = {n: p.rotation for n, p in parsed.off_board.items()}
+    out.update({n: p.rotation for n, p in parsed.on_board.items()})
+    return out
 
 
 FINISH = json.dumps({"type": "finish"})
@@ -72,6 +76,7 @@ class ScriptedAgent:
             raise ValueError(f"unknown behaviour {behaviour!r}")
         self.behaviour = behaviour
         self.received: list[dict[str, Any]] = []
+        self._turned: dict[str, float] = {}
 
     async def handle(self, ws: ServerConnection) -> None:
         plays = 0
@@ -83,6 +88,8 @@ class ScriptedAgent:
                     continue
                 self.received.append({k: v for k, v in data.items() if k not in ("board_img", "drawer_img")})
                 ftype = data.get("type")
+                with contextlib.suppress(Exception):
+                    self._turned = _rotations(data.get("state"))
                 if self.behaviour == "silent":
                     continue
                 if ftype == "chatRequest":
@@ -96,21 +103,26 @@ class ScriptedAgent:
                     for out in self._on_feedback(_board(data.get("state")), plays):
                         await ws.send(out)
 
+    def _play(self, pose: Pose) -> str:
+        current = self._turned.get(pose.piece)
+        rotation = pose.rotation if current is None else rotation_to_send(current, pose.rotation)
+        return json.dumps({"type": "play", "shape": pose.piece, "position": [pose.x, pose.y], "rotation": rotation})
+
     def _on_request(self, board: dict[str, Pose]) -> list[str]:
         b = self.behaviour
         pose = free_spot(board) or Pose("Green", 50.0, 50.0, 0.0)
         if b == "good":
-            return [json.dumps({"type": "chat", "message": f"I'll place {pose.piece}."}), _play(pose)]
+            return [json.dumps({"type": "chat", "message": f"I'll place {pose.piece}."}), self._play(pose)]
         if b == "collide":
             target = next(iter(board.values()), None)
             if target is None:
-                return [_play(Pose(pose.piece, 1.0, 1.0, 0.0))]  # across the corner: BOUNDARY
+                return [self._play(Pose(pose.piece, 1.0, 1.0, 0.0))]  # across the corner: BOUNDARY
             mover = next(n for n in PIECE_NAMES if n != target.piece)
-            return [_play(Pose(mover, target.x, target.y, target.rotation))]
+            return [self._play(Pose(mover, target.x, target.y, target.rotation))]
         if b in ("switch", "never_finish"):
-            return [_play(pose)]
+            return [self._play(pose)]
         if b == "rush":
-            return [_play(pose), FINISH]
+            return [self._play(pose), FINISH]
         if b == "unknown_piece":
             return [json.dumps({"type": "play", "shape": "Orange", "position": [50, 50], "rotation": 0}), FINISH]
         if b == "no_type":
@@ -132,7 +144,7 @@ class ScriptedAgent:
             if others:
                 spot = free_spot({n: p for n, p in board.items()})
                 if spot is not None:
-                    return [_play(spot)]
+                    return [self._play(spot)]
         if b == "rush":
             return []
         return [FINISH]
