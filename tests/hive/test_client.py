@@ -79,7 +79,7 @@ async def single_read(reader: asyncio.StreamReader) -> bytes:
     return await asyncio.wait_for(reader.read(200), 2)
 
 
-async def test_plays_states_until_gameover_answering_in_one_read(arena_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_plays_states_until_gameover_answering_in_one_read(arena_factory) -> None:
     answers: list[bytes] = []
 
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -97,7 +97,7 @@ async def test_plays_states_until_gameover_answering_in_one_read(arena_factory) 
     assert outcome.player == 0
 
 
-async def test_seat_comes_from_the_messages(arena_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_seat_comes_from_the_messages(arena_factory) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(GOOD_P1)
         await single_read(reader)
@@ -117,7 +117,7 @@ async def test_seat_comes_from_the_messages(arena_factory) -> None:  # type: ign
     b"\xff\xfe\x00garbage\n",
     b"9" * 5000 + b"\n",
 ])
-async def test_a_bad_line_gets_a_safe_answer_and_play_goes_on(arena_factory, bad: bytes) -> None:  # type: ignore[no-untyped-def]
+async def test_a_bad_line_gets_a_safe_answer_and_play_goes_on(arena_factory, bad: bytes) -> None:
     answers: list[bytes] = []
 
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -135,7 +135,7 @@ async def test_a_bad_line_gets_a_safe_answer_and_play_goes_on(arena_factory, bad
     assert len(decider.bad) == 1
 
 
-async def test_a_line_and_the_next_arriving_together_are_both_answered(arena_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_a_line_and_the_next_arriving_together_are_both_answered(arena_factory) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(GOOD + b"gameover\n")
         await single_read(reader)
@@ -145,7 +145,7 @@ async def test_a_line_and_the_next_arriving_together_are_both_answered(arena_fac
     assert outcome.ending == "gameover" and outcome.states == 1
 
 
-async def test_the_arena_closing_mid_match_ends_quietly(arena_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_the_arena_closing_mid_match_ends_quietly(arena_factory) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writer.write(GOOD)
         await single_read(reader)
@@ -188,7 +188,7 @@ async def test_nobody_listening_is_reported_not_raised() -> None:
     assert outcome.ending == "refused" and str(port) in outcome.detail
 
 
-async def test_an_arena_gone_silent_ends_after_the_idle_timeout(arena_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_an_arena_gone_silent_ends_after_the_idle_timeout(arena_factory) -> None:
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await asyncio.sleep(2)
 
@@ -197,7 +197,7 @@ async def test_an_arena_gone_silent_ends_after_the_idle_timeout(arena_factory) -
     assert outcome.ending == "idle"
 
 
-async def test_a_failing_decider_still_answers(arena_factory) -> None:  # type: ignore[no-untyped-def]
+async def test_a_failing_decider_still_answers(arena_factory) -> None:
     answers: list[bytes] = []
 
     class Broken(Recorder):
@@ -214,7 +214,7 @@ async def test_a_failing_decider_still_answers(arena_factory) -> None:  # type: 
     assert answers == [b"0,0\n"] and outcome.ending == "gameover"
 
 
-async def test_a_slow_awaitable_decision_is_cut_off_before_the_forfeit(arena_factory, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+async def test_a_slow_awaitable_decision_is_cut_off_before_the_forfeit(arena_factory, monkeypatch) -> None:
     monkeypatch.setattr(client_module, "DECIDE_LIMIT_S", 0.2)
     answers: list[bytes] = []
 

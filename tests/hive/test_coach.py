@@ -187,7 +187,7 @@ async def test_direct_mode_uses_the_llm_move_or_falls_back_in_time(fake_openai: 
     fake_openai.enqueue(FakeReply.ok_json({"action": "build", "direction": "E"}))
     answer = session.decide(v)
     assert not isinstance(answer, tuple)
-    assert await answer == (2, 2)  # type: ignore[misc]
+    assert await answer == (2, 2)
     fake_openai.enqueue(FakeReply.stall(3, '{"action": "build", "direction": "E"}'))
     fallback = await session.decide(v)  # type: ignore[misc]
     assert fallback[0] in (0, 1) and session.direct_stats.late == 1

@@ -52,7 +52,7 @@ def test_the_page_is_self_contained_and_escapes_names(tmp_path: Path) -> None:
     assert len(data["turns"]) == 61
 
 
-def test_a_bad_log_is_a_clear_error(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_bad_log_is_a_clear_error(tmp_path: Path, capsys) -> None:
     log = tmp_path / "bad.log"
     log.write_text("not a log\n")
     assert replay.main([str(log)]) == 2
