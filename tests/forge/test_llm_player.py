@@ -140,3 +140,23 @@ async def test_llm_player_plays_whole_games_in_both_dialects(agent_at: Running) 
         for dialect in ("action", "possible_actions"):
             await forge.play(Game(5, dialect, max_turns=10), report)
     assert report.invalid() == [] and len(report.decisions) > 20
+
+
+async def test_transcript_has_study_metadata_and_the_system_prompt_once(agent_at: Running, fake_openai: FakeOpenAI,
+                                                                       tmp_path: Path) -> None:
+    fake_openai.enqueue(FakeReply.ok_json({"index": 0, "reason": "a"}),
+                        FakeReply.ok_json({"indices": [3], "reason": "b"}))
+    async with agent_at(fake_openai, tags={"condition": "llm"}) as (_, url), FakeForge(url) as forge:
+        await forge.send({**LAND, "gameId": "study"})
+        await forge.send({**BOLT, "gameId": "study"})
+        await forge.send({"gameId": "study", "requestType": "reflect"})
+    records = transcript_records(tmp_path)
+    start = records[0]
+    assert start["kind"] == "session_start" and start["tags"] == {"condition": "llm"}
+    assert start["config_sha256"] and start["templates_sha256"] and start["model"] == "fake-model"
+    prompts = [r for r in records if r["kind"] == "system_prompt"]
+    assert len(prompts) == 1 and "expert Magic: The Gathering player" in prompts[0]["text"]
+    decisions = [r for r in records if r["kind"] == "decision"]
+    assert [d["decision"] for d in decisions] == [1, 2]
+    assert all(d["llm"]["messages"][0] == {"role": "system", "sha256": prompts[0]["sha256"]} for d in decisions)
+    assert "condition=llm" in next((tmp_path / "transcripts").glob("*.jsonl")).name

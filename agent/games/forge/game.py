@@ -12,7 +12,7 @@ import logging
 import sys
 
 from agent.core.config import ConfigError
-from agent.core.game import Game, wait_for_stop_signal
+from agent.core.game import Game, stop_signals
 from agent.core.net import is_loopback
 from agent.games.forge.config import ForgeConfig
 
@@ -68,19 +68,21 @@ async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
 
     decider = make_decider(config)
     server = ForgeServer(config, decider, Secrets(config.secret_values()))
-    try:
-        await server.start()
-    except ServerSetupError as exc:
-        if decider.client is not None:
-            await decider.client.aclose()
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    who = "heuristic"
-    if config.player == "llm":
-        who = f"LLM {config.llm.model}, heuristic after {config.decision.deadline:g}s"
-    print(f"Forge agent ({who}) listening on http://{config.server.host}:{server.port}/decide "
-          "(POST / works too) - point Forge's agent endpoint here; Ctrl-C stops.", file=sys.stderr, flush=True)
-    await wait_for_stop_signal()
+    # Signals are caught before the banner: whoever reads it may stop us at once.
+    with stop_signals() as stop:
+        try:
+            await server.start()
+        except ServerSetupError as exc:
+            if decider.client is not None:
+                await decider.client.aclose()
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        who = "heuristic"
+        if config.player == "llm":
+            who = f"LLM {config.llm.model}, heuristic after {config.decision.deadline:g}s"
+        print(f"Forge agent ({who}) listening on http://{config.server.host}:{server.port}/decide "
+              "(POST / works too) - point Forge's agent endpoint here; Ctrl-C stops.", file=sys.stderr, flush=True)
+        await stop.wait()
     log.info("shutting down: closing games and flushing transcripts")
     try:
         async with asyncio.timeout(SHUTDOWN_S):

@@ -24,6 +24,7 @@ from aiohttp import web
 
 from agent.core.net import is_loopback, listen_hosts
 from agent.core.redact import Secrets
+from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.forge.config import ForgeConfig
 from agent.games.forge.models import RequestError, parse_request
@@ -51,6 +52,8 @@ class ForgeServer:
         self._port = config.server.port
         self._active = 0
         self._closing: set[asyncio.Task[None]] = set()
+        self.study: dict[str, Any] = {}
+        """What every session_start records about this run (version, config and template hashes, tags)."""
 
     # ---- the application -------------------------------------------------------------------------
 
@@ -118,12 +121,11 @@ class ForgeServer:
         cfg = self.config
         slug = re.sub(r"[^A-Za-z0-9_.-]", "_", game_id)[:48] or "game"
         transcript = Transcript(cfg.transcripts.dir if cfg.transcripts.enabled else None,
-                                session_id=f"forge-{slug}", secrets=self.secrets)
+                                session_id=f"forge-{slug}", secrets=self.secrets, tags=cfg.tags)
         session = GameSession(game_id, transcript, cfg.decision.memory)
         self.sessions[game_id] = session  # before the await: a second request for it finds it
         await transcript.open()
-        transcript.record("start", game_id=game_id, player=cfg.player,
-                          model=cfg.llm.model if cfg.player == "llm" else "heuristic")
+        transcript.record("session_start", game_id=game_id, player=cfg.player, **self.study)
         log.info("game %s: new session", game_id)
         return session
 
@@ -167,6 +169,8 @@ class ForgeServer:
         if not is_loopback(cfg.host):
             log.warning("listening on %s: anyone who can reach it can drive this agent%s", cfg.host,
                         "" if cfg.token else " (no token set)")
+        # Once per server: it reads every template file to hash it.
+        self.study = await asyncio.to_thread(study_metadata, self.config, self.config.prompts_dir)
         # handler_cancellation off: a client that hangs up must not cancel a decision (its retry reuses it).
         self._runner = web.AppRunner(self.app(), access_log=None, handler_cancellation=False, shutdown_timeout=2.0)
         await self._runner.setup()

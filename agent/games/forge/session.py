@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from agent.core.memory import Memory
-from agent.core.transcript import Transcript
+from agent.core.transcript import Transcript, record_scope
 from agent.games.forge.decisions import encode, safe_decision
 from agent.games.forge.heuristic import action_key
 from agent.games.forge.models import ActionState, ForgeRequest
@@ -59,6 +59,10 @@ class GameSession:
         return response
 
     async def _decide(self, request: ForgeRequest, decider: Decider) -> dict[str, Any]:
+        with record_scope(decision=self.decisions + 1):
+            return await self._decide_in_scope(request, decider)
+
+    async def _decide_in_scope(self, request: ForgeRequest, decider: Decider) -> dict[str, Any]:
         started = time.monotonic()
         self.transcript.record("request", game_id=self.game_id, request_type=request.request_type,
                                request=request.model_dump(mode="json", exclude_none=True))
@@ -97,8 +101,23 @@ class GameSession:
             log.info("game %s: %s", self.game_id, outcome.note)
         self.transcript.record("decision", game_id=self.game_id, request_type=request.request_type,
                                source=outcome.source, response=response, summary=what, reason=outcome.reason,
-                               note=outcome.note, latency_ms=round(latency * 1000, 2), llm=outcome.llm or None)
+                               note=outcome.note, latency_ms=round(latency * 1000, 2), llm=self._llm_record(outcome))
         return response
+
+    def _llm_record(self, outcome: Outcome) -> dict[str, Any] | None:
+        """The LLM exchange with the system prompt (the same every call) written once, then by hash."""
+        if not outcome.llm:
+            return None
+        record = dict(outcome.llm)
+        messages = []
+        for message in record.get("messages", []):
+            if message.get("role") == "system":
+                messages.append({"role": "system", "sha256": self.transcript.text_once("system_prompt",
+                                                                                       str(message["content"]))})
+            else:
+                messages.append(message)
+        record["messages"] = messages
+        return record
 
     async def close(self, result: Any = None) -> None:
         for task in list(self._inflight.values()):
