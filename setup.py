@@ -26,4 +26,5 @@ class BuildWithData(build_py):
                                 ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".*"))
 
 
-setup(cmdclass={"build_py": BuildWithData})
+if __name__ == "__main__":  # how setuptools runs this file; tests import BuildWithData
+    setup(cmdclass={"build_py": BuildWithData})

@@ -25,7 +25,8 @@ from agent.core.resources import find_shipped_config, shipped_configs
 from agent.core.study import agent_version
 from agent.games import DEFAULT_GAME, available_games, load_game
 
-QUIET_LOGGERS = ("httpx", "httpcore", "openai", "websockets.server", "websockets.client", "aiohttp.access")
+QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "websockets.server", "websockets.client",
+                 "aiohttp.access")
 """Their DEBUG output holds whole request bodies (base64 images) and request paths."""
 LOG_LEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"]
 
