@@ -84,10 +84,11 @@ class Decider:
             async with asyncio.timeout(cfg.deadline):
                 result = await self.client.complete_json(messages, SCHEMAS[key], schema_name=f"forge_{key}")
         except TimeoutError:
-            record["error"] = f"no answer within the {cfg.deadline:g}s decision deadline"
+            record.update(outcome="timeout", error=f"no answer within the {cfg.deadline:g}s decision deadline")
             return self._fallback(fallback, record["error"], record, started)
-        record.update(text=result.text, error=result.error, prompt_tokens=result.prompt_tokens,
-                      completion_tokens=result.completion_tokens, model=result.model)
+        record.update(outcome="ok" if result.ok else "error", text=result.text, error=result.error,
+                      prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                      model=result.model, attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text)
         if not result.ok or result.data is None:
             return self._fallback(fallback, f"LLM call failed: {result.error}", record, started)
         decision, reason = read_reply(request, result.data)
