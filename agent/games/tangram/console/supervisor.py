@@ -186,7 +186,9 @@ class GameSupervisor:
         elif kind == "turn_start":
             self.current = TurnLog(int(data.get("turn", 0)), time.time(), loop.time())
         elif kind == "decision" and cur is not None:
-            cur.decisions.append({"source": data.get("source"), "chat": data.get("chat"), "pose": data.get("pose"),
+            pose = data.get("pose")
+            cur.decisions.append({"source": data.get("source"), "chat": data.get("chat"), "pose": pose,
+                                  "outline": _outline_of(pose),
                                   "reasoning": str(data.get("reasoning") or "")[:MAX_REASONING_CHARS],
                                   "adjust": bool(data.get("adjust"))})
         elif kind == "repair" and cur is not None:
@@ -387,6 +389,8 @@ class GameSupervisor:
             async with asyncio.timeout_at(review.until):
                 return await asyncio.shield(review.future)
         except TimeoutError:
+            if review.future.done() and not review.future.cancelled():
+                return review.future.result()  # the verdict came in the same instant: it counts
             return None
         except asyncio.CancelledError:
             if review.future.cancelled() and not _current_task_cancelling():
@@ -505,6 +509,14 @@ class ConsolePlayer:
         if close is not None:
             with contextlib.suppress(Exception):
                 await close()
+
+
+def _outline_of(pose: Any) -> list[list[float]] | None:
+    """The outline of a pose as the session records it, for the overlay while the turn runs."""
+    try:
+        return outline_json(Pose(str(pose["piece"]), float(pose["x"]), float(pose["y"]), float(pose["rotation"])))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 def _current_task_cancelling() -> bool:

@@ -362,6 +362,15 @@ function drawBoard(g) {
     svg.appendChild(el);
   }
   const r = currentReview(g);
+  if (!r && g.data.turn) {
+    // Autonomous: the turn's latest decision until the game's state shows where the piece went.
+    const last = g.data.turn.decisions[g.data.turn.decisions.length - 1];
+    if (last && last.outline && last.pose) {
+      const el = polygon(last.outline, "proposal");
+      el.dataset.piece = last.pose.piece;
+      svg.appendChild(el);
+    }
+  }
   if (r && !g.edit) {
     const shown = r.mode === "wizard" ? r.suggestion : r.proposal;
     if (shown && shown.outline) {
