@@ -90,8 +90,8 @@ class FrameLog:
 
 @pytest.fixture
 def frame_log(monkeypatch: pytest.MonkeyPatch) -> FrameLog:
-    import agent.games.boardgame.client as client_module
     import agent.games.boardgame.engine.server as server_module
+    import agent.games.boardgame.link as link_module
     from agent.games.boardgame.protocol import dump
 
     log = FrameLog()
@@ -103,6 +103,6 @@ def frame_log(monkeypatch: pytest.MonkeyPatch) -> FrameLog:
             return text
         return recorded
 
-    monkeypatch.setattr(client_module, "dump", capture(log.agent))
+    monkeypatch.setattr(link_module, "dump", capture(log.agent))
     monkeypatch.setattr(server_module, "dump", capture(log.engine))
     return log

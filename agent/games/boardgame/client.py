@@ -1,7 +1,6 @@
 """The agent as a WebSocket client: create or join a match, play it to the end, survive drops.
 
-:class:`Link` is the transport (one WebSocket, a reader task that sorts frames into responses
-and pushes); :class:`MatchClient` is the loop: ``get_state``, act when ``active_agent_id`` is ours,
+:class:`~agent.games.boardgame.link.Link` is the transport; :class:`MatchClient` is the loop: ``get_state``, act when ``active_agent_id`` is ours,
 wait for a push (or poll) otherwise. A turn asks the player for an action, checks it against the
 rules before sending, and on a refusal (local or the engine's) asks again with the reason in the
 player's feedback, at most ``max_attempts`` times; then the offline player acts. When the engine
@@ -19,9 +18,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import InvalidURI
 
+from agent.games.boardgame.link import Link, LinkLost
 from agent.games.boardgame.players.base import (
     InvalidChoice,
     MovePlayer,
@@ -32,7 +31,6 @@ from agent.games.boardgame.players.base import (
     Turn,
 )
 from agent.games.boardgame.protocol import (
-    MAX_FRAME_BYTES,
     Action,
     CreateMatch,
     CreateMatchResponse,
@@ -42,11 +40,8 @@ from agent.games.boardgame.protocol import (
     Payload,
     PerformAction,
     PerformActionResponse,
-    ProtocolError,
     PushEvent,
     ServerMessage,
-    dump,
-    parse_server_frame,
 )
 from agent.games.boardgame.rules.base import GameRules, RuleError, WireAction
 from agent.games.boardgame.rules.registry import GAMES, get_rules
@@ -56,10 +51,6 @@ log = logging.getLogger(__name__)
 
 class ClientError(RuntimeError):
     """The match cannot be played (engine unreachable, refuses, unknown game); the text says why."""
-
-
-class LinkLost(ConnectionError):
-    """The WebSocket closed or the engine stopped answering; reconnect and resume."""
 
 
 @dataclass(frozen=True)
@@ -136,91 +127,6 @@ class MatchResult:
                 f"winners: {', '.join(self.winners) or 'none'}; {self.moves} moves, {self.illegal} illegal of "
                 f"{self.attempts} attempts, {self.fallbacks} offline fallbacks, mean decision {mean:.2f} s, "
                 f"{self.reconnects} reconnects")
-
-
-class Link:
-    """One WebSocket to the engine. Requests are one at a time (the protocol has no request ids)."""
-
-    def __init__(self, connection: ClientConnection, on_push: Callable[[PushEvent], None]) -> None:
-        self._connection = connection
-        self._on_push = on_push
-        self._responses: asyncio.Queue[ServerMessage] = asyncio.Queue(maxsize=64)
-        self._closed = asyncio.Event()
-        self.protocol_errors = 0
-        self._reader = asyncio.create_task(self._read())
-
-    @classmethod
-    async def open(cls, url: str, on_push: Callable[[PushEvent], None], timeout: float) -> Link:
-        try:
-            connection = await connect(url, open_timeout=timeout, max_size=MAX_FRAME_BYTES, max_queue=16)
-        except (OSError, InvalidHandshake, TimeoutError) as exc:
-            raise LinkLost(f"cannot connect to {url}: {exc}") from None
-        return cls(connection, on_push)
-
-    async def _read(self) -> None:
-        try:
-            async for frame in self._connection:
-                try:
-                    message = parse_server_frame(frame)
-                except ProtocolError as exc:
-                    self.protocol_errors += 1
-                    log.warning("ignoring a frame from the engine: %s", exc)
-                    continue
-                if isinstance(message, PushEvent):
-                    try:
-                        self._on_push(message)
-                    except Exception:  # an observer's bug must not stop the reader
-                        log.exception("handling a push event failed")
-                elif self._responses.full():
-                    self.protocol_errors += 1
-                    log.warning("ignoring an unrequested %s frame", message.type)
-                else:
-                    self._responses.put_nowait(message)
-        except ConnectionClosed:
-            pass
-        finally:
-            self._closed.set()
-
-    async def request(self, message: Any, timeout: float) -> ServerMessage:
-        """Send ``message``; its ``*_response`` or an ``error``. LinkLost on a closed link or a timeout."""
-        # Responses left over from an abandoned request would answer the wrong question.
-        while not self._responses.empty():
-            self._responses.get_nowait()
-        try:
-            await self._connection.send(dump(message))
-        except ConnectionClosed:
-            raise LinkLost("the engine closed the connection") from None
-        expected = f"{message.type}_response"
-        try:
-            async with asyncio.timeout(timeout):
-                while True:
-                    reply = await self._next()
-                    if reply.type in (expected, "error"):
-                        return reply
-                    log.debug("dropping a late %s while waiting for %s", reply.type, expected)
-        except TimeoutError:
-            raise LinkLost(f"the engine did not answer {message.type} within {timeout:g} s") from None
-
-    async def _next(self) -> ServerMessage:
-        getter = asyncio.ensure_future(self._responses.get())
-        closed = asyncio.ensure_future(self._closed.wait())
-        try:
-            done, _ = await asyncio.wait({getter, closed}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            closed.cancel()
-            if not getter.done():
-                getter.cancel()
-        if getter in done:
-            return getter.result()
-        raise LinkLost("the engine closed the connection")
-
-    async def close(self) -> None:
-        await self._connection.close()
-        self._reader.cancel()
-        try:
-            await self._reader
-        except asyncio.CancelledError:
-            pass
 
 
 class MatchClient:
