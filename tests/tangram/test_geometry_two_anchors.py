@@ -59,7 +59,8 @@ def test_random_pairs_are_valid_and_flush_whenever_resolved(seed: int) -> None:
     for _ in range(60):
         a, b, piece = rng.sample(PIECE_NAMES, 3)
         board = {a: Pose(a, rng.uniform(25, 75), rng.uniform(25, 75), 45.0 * rng.randint(0, 7))}
-        board[b] = Pose(b, board[a].x + rng.uniform(-25, 25), board[a].y + rng.uniform(-25, 25), 45.0 * rng.randint(0, 7))
+        board[b] = Pose(b, board[a].x + rng.uniform(-25, 25), board[a].y + rng.uniform(-25, 25),
+                        45.0 * rng.randint(0, 7))
         if not is_valid(board[b], {a: board[a]}):
             continue
         r1, r2 = rng.sample(DIRECTIONAL_RELATIONS, 2)

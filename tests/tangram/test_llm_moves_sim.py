@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,8 @@ def gap(game: GameClient, a: str, b: str) -> float:
     return float(Polygon(outline_world(poses[a])).distance(Polygon(outline_world(poses[b]))))
 
 
-async def one_turn(tmp_path: Path, reply: dict[str, Any], setup: dict[str, tuple[float, float, float]]) -> GameClient:
+async def one_turn(tmp_path: Path, reply: dict[str, Any],
+                   setup: Mapping[str, tuple[float, float, float]]) -> GameClient:
     async with FakeOpenAI(responder=good_replies(reply)) as fake, \
             serve_agent(llm_config(fake.base_url, tmp_path, deadline=8), host="127.0.0.1", port=0) as server:
         game = GameClient(server.url, tween=GODOT_TWEEN_S)

@@ -79,7 +79,8 @@ async def test_a_collision_reported_twice_is_believed_and_the_piece_moves() -> N
         await session.handle_raw(raw_frame("playFeedback", {"Green": entry(GREEN, ["BOUNDARY"])}))
         again = await conn.until("play")
     assert again["position"] != first["position"]  # the second report is trusted: a correction
-    await session.handle_raw(raw_frame("playFeedback", {"Green": entry(Pose("Green", *again["position"], 0.0))}))
+    x, y = again["position"]
+    await session.handle_raw(raw_frame("playFeedback", {"Green": entry(Pose("Green", x, y, 0.0))}))
     await conn.until("finish")
     await session.close()
 

@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 
 from agent.games.tangram.geometry.collide import BOUNDARY
-from agent.games.tangram.geometry.frames import Pose, world_to_board
 from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
 from agent.games.tangram.protocol import parse_frame, parse_vector
 from agent.games.tangram.sim import godot, scene
@@ -79,7 +78,7 @@ def test_on_board_entry_matches_the_game_facts_example() -> None:
     assert red["rotation"] == 0.0 and red["collisions"] == []
     assert len(red["position"]["vertices"]) == 3
     expected = [(49.92582, 38.07453), (65.65282, 21.92547), (34.79228, 21.92547)]
-    for text, (ex, ey) in zip(red["position"]["vertices"], expected):
+    for text, (ex, ey) in zip(red["position"]["vertices"], expected, strict=False):
         assert VECTOR.match(text), text
         vx, vy = parse_vector(text)
         assert vx == pytest.approx(ex, abs=1e-3) and vy == pytest.approx(ey, abs=1e-3)
@@ -109,7 +108,8 @@ def test_images_have_the_games_sizes_and_are_cached() -> None:
     assert game.images() is game.images()
     game.place("Red", 50, 50, 0)
     red_board = Image.open(io.BytesIO(base64.b64decode(game.images()[0]))).convert("RGB")
-    assert red_board.getpixel((280, 270)) != Image.open(io.BytesIO(base64.b64decode(board))).convert("RGB").getpixel((280, 270))
+    empty_board = Image.open(io.BytesIO(base64.b64decode(board))).convert("RGB")
+    assert red_board.getpixel((280, 270)) != empty_board.getpixel((280, 270))
 
 
 def test_list_layout_is_the_older_builds_shape() -> None:
@@ -240,9 +240,10 @@ def test_chat_is_shown_at_once() -> None:
 
 def test_chat_without_message_gets_the_games_error() -> None:
     game = SimGame()
-    reaction = game.handle_agent_frame(json.dumps({"type": "chat", "content": "hello"}))  # the game reads "message" only
-    assert reaction.kind == "ignored" and reaction.reply == {"type": "error",
-                                                              "message": "Error: Missing message field in received JSON"}
+    # The game reads "message" only.
+    reaction = game.handle_agent_frame(json.dumps({"type": "chat", "content": "hello"}))
+    assert reaction.kind == "ignored"
+    assert reaction.reply == {"type": "error", "message": "Error: Missing message field in received JSON"}
 
 
 def test_frame_without_type_is_answered_like_the_game() -> None:

@@ -68,7 +68,7 @@ def test_markers_agree_on_random_poses(seed: int) -> None:
         center, vertices = markers_board(pose)
         assert math.dist(center, pose.marker_board()) < 1e-3
         assert len(vertices) == len(pose.vertex_markers_board())
-        for v, w in zip(vertices, pose.vertex_markers_board()):
+        for v, w in zip(vertices, pose.vertex_markers_board(), strict=False):
             assert math.dist(v, w) < 1e-3
 
 

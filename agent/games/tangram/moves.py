@@ -34,10 +34,13 @@ class Move(BaseModel):
     piece: PieceName | None = Field(description="The piece to move (null when passing).")
     rotation: float | None = Field(description="Degrees, clockwise positive; multiples of 45 fit best.")
     x: float | None = Field(description="Target x of the piece's centre, board units 0-100 (null if using a relation).")
-    y: float | None = Field(description="Target y of the piece's centre, board units 0-100, y up (null if using a relation).")
-    relation: RelationName | None = Field(description="Place relative to a piece on the board instead of x/y.")
+    y: float | None = Field(
+        description="Target y of the piece's centre, board units 0-100, y up (null if using a relation).")
+    relation: RelationName | None = Field(  # type: ignore[valid-type]
+        description="Place relative to a piece on the board instead of x/y.")
     anchor: PieceName | None = Field(description="The piece on the board the relation refers to.")
-    relation2: RelationName | None = Field(description="Optional second relation, to a second anchor, both at once.")
+    relation2: RelationName | None = Field(  # type: ignore[valid-type]
+        description="Optional second relation, to a second anchor, both at once.")
     anchor2: PieceName | None = Field(description="The second piece on the board (with relation2), or null.")
     chat: str = Field(description="One short sentence for the partner: what you do and why.")
     reasoning: str = Field(description="Brief private reasoning; not shown to the partner.")

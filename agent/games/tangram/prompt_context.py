@@ -8,14 +8,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent.core.memory import Memory
 from agent.games.tangram.geometry.describe import describe_board
 from agent.games.tangram.geometry.frames import normalize_rotation
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import DIRECTIONAL_RELATIONS, relation_vocabulary
-from agent.core.memory import Memory
 from agent.games.tangram.players.base import TurnView
 from agent.games.tangram.protocol import GameState, OnBoardPiece
-
 
 TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
 """The templates a tangram prompt folder must hold."""

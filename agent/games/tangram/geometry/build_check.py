@@ -30,7 +30,7 @@ def marker_mismatch(piece: str, position: Point, rotation: float, vertices: Sequ
     expected = pose_from_marker(piece, position[0], position[1], rotation).vertex_markers_board()
     if len(expected) != len(vertices):
         return f"{piece} reports {len(vertices)} vertices, our table has {len(expected)}"
-    worst = max(math.dist(e, v) for e, v in zip(expected, vertices))
+    worst = max(math.dist(e, v) for e, v in zip(expected, vertices, strict=False))
     if worst > TOLERANCE_UNITS:
         return f"{piece}'s reported vertices are up to {worst:.2f} board units from our table's"
     return None

@@ -9,7 +9,8 @@ starting from the two bounding boxes' centres lined up; if that spot is taken or
 piece slides along the anchor's side (staying within the direction's cone), and then other
 rotations are tried. The shape relations (square_with, triangle_with) compute the one rotation and
 position that completes the figure. Everything works in pixels through the configuration space of
-:mod:`agent.games.tangram.geometry.cspace`, so a result is valid by :func:`agent.games.tangram.geometry.collide.is_valid`.
+:mod:`agent.games.tangram.geometry.cspace`, so a result is valid by
+:func:`agent.games.tangram.geometry.collide.is_valid`.
 """
 
 from __future__ import annotations
@@ -26,9 +27,21 @@ from shapely.geometry.polygon import orient
 from shapely.ops import nearest_points
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid, polygon_px
-from agent.games.tangram.geometry.cspace import MARGIN_PX, build_cspace, distinct_rotations, forbidden_px, grown_offsets_px
-from agent.games.tangram.geometry.frames import (Pose, board_to_world, normalize_rotation, outline_offsets_px, rotate_px,
-                                   rotation_distance)
+from agent.games.tangram.geometry.cspace import (
+    MARGIN_PX,
+    build_cspace,
+    distinct_rotations,
+    forbidden_px,
+    grown_offsets_px,
+)
+from agent.games.tangram.geometry.frames import (
+    Pose,
+    board_to_world,
+    normalize_rotation,
+    outline_offsets_px,
+    rotate_px,
+    rotation_distance,
+)
 from agent.games.tangram.geometry.pieces import PIECES, Point
 
 RELATION_DOCS: dict[str, str] = {
@@ -330,7 +343,7 @@ def _triangle_pair(ctx: _Context) -> bool:
 
 def _longest(points: Iterable[Point]) -> float:
     pts = list(points)
-    return max(math.dist(p, q) for p, q in zip(pts, pts[1:] + pts[:1]))
+    return max(math.dist(p, q) for p, q in zip(pts, pts[1:] + pts[:1], strict=False))
 
 
 def _hypotenuse(points: Iterable[Point]) -> tuple[tuple[Point, Point], Point, Point]:
@@ -379,8 +392,9 @@ def _triangle_with(ctx: _Context) -> Pose | None:
         origin = _flush_along(ctx, r, (target[0] - own_corner[0], target[1] - own_corner[1]), ln)
         if origin is not None:
             options.append(ctx.pose(origin, r))
-    if ctx.near_px is not None:
-        options.sort(key=lambda p: math.dist(p.origin_px, ctx.near_px))
+    near = ctx.near_px
+    if near is not None:
+        options.sort(key=lambda p: math.dist(p.origin_px, near))
     return next((p for p in options if ctx.valid(p)), None)
 
 

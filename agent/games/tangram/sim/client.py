@@ -187,8 +187,8 @@ class GameClient:
         if self._ws is not None:
             with contextlib.suppress(Exception):
                 await self._ws.close()
-        for task in list(self._feedback_tasks):
-            task.cancel()
+        for feedback in list(self._feedback_tasks):
+            feedback.cancel()
         for task in (self._reader, self._worker):
             if task is not None:
                 with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
@@ -257,7 +257,7 @@ class GameClient:
         finally:
             done.cancel()
             closed.cancel()
-        if self.game.turn_owner == "ai" and self.game.turns[-1] is turn:
+        if self.game.current_turn is turn:  # nobody ended it
             if self._closed.is_set():
                 self.game.abandon_turn("closed")
             else:
@@ -338,7 +338,7 @@ class GameClient:
 
     # ------------------------------------------------------------------ looking at what arrived
 
-    async def next_frame(self, timeout: float = 5.0, type: str | None = None) -> ReceivedFrame | None:  # noqa: A002
+    async def next_frame(self, timeout: float = 5.0, type: str | None = None) -> ReceivedFrame | None:
         """The next frame (of ``type``, if given) not returned before; None after ``timeout``."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout

@@ -33,7 +33,7 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.sim import godot, render, scene
@@ -554,7 +554,8 @@ class SimGame:
             self._pre_move = before
         self._tweens.pop(shape, None)
         self.poses[shape] = pose
-        self.human_moves.append(HumanMove(len(self.turns) + 1, shape, pose_dict(before), pose_dict(pose), self.elapsed()))
+        self.human_moves.append(HumanMove(len(self.turns) + 1, shape, pose_dict(before), pose_dict(pose),
+                                          self.elapsed()))
         return True
 
     def place(self, shape: str, x: float, y: float, rotation: float) -> None:
@@ -586,7 +587,8 @@ class SimGame:
         violations: list[Violation] = []
         size = len(raw) if isinstance(raw, bytes) else len(raw.encode("utf-8", "replace"))
         if size >= GODOT_INBOUND_LIMIT:
-            violations.append(self.violation(TOO_LARGE, f"{size} bytes (Godot's buffer holds {GODOT_INBOUND_LIMIT - 1})"))
+            violations.append(self.violation(TOO_LARGE,
+                                             f"{size} bytes (Godot's buffer holds {GODOT_INBOUND_LIMIT - 1})"))
             return Reaction("ignored", violations=violations)
         if isinstance(raw, bytes):
             violations.append(self.violation(BINARY, f"binary frame of {size} bytes"))
@@ -651,11 +653,11 @@ class SimGame:
             violations.append(self.violation(UNKNOWN_PIECE, f"shape {str(shape)[:40]!r}"))
             return Reaction("ignored", data=data, violations=violations)
         pos, rot = data.get("position"), data.get("rotation")
-        problems = []
-        for key in ("shape", "position", "rotation"):
-            if key not in data:
-                problems.append("Error: No shape field in received JSON")  # sic: the game says "shape" thrice
-        if "position" in data and not (isinstance(pos, list) and len(pos) == 2 and _is_number(pos[0]) and _is_number(pos[1])):
+        # sic: the game says "shape" for each of the three missing fields
+        problems = ["Error: No shape field in received JSON" for key in ("shape", "position", "rotation")
+                    if key not in data]
+        good_position = isinstance(pos, list) and len(pos) == 2 and _is_number(pos[0]) and _is_number(pos[1])
+        if "position" in data and not good_position:
             problems.append("Error: Invalid position field in received JSON")
         if "rotation" in data and not _is_number(rot):
             problems.append("Error: Invalid rotation field in received JSON")
@@ -672,13 +674,16 @@ class SimGame:
                       and _is_number(pos[1]) and _is_number(rot))
             if not usable:  # the script then fails reading the field: nothing moves, no feedback
                 return Reaction("ignored", data=data, replies=replies, turn_ended=ended, violations=violations)
-            record = self.apply_play(str(shape), float(pos[0]), float(pos[1]), float(rot))
+            x, y = cast(list[float], pos)[:2]
+            record = self.apply_play(str(shape), float(x), float(y), float(cast(float, rot)))
             return Reaction("play", data=data, replies=replies, send_feedback=True, turn_ended=ended,
                             violations=violations, play=record)
         if self.turn_owner != "ai":
-            violations.append(self.violation(OUT_OF_TURN, f"play {shape} outside the AI's turn (applied, as the game does)"))
+            violations.append(self.violation(OUT_OF_TURN,
+                                             f"play {shape} outside the AI's turn (applied, as the game does)"))
         before = len(self.violations)
-        record = self.apply_play(str(shape), float(pos[0]), float(pos[1]), float(rot))
+        x, y = cast(list[float], pos)
+        record = self.apply_play(str(shape), float(x), float(y), float(cast(float, rot)))
         violations.extend(self.violations[before:])
         return Reaction("play", data=data, send_feedback=True, violations=violations, play=record)
 

@@ -19,6 +19,7 @@ import math
 import struct
 from typing import Any
 
+
 def f32(value: float) -> float:
     """Round to single precision, which is what a Godot ``Vector2`` stores."""
     return struct.unpack("f", struct.pack("f", float(value)))[0]
@@ -35,7 +36,7 @@ def num_real(value: float) -> str:
         return str(int(v))
     decimals = 6
     if abs(v) > 10:
-        decimals -= int(math.floor(math.log10(abs(v))))
+        decimals -= math.floor(math.log10(abs(v)))
     return fixed(v, decimals)
 
 
@@ -68,7 +69,7 @@ def json_float(value: float) -> str:
         raise ValueError(f"{value} is not JSON")
     if value == 0.0:
         return "0"
-    return fixed(value, 14 - int(math.floor(math.log10(abs(value)))))
+    return fixed(value, 14 - math.floor(math.log10(abs(value))))
 
 
 def stringify(data: Any) -> str:

@@ -114,7 +114,8 @@ def shape_world(name: str, origin: Vec, rotation_rad: float) -> list[Vec]:
     out = []
     for p in piece.shape_points:
         q = _rot(p, piece.shape_rotation)
-        out.append(to_world(piece, origin, rotation_rad, (q[0] + piece.shape_position[0], q[1] + piece.shape_position[1])))
+        local = (q[0] + piece.shape_position[0], q[1] + piece.shape_position[1])
+        out.append(to_world(piece, origin, rotation_rad, local))
     return out
 
 

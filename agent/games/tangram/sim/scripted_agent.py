@@ -142,7 +142,7 @@ class ScriptedAgent:
         if b == "switch" and plays == 2:
             others = [n for n in PIECE_NAMES if n not in board]
             if others:
-                spot = free_spot({n: p for n, p in board.items()})
+                spot = free_spot(dict(board.items()))
                 if spot is not None:
                     return [self._play(spot)]
         if b == "rush":
@@ -167,7 +167,8 @@ async def _main(behaviour: str, host: str, port: int) -> None:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python -m agent.games.tangram.sim.scripted_agent", description="A scripted Tangram agent server.")
+    parser = argparse.ArgumentParser(prog="python -m agent.games.tangram.sim.scripted_agent",
+                                     description="A scripted Tangram agent server.")
     parser.add_argument("--behaviour", choices=BEHAVIOURS, default="good")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
