@@ -129,10 +129,6 @@ class Engine:
             self._server.close()
             await self._server.wait_closed()
 
-    async def serve_forever(self) -> None:
-        assert self._server is not None
-        await self._server.serve_forever()
-
     def match(self, match_id: str) -> Match | None:
         runtime = self._matches.get(match_id)
         return runtime.match if runtime else None
