@@ -249,3 +249,32 @@ def test_two_games_side_by_side_each_in_its_own_mode(browser: Any) -> None:
         wait(browser, lambda: "A cat" in box_b.find_element(By.CSS_SELECTOR, ".objective").text)
         records = rig.records("intervention")
         assert [(r["session"], r["who"], r["action"]) for r in records] == [(b, "Bo", "skip")]
+
+
+def test_a_supervised_game_and_a_wizard_game_played_through_in_the_browser(browser: Any) -> None:
+    """The issue's "done when": both figures built to the end through the page, every turn in time."""
+    deadline = 20.0
+    with Rig(deadline=deadline) as rig:
+        open_console(browser, rig, who="Dee")
+        supervised, s = rig.new_game("A house")
+        wizard, w = rig.new_game("A fish")
+        choose_mode(browser, rig, s, "supervised")
+        choose_mode(browser, rig, w, "wizard")
+        last = {s: 0, w: 0}
+        for _ in range(7):
+            pending = {s: rig.start_turn(supervised), w: rig.start_turn(wizard)}
+            for gid, cls in ((s, "btn-approve"), (w, "btn-suggest")):
+                review = open_review(browser, gid, after=last[gid])
+                last[gid] = int(review.get_attribute("data-review") or 0)
+                button(review, cls).click()
+            for turn in (pending[s].result(deadline), pending[w].result(deadline)):
+                assert turn.finished and len(turn.plays) >= 1
+                assert turn.latency is not None and turn.latency < deadline
+        for game in (supervised, wizard):
+            assert len(game.game.on_board()) == 7 and game.violations == []
+        records = rig.records("intervention")
+        by_game = {gid: [(r["who"], r["action"]) for r in records if r["session"] == gid] for gid in (s, w)}
+        assert by_game[s] == [("Dee", "approve")] * 7
+        assert by_game[w] == [("Dee", "suggestion")] * 7
+        box = panel(browser, w)
+        wait(browser, lambda: len(box.find_elements(By.CSS_SELECTOR, ".history tbody tr")) == 7)

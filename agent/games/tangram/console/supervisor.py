@@ -290,7 +290,7 @@ class GameSupervisor:
                 self._intervened(review, review.closed_by, "fallback", chat=text)
                 return text
             text = "" if verdict.action == "skip" else (verdict.chat or "")
-            self._intervened(review, verdict.who, verdict.action, chat=text)
+            self._intervened(review, verdict.who, _wizard_action(verdict), chat=text)
             return self._authoring(text, verdict.who)
         text = await propose()
         if self.mode != "supervised":
@@ -336,7 +336,7 @@ class GameSupervisor:
         else:
             chat = review.suggestion.chat if verdict.action == "approve" and review.suggestion is not None else ""
         decision = Decision(pose, chat, f"wizard: {verdict.who}", "wizard")
-        self._intervened(review, verdict.who, verdict.action, decision=decision)
+        self._intervened(review, verdict.who, _wizard_action(verdict), decision=decision)
         self._authoring(chat, verdict.who)
         return decision
 
@@ -509,6 +509,11 @@ class ConsolePlayer:
         if close is not None:
             with contextlib.suppress(Exception):
                 await close()
+
+
+def _wizard_action(verdict: Verdict) -> str:
+    """How a wizard's verdict is recorded: "approve" there means taking the planner's suggestion."""
+    return "suggestion" if verdict.action == "approve" else verdict.action
 
 
 def _outline_of(pose: Any) -> list[list[float]] | None:
