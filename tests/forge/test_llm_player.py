@@ -160,3 +160,18 @@ async def test_transcript_has_study_metadata_and_the_system_prompt_once(agent_at
     assert [d["decision"] for d in decisions] == [1, 2]
     assert all(d["llm"]["messages"][0] == {"role": "system", "sha256": prompts[0]["sha256"]} for d in decisions)
     assert "condition=llm" in next((tmp_path / "transcripts").glob("*.jsonl")).name
+
+
+async def test_a_decision_in_progress_is_answered_at_shutdown(fake_openai: FakeOpenAI, tmp_path: Path) -> None:
+    from .conftest import forge_config, running
+
+    fake_openai.enqueue(FakeReply.stall(0.5, content=json.dumps({"index": 1, "reason": "slow but in time"})))
+    async with running(forge_config(tmp_path, fake_openai, decision={"deadline": 3})) as (server, url), \
+            FakeForge(url) as forge:
+        pending = asyncio.create_task(forge.send({**LAND, "gameId": "late"}))
+        await fake_openai.wait_for_requests(1)
+        await server.shutdown()
+        exchange = await pending
+    assert exchange.verdict.valid and json.loads(exchange.body)["decision"]["index"] == 1
+    kinds = [r["kind"] for r in transcript_records(tmp_path)]
+    assert kinds[-2:] == ["decision", "end"]

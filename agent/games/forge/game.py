@@ -18,7 +18,8 @@ from agent.games.forge.config import ForgeConfig
 
 log = logging.getLogger("agent")
 
-SHUTDOWN_S = 10.0
+SHUTDOWN_GRACE_S = 5.0
+"""Beyond the decision deadline, for closing games and flushing transcripts at shutdown."""
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -84,11 +85,12 @@ async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
               "(POST / works too) - point Forge's agent endpoint here; Ctrl-C stops.", file=sys.stderr, flush=True)
         await stop.wait()
     log.info("shutting down: closing games and flushing transcripts")
+    limit = config.decision.deadline + SHUTDOWN_GRACE_S
     try:
-        async with asyncio.timeout(SHUTDOWN_S):
+        async with asyncio.timeout(limit):
             await server.shutdown()
     except TimeoutError:
-        log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
+        log.error("shutdown took over %.0f s; exiting anyway", limit)
     if decider.client is not None:
         await decider.client.aclose()
     return 0

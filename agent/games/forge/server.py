@@ -172,7 +172,9 @@ class ForgeServer:
         # Once per server: it reads every template file to hash it.
         self.study = await asyncio.to_thread(study_metadata, self.config, self.config.prompts_dir)
         # handler_cancellation off: a client that hangs up must not cancel a decision (its retry reuses it).
-        self._runner = web.AppRunner(self.app(), access_log=None, handler_cancellation=False, shutdown_timeout=2.0)
+        # shutdown_timeout: requests in progress at shutdown get their answers (the deadline bounds them).
+        self._runner = web.AppRunner(self.app(), access_log=None, handler_cancellation=False,
+                                     shutdown_timeout=self.config.decision.deadline + 1.0)
         await self._runner.setup()
         hosts = listen_hosts(cfg.host)
         for n, host in enumerate(hosts):
@@ -194,10 +196,11 @@ class ForgeServer:
                 self._port = sockets[0].getsockname()[1]
 
     async def shutdown(self) -> None:
+        """Stop listening, let requests in progress get their answers, then close every game."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
         for game_id in list(self.sessions):
             self._close_later(game_id, "server stopped")
         if self._closing:
             await asyncio.gather(*self._closing, return_exceptions=True)
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None

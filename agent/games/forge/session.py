@@ -120,7 +120,10 @@ class GameSession:
         return record
 
     async def close(self, result: Any = None) -> None:
-        for task in list(self._inflight.values()):
-            task.cancel()
+        """Flush and close; decisions still running finish first (the deadline bounds them), so a
+        request that is waiting for one still gets its answer."""
+        running = list(self._inflight.values())
+        if running:
+            await asyncio.gather(*running, return_exceptions=True)
         self.transcript.record("end", game_id=self.game_id, decisions=self.decisions, result=result)
         await self.transcript.close()
