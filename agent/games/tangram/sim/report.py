@@ -18,62 +18,66 @@ import json
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from agent.games.tangram.sim.client import TurnResult
-from agent.games.tangram.sim.runner import GameResult, agent_notes
+from agent.games.tangram.sim.runner import (
+    GameResult,
+    agent_notes,
+    per_game_rows,
+    per_objective_rows,
+    summary_lines,
+)
 
-_TEMPLATE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<title>Tangram simulator report</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}
-h1{font-size:22px} h2{font-size:18px;margin-top:36px;border-bottom:2px solid #ccc}
-table{border-collapse:collapse} td,th{border:1px solid #ddd;padding:6px 8px;vertical-align:top;text-align:left}
-.summary td:first-child{font-weight:600;white-space:nowrap}
-.round{display:grid;grid-template-columns:300px 300px 1fr;gap:16px;margin:14px 0;padding:10px;background:#fff;border:1px solid #e3e3e3}
-.round img{width:281px;height:270px;border:1px solid #999;display:block}
-.who{font-weight:600;margin:4px 0}
-.bad{color:#b00020;font-weight:600} .ok{color:#1b7f2a;font-weight:600} .muted{color:#777}
-.chat p{margin:3px 0} .chat .human{color:#0b4f9c} .chat .agent{color:#6a1b9a} .chat .game{color:#8a6d00}
-pre{white-space:pre-wrap;font-size:12px;background:#f3f3f3;padding:6px;margin:4px 0;max-height:220px;overflow:auto}
-</style></head><body>
-<h1>Tangram simulator report</h1>
-<table class="summary">
-{% for key, value in summary_rows %}<tr><td>{{ key }}</td><td>{{ value }}</td></tr>
-{% endfor %}</table>
-{% for g in games %}
-<h2 id="game-{{ g.index }}">Game {{ g.index }}: {{ g.objective }}</h2>
-<p>human: {{ g.human }} &middot; seed {{ g.seed }} &middot; figure score: {{ g.figure_score }}
-&middot; transcript: <a href="{{ g.json }}">{{ g.json }}</a>
-{% if g.error %}<br><span class="bad">game error: {{ g.error }}</span>{% endif %}</p>
-{% if g.violations %}<p class="bad">protocol violations ({{ g.violations|length }}):</p><ul>
-{% for v in g.violations %}<li>turn {{ v.turn }}, {{ '%.2f'|format(v.at) }} s: <b>{{ v.kind }}</b> {{ v.detail }}</li>{% endfor %}
-</ul>{% endif %}
-{% for r in g.rounds %}
-<div class="round">
- <div><div class="who">Round {{ r.round }} &middot; human</div>
-  {% if r.human_img %}<img src="{{ r.human_img }}" alt="board after the human's move in round {{ r.round }}">{% endif %}
-  <div>{{ r.human_move }}</div></div>
- <div><div class="who">Round {{ r.round }} &middot; AI</div>
-  {% if r.ai_img %}<img src="{{ r.ai_img }}" alt="board after the AI's turn in round {{ r.round }}">{% endif %}
-  <div class="{{ r.ai_class }}">{{ r.ai_outcome }}</div></div>
- <div>
-  {% if r.plays %}<div class="who">AI plays</div><ol>{% for p in r.plays %}<li>{{ p }}</li>{% endfor %}</ol>{% endif %}
-  {% if r.chat %}<div class="who">Chat</div><div class="chat">{% for c in r.chat %}
-   <p class="{{ c.speaker }}"><b>{{ c.speaker }}</b> <span class="muted">{{ '%.1f'|format(c.at) }} s</span>: {{ c.text }}</p>{% endfor %}</div>{% endif %}
-  {% if r.notes %}<div class="who">Agent reasoning</div>{% for n in r.notes %}
-   <pre>{{ n }}</pre>{% endfor %}{% endif %}
- </div>
-</div>
-{% endfor %}
-{% endfor %}
-</body></html>
-"""
+MAX_PROMPT_CHARS = 20_000
+"""A prompt shown in the report is clipped here (the full text is in the agent's transcript)."""
+
 
 
 def _env() -> Environment:
-    return Environment(autoescape=select_autoescape(default=True, default_for_string=True))
+    return Environment(loader=PackageLoader("agent.games.tangram.sim", "templates"), undefined=StrictUndefined,
+                       autoescape=select_autoescape(default=True, default_for_string=True))
+
+
+def _cell(value: Any, link: str | None = None) -> dict[str, Any]:
+    if value is None:
+        return {"text": "–", "num": False, "link": link}
+    if isinstance(value, float):
+        return {"text": f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}", "num": True, "link": link}
+    return {"text": str(value), "num": isinstance(value, int), "link": link}
+
+
+def _table(rows: list[dict[str, Any]], links: dict[str, str] | None = None) -> dict[str, Any]:
+    """Rows of dicts as columns and cells; ``links`` maps a column to a format for its link."""
+    columns = [c for c in (rows[0] if rows else {}) if any(r.get(c) is not None for r in rows) or c != "error"]
+    return {"columns": columns,
+            "rows": [[_cell(r.get(c), (links or {}).get(c, "").format(**r) or None) for c in columns] for r in rows]}
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_PROMPT_CHARS else text[:MAX_PROMPT_CHARS] + "\n... (clipped; see the transcript)"
+
+
+def _llm_calls(result: GameResult) -> dict[int, list[dict[str, Any]]]:
+    """Each AI turn's LLM calls: the prompt (system prompt by its hash) and the reply, for folding."""
+    systems = {rec.get("sha256"): rec.get("text", "") for rec in result.agent_records or []
+               if rec.get("kind") == "system_prompt"}
+    calls: dict[int, list[dict[str, Any]]] = {}
+    for index, records in agent_notes(result, kinds=("llm",)).items():
+        for rec in records:
+            outcome = rec.get("outcome") or ("error" if rec.get("error") else "ok")
+            seconds = rec.get("elapsed_s") if rec.get("elapsed_s") is not None else rec.get("latency_s")
+            label = f"{rec.get('purpose', '?')}, {outcome}" + (f", {seconds:.2f} s" if seconds is not None else "")
+            if rec.get("prompt_tokens") or rec.get("completion_tokens"):
+                label += f", {rec.get('prompt_tokens') or 0}+{rec.get('completion_tokens') or 0} tokens"
+            messages = rec.get("messages") or rec.get("request") or []
+            calls.setdefault(index, []).append({
+                "label": label,
+                "system": _clip(str(systems.get(rec.get("system_sha256"), ""))),
+                "messages": [{"role": str(m.get("role", "?")), "text": _clip(str(m.get("text", "")))}
+                             for m in messages if isinstance(m, dict)],
+                "reply": _clip(str(rec.get("text") or rec.get("error") or "(no reply)"))})
+    return calls
 
 
 def _fmt_move(move: tuple[str, float, float, float] | None) -> str:
@@ -135,6 +139,7 @@ def write_report(directory: Path, summary: dict[str, Any], results: list[GameRes
             (directory / name).write_bytes(snap.png)
             images[(snap.round, snap.who)] = name
         notes = agent_notes(result)
+        llm_calls = _llm_calls(result)
         rounds = []
         for i, turn in enumerate(result.turns):
             rnd = i + 1
@@ -154,12 +159,15 @@ def write_report(directory: Path, summary: dict[str, Any], results: list[GameRes
                 "plays": [_fmt_play(p) for p in turn.plays],
                 "chat": chat,
                 "notes": [_note_text(n) for n in notes.get(turn.index, [])],
+                "llm": llm_calls.get(turn.index, []),
             })
         games.append({"index": result.index, "objective": result.objective, "human": result.human,
                       "seed": result.seed, "figure_score": result.figure_score, "error": result.error,
                       "json": json_name, "violations": result.game.violations, "rounds": rounds})
-    rows = [(k, json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in summary.items()]
-    html = _env().from_string(_TEMPLATE).render(summary_rows=rows, games=games)
+    tables = [("Per objective", _table(per_objective_rows(results))),
+              ("Per game", _table(per_game_rows(results), links={"game": "#game-{game}"}))]
+    html = _env().get_template("report.html.j2").render(summary_rows=summary_lines(summary), games=games,
+                                                         tables=tables)
     index = directory / "index.html"
     index.write_text(html, encoding="utf-8")
     return index

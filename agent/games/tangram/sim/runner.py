@@ -110,7 +110,8 @@ class GameResult:
             "figure_score": self.figure_score,
             "final_board": {n: pose_dict(p) for n, p in self.final_board.items()},
             "frames_sent": self.frames_sent, "bytes_sent": self.bytes_sent, "frames_received": self.frames_received,
-            "turns": [_turn_dict(t, r) for t, r in zip(self.turns, self.game.turns)],
+            # game.turns may hold one more turn (the one the run stopped in): only played turns pair up.
+            "turns": [_turn_dict(t, r) for t, r in zip(self.turns, self.game.turns, strict=False)],
             "human_moves": [_asdict(m) for m in self.game.human_moves],
             "chat": [_asdict(c) for c in self.game.chat_log],
             "chat_requests": [_asdict(c) for c in self.chats],
@@ -167,7 +168,7 @@ async def play_game(url: str, index: int, options: RunOptions,
                 if on_turn:
                     on_turn(result, turn)
             await client.settle_chats(options.chat_timeout)
-    except (OSError, InvalidURI, InvalidHandshake, asyncio.TimeoutError) as exc:
+    except (TimeoutError, OSError, InvalidURI, InvalidHandshake) as exc:
         result.error = f"{type(exc).__name__}: {exc}"[:300]
         log.error("game %d: %s", index, result.error)
     finally:
@@ -245,11 +246,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def read_transcript_dir(directory: Path, since: float = 0.0) -> list[list[dict[str, Any]]]:
     """Every ``*.jsonl`` session in ``directory`` written at or after ``since`` (wall time)."""
-    sessions = []
-    for path in sorted(Path(directory).glob("*.jsonl")):
-        if path.stat().st_mtime >= since:
-            sessions.append(read_jsonl(path))
-    return sessions
+    return [read_jsonl(path) for path in sorted(Path(directory).glob("*.jsonl")) if path.stat().st_mtime >= since]
 
 
 def _session_port(records: list[dict[str, Any]]) -> int | None:
@@ -277,20 +274,30 @@ def attach_transcripts(results: list[GameResult], sessions: list[list[dict[str, 
             result.agent_records = unmatched.pop(0)
 
 
-def agent_notes(result: GameResult) -> dict[int, list[dict[str, Any]]]:
-    """The agent's decisions (chat line, reasoning, pose) per AI turn, by the turns' wall times."""
+def turn_map(records: Iterable[dict[str, Any]]) -> dict[Any, int]:
+    """The agent's turn ids mapped to the simulator's AI turn numbers.
+
+    The agent numbers each playRequest it reads (its ``frame_in`` records carry the id); the
+    simulator sends one playRequest per AI turn, so the n-th id is the n-th AI turn. Matching by
+    id, not by wall time, keeps a decision under its own round however the clocks drift.
+    """
+    ids = [rec["turn"] for rec in records
+           if rec.get("kind") == "frame_in" and rec.get("type") == "playRequest" and rec.get("turn") is not None]
+    if not ids:  # a transcript without frame_in ids: the agent's own turn numbers, in order
+        ids = sorted({rec["turn"] for rec in records if rec.get("kind") == "turn_start" and "turn" in rec},
+                     key=lambda t: (str(type(t)), t))
+    return {turn_id: n for n, turn_id in enumerate(ids, start=1)}
+
+
+def agent_notes(result: GameResult, kinds: tuple[str, ...] = ("decision",)) -> dict[int, list[dict[str, Any]]]:
+    """The agent's records of ``kinds`` (decisions by default) per AI turn number, by turn id."""
     notes: dict[int, list[dict[str, Any]]] = {}
     if not result.agent_records:
         return notes
-    windows = [(r.index, r.wall_start, r.wall_end or math.inf) for r in result.game.turns]
+    numbers = turn_map(result.agent_records)
     for rec in result.agent_records:
-        if rec.get("kind") != "decision":
-            continue
-        t = float(rec.get("t", 0))
-        for index, start, end in windows:
-            if start - 0.01 <= t <= end + 0.05:
-                notes.setdefault(index, []).append(rec)
-                break
+        if rec.get("kind") in kinds and rec.get("turn") in numbers:
+            notes.setdefault(numbers[rec["turn"]], []).append(rec)
     return notes
 
 
@@ -378,8 +385,48 @@ def summarize(results: list[GameResult], options: RunOptions, agent: str,
     }
 
 
-def format_summary(s: dict[str, Any]) -> str:
-    """The summary as a few aligned lines for people."""
+def per_game_rows(results: list[GameResult]) -> list[dict[str, Any]]:
+    """One row per game, for the report's table."""
+    rows = []
+    for r in results:
+        llm = llm_totals(r.agent_records) if r.agent_records is not None else None
+        latencies = [t.latency for t in r.turns if t.ended and t.latency is not None]
+        rows.append({
+            "game": r.index, "objective": r.objective, "human": r.human, "seed": r.seed,
+            "AI turns": len(r.turns), "ended": sum(t.ended for t in r.turns),
+            "undone": sum(t.undone for t in r.turns), "passed": sum(not t.plays for t in r.turns),
+            "violations": len(r.game.violations),
+            "turn latency p50 (s)": percentile(latencies, 50),
+            "chat replies": f"{sum(c.latency is not None for c in r.chats)}/{len(r.chats)}",
+            "LLM calls": llm["calls"] if llm else None,
+            "tokens": llm["prompt_tokens"] + llm["completion_tokens"] if llm else None,
+            "pieces on board": len(r.final_board), "figure score": r.figure_score,
+            "error": r.error,
+        })
+    return rows
+
+
+def per_objective_rows(results: list[GameResult]) -> list[dict[str, Any]]:
+    """One row per objective: how the agent did on that figure across games."""
+    rows = []
+    for objective in sorted({r.objective for r in results}):
+        games = [r for r in results if r.objective == objective]
+        turns = [t for r in games for t in r.turns]
+        scores = [r.figure_score for r in games if r.figure_score is not None]
+        latencies = [t.latency for t in turns if t.ended and t.latency is not None]
+        rows.append({
+            "objective": objective, "games": len(games), "AI turns": len(turns),
+            "ended": sum(t.ended for t in turns), "undone": sum(t.undone for t in turns),
+            "violations": sum(len(r.game.violations) for r in games),
+            "turn latency p50 (s)": percentile(latencies, 50),
+            "pieces on board (mean)": _ratio(sum(len(r.final_board) for r in games), len(games)),
+            "figure score (mean)": round(sum(scores) / len(scores), 4) if scores else None,
+        })
+    return rows
+
+
+def summary_lines(s: dict[str, Any]) -> list[tuple[str, str]]:
+    """The summary as (label, readable value) pairs: for the terminal and the report."""
 
     def num(v: Any, unit: str = "", digits: int = 2) -> str:
         return "n/a" if v is None else f"{v:.{digits}f}{unit}" if isinstance(v, float) else f"{v}{unit}"
@@ -391,14 +438,19 @@ def format_summary(s: dict[str, Any]) -> str:
         ("turns", f"{s['turns']} (ended {s['turns_ended']}: finish {s['turns_finished']}, error {s['turns_error']};"
                   f" timed out {s['turns_timed_out']}; undone by the game {s['turns_undone']})"),
         ("plays per turn", num(s["plays_per_turn"])),
-        ("LLM per turn", f"calls {num(s['llm_calls_per_turn'])}, tokens {num(s['tokens_per_turn'], digits=0)}"
-                         f" (prompt {num(s['prompt_tokens_per_turn'], digits=0)},"
-                         f" completion {num(s['completion_tokens_per_turn'], digits=0)})"),
+        ("LLM per turn", "not known (the agent's transcripts were not read: pass --transcripts DIR)"
+         if s["llm_calls_per_turn"] is None else
+         f"calls {num(s['llm_calls_per_turn'])}, tokens {num(s['tokens_per_turn'], digits=0)}"
+         f" (prompt {num(s['prompt_tokens_per_turn'], digits=0)},"
+         f" completion {num(s['completion_tokens_per_turn'], digits=0)})"),
         ("image bytes/call", num(s["image_bytes_per_llm_call"], digits=0)),
         ("turn latency", f"p50 {num(s['turn_latency_p50_s'], ' s')}, p95 {num(s['turn_latency_p95_s'], ' s')}"),
-        ("chat replies", f"{s['chat_replies']}/{s['chat_requests']}, latency p50 {num(s['chat_reply_latency_p50_s'], ' s')},"
+        ("chat replies", f"{s['chat_replies']}/{s['chat_requests']},"
+                         f" latency p50 {num(s['chat_reply_latency_p50_s'], ' s')},"
                          f" p95 {num(s['chat_reply_latency_p95_s'], ' s')}"),
-        ("violations", f"{s['protocol_violations']}" + (f" {s['violations_by_kind']}" if s["violations_by_kind"] else "")),
+        ("violations", f"{s['protocol_violations']}" + (
+            " (" + ", ".join(f"{k} {v}" for k, v in s["violations_by_kind"].items()) + ")"
+            if s["violations_by_kind"] else "")),
         ("figure score", num(s["figure_score_mean"], digits=3) + " (mean silhouette IoU)"),
         ("pieces on board", num(s["pieces_on_board_mean"], digits=1)),
     ]
@@ -406,5 +458,11 @@ def format_summary(s: dict[str, Any]) -> str:
         lines.append(("game errors", "; ".join(s["game_errors"])))
     if s.get("report"):
         lines.append(("report", s["report"]))
+    return lines
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    """The summary as a few aligned lines for people."""
+    lines = summary_lines(s)
     width = max(len(k) for k, _ in lines)
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in lines)
