@@ -175,3 +175,23 @@ async def test_a_decision_in_progress_is_answered_at_shutdown(fake_openai: FakeO
     assert exchange.verdict.valid and json.loads(exchange.body)["decision"]["index"] == 1
     kinds = [r["kind"] for r in transcript_records(tmp_path)]
     assert kinds[-2:] == ["decision", "end"]
+
+
+async def test_requests_beyond_the_concurrency_limit_get_503(agent_at: Running, fake_openai: FakeOpenAI) -> None:
+    fake_openai.enqueue(FakeReply.stall(0.5, content=json.dumps({"index": 0, "reason": "x"})))
+    async with agent_at(fake_openai, server={"max_concurrent": 1}) as (_, url), FakeForge(url, "early") as forge:
+        first = asyncio.create_task(forge.send({**LAND, "gameId": "one"}))
+        await fake_openai.wait_for_requests(1)
+        second = await forge.send({**LAND, "gameId": "two"})
+        assert second.status == 503
+        assert (await first).verdict.valid
+
+
+async def test_idle_games_are_closed(agent_at: Running, tmp_path: Path) -> None:
+    async with agent_at(server={"game_idle_s": 0.05}) as (server, url), FakeForge(url) as forge:
+        await forge.send({**LAND, "gameId": "old"})
+        await asyncio.sleep(0.1)
+        await forge.send({**LAND, "gameId": "new"})
+        assert list(server.sessions) == ["new"]
+    ends = [r for r in transcript_records(tmp_path) if r["kind"] == "end"]
+    assert {"closed": "idle"} in [r["result"] for r in ends]
