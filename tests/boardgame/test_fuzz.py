@@ -43,12 +43,15 @@ def test_any_frame_parses_or_is_a_protocol_error(frame: dict[str, Any]) -> None:
 def test_any_action_is_a_legal_move_or_a_rule_error(game: str, kind: str, data: dict[str, Any], seat: int) -> None:
     rules = get_rules(game)
     position = rules.initial()
+    reason = ""
     try:
         move = rules.check_action(position, seat, kind, data)
     except RuleError as exc:
-        assert str(exc)
+        reason = str(exc)
     else:
         assert move in rules.legal_moves(position)
+        return
+    assert reason, "a refusal says why"
 
 
 @settings(max_examples=150, deadline=None)
@@ -65,7 +68,9 @@ def test_any_state_is_a_position_or_a_rule_error(game: str, data: dict[str, Any]
                                              max_size=4)))
 def test_any_llm_reply_is_an_action_or_an_invalid_choice(data: dict[str, Any] | None) -> None:
     for parse in (parse_reply, parse_text_reply):
+        reason = "parsed"
         try:
             parse(data, "text")
         except InvalidChoice as exc:
-            assert str(exc)
+            reason = str(exc)
+        assert reason, "a refusal says why"
