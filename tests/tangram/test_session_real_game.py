@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -149,3 +150,14 @@ async def test_the_games_own_vertices_raise_no_warning(caplog: pytest.LogCapture
     await conn.until("finish")
     assert not [r for r in caplog.records if "geometry table" in r.getMessage()]
     await session.close()
+
+
+async def test_a_polite_close_waits_for_the_animation_before_finish() -> None:
+    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]))
+    loop = asyncio.get_running_loop()
+    await session.handle_raw(raw_frame("playRequest"))
+    await conn.until("play")
+    played = loop.time()
+    await session.close(polite=True)  # the agent shuts down while the game animates the play
+    assert [f["type"] for f in conn.sent][-1] == "finish"
+    assert loop.time() - played >= 0.5

@@ -176,6 +176,10 @@ class Session:
             if not turn.finish_claimed:
                 turn.finish_claimed = True
                 turn.interruptible = False
+                if turn.awaiting_feedback and turn.play_sent_at is not None:
+                    # Never finish while the game still animates our last play (GAME_FACTS).
+                    loop = asyncio.get_running_loop()
+                    await asyncio.sleep(max(0.0, turn.play_sent_at + ANIMATION_S + 0.1 - loop.time()))
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(POLITE_SEND_S):
                         await self._say("I have to stop now: the AI partner is shutting down.")
