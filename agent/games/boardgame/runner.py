@@ -97,14 +97,19 @@ async def run(config: BoardgameConfig) -> int:
                               f"{prompts.directory / (name + '.j2')} ({exc})") from None
         return LLMPlayer(llm, prompts, record=transcript.record)
 
+    def on_event(kind: str, data: dict[str, Any]) -> None:
+        transcript.record(kind, data=data)
+        if kind == "match_created":
+            # The id another agent needs to join (--match), before the match is played out.
+            print(f"boardgame: created {data['game']} match {data['match_id']}", file=sys.stderr, flush=True)
+
     status = 0
     try:
         for index in range(config.play.matches):
             settings = client_settings(config)
             if index and settings.match_id is not None:
                 break  # a joined match is played once
-            client = MatchClient(settings, player, offline,
-                                 on_event=lambda kind, data: transcript.record(kind, data=data),
+            client = MatchClient(settings, player, offline, on_event=on_event,
                                  text_player=text_player if llm is not None else None)
             try:
                 result = await client.play()
