@@ -1,10 +1,11 @@
 """The agent as a WebSocket client: create or join a match, play it to the end, survive drops.
 
 :class:`~agent.games.boardgame.link.Link` is the transport; :class:`MatchClient` is the loop:
-``get_state``, act when ``active_agent_id`` is ours, wait for a push (or poll) otherwise. A turn asks the player for an action, checks it against the
-rules before sending, and on a refusal (local or the engine's) asks again with the reason in the
-player's feedback, at most ``max_attempts`` times; then the offline player acts. When the engine
-drops, the client reconnects with backoff and resumes the match by ``get_state``.
+``get_state``, act when ``active_agent_id`` is ours, wait for a push (or poll) otherwise. A turn
+asks the player for an action, checks it against the rules before sending, and on a refusal (local
+or the engine's) asks again with the reason in the player's feedback, at most ``max_attempts``
+times; then the offline player acts. When the engine drops, the client reconnects with backoff and
+resumes the match by ``get_state``.
 """
 
 from __future__ import annotations
