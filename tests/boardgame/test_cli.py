@@ -52,7 +52,7 @@ async def test_the_agent_command_joins_a_match(tmp_path: Path) -> None:
         host = await agent_process("--connect", url, "--agent-id", "A", "--opponent", "none",
                                    "--search-seconds", "0.02", "--log-level", "WARNING", cwd=tmp_path)
         for _ in range(500):
-            matches = list(engine._matches)
+            matches = engine.match_ids()
             if matches:
                 break
             await asyncio.sleep(0.02)
@@ -70,7 +70,7 @@ async def test_sigterm_leaves_the_match_flushes_the_transcript_and_exits_130(tmp
         process = await agent_process("--config", str(config), "--connect", url, "--agent-id", "A", "--seat", "2",
                                       cwd=tmp_path)
         for _ in range(500):
-            if engine._matches:
+            if engine.match_ids():
                 break
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.2)

@@ -129,6 +129,10 @@ class Engine:
             self._server.close()
             await self._server.wait_closed()
 
+    def match_ids(self) -> list[str]:
+        """The matches held, oldest first."""
+        return list(self._matches)
+
     def match(self, match_id: str) -> Match | None:
         runtime = self._matches.get(match_id)
         return runtime.match if runtime else None
