@@ -177,6 +177,30 @@ def test_a_raider_walls_the_enemy_hive() -> None:
     assert action == Action.BUILD and step(10, 29, direction) == (11, 29)
 
 
+def test_default_roles_follow_the_aggression() -> None:
+    strategy = new_strategy(0, 0)
+    assert [strategy.role_of(b) for b in range(5)] == ["forage"] * 4 + ["raid"]
+    strategy.plan = Plan(bees=[], aggression=0.1)
+    assert strategy.role_of(4) == "forage"
+
+
+def test_a_raider_holds_a_walled_in_enemy_hive_when_aggressive() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    for d in range(8):
+        r, c = step(12, 28, d)
+        if state.get(r, c) == Cell.EMPTY:
+            state.set(r, c, Cell.WALL)
+    put(state, 0, 0, 12, 26)
+    hold = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=0.9)
+    action, direction, reason = decide(state, hold)
+    assert action == Action.MOVE and state.get(*step(12, 26, direction)) != Cell.EMPTY  # stays put
+    assert reason == "holding the enemy hive"
+    leave = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=0.3)
+    assert decide(state, leave)[2] != "holding the enemy hive"
+
+
 def test_a_coach_target_is_followed() -> None:
     state = empty_arena()
     state.set(1, 1, Cell.FLOWER)

@@ -30,7 +30,7 @@ class BeeOrder(BaseModel):
 
 
 class Plan(BaseModel):
-    """Roles per bee and how aggressive to be; bees the plan leaves out keep foraging."""
+    """Roles per bee and how aggressive to be; bees the plan leaves out keep their default role."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

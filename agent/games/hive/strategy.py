@@ -39,6 +39,16 @@ CLAIM_PENALTY = 40
 CARRY_FACTOR = 1.5
 """A carrier's move fails one time in three: each step home costs 1.5 turns on average."""
 
+DEFAULT_ROLES: dict[int, Role] = {BEES - 1: "raid"}
+"""Without a plan, the last bee walls the enemy hive and the others forage: measured against our
+own strategy without a raider, one raider wins clearly and two are worse than one."""
+
+DEFAULT_AGGRESSION = 0.5
+RAID_AGGRESSION = 0.2
+"""Below this, bees left out of a plan all forage (no default raider)."""
+HOLD_AGGRESSION = 0.5
+"""From this on, a raider whose enemy hive is walled in stays beside it to rebuild what is broken."""
+
 COST_FREE = 1
 COST_BEE = 3
 COST_WALL = 4
@@ -83,7 +93,15 @@ class Strategy:
 
     def role_of(self, bee: int) -> Role:
         order = self.plan.order_for(bee) if self.plan else None
-        return order.role if order else "forage"
+        if order is not None:
+            return order.role
+        if self.aggression < RAID_AGGRESSION:
+            return "forage"
+        return DEFAULT_ROLES.get(bee, "forage")
+
+    @property
+    def aggression(self) -> float:
+        return self.plan.aggression if self.plan else DEFAULT_AGGRESSION
 
     # ---- the decision -------------------------------------------------------------------------
 
@@ -283,16 +301,17 @@ class Strategy:
             if index in ring and cell == Cell.EMPTY:
                 return Decision(Action.BUILD, direction, "wall the enemy hive")
         open_ring = [i for i in ring if world.cells[i] != Cell.WALL]
-        if not open_ring:
+        watch = open_ring or (sorted(ring) if self.aggression >= HOLD_AGGRESSION else [])
+        if not watch:
             return None
         costs = self._costs(me, carrying=False)
-        # Aim for a cell next to an open entrance, not the entrance itself (we wall it from there).
-        sources = [n for i in open_ring for n in NEIGHBOURS[i] if n not in ring and not is_hive(world.cells[n])]
+        # Aim for a cell next to an entrance, not the entrance itself (we wall it from there).
+        sources = [n for i in watch for n in NEIGHBOURS[i] if n not in ring and not is_hive(world.cells[n])]
         if not sources:
             return None
         dist = distance_field(costs, sources)
         if dist[me] == 0:
-            return self._wait(view, around, "guarding the enemy hive")
+            return self._wait(view, around, "holding the enemy hive")
         return self._step(view, around, dist, "go wall the enemy hive", world.enemy_hive, carrying=False)
 
     def _defend(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
