@@ -282,3 +282,29 @@ def test_every_catalogue_answer_is_valid_and_fast() -> None:
             choice = decide(request)
             assert choice.reason, name
             assert time.perf_counter() - started < 0.5, name  # generous; the benchmark measures p99
+
+
+def test_t1_damage_that_kills_nothing_goes_face() -> None:
+    t = Table()
+    t.theirs("Serra Angel", "Craw Wurm")
+    assert targets(t.target("Lightning Bolt")) == ["Opponent"]
+
+
+def test_t7_a_combat_trick_goes_to_a_creature_in_combat() -> None:
+    t = Table(my_turn=False, phase="COMBAT_DECLARE_BLOCKERS")
+    t.lands(1, "Forest")
+    t.mine("Craw Wurm")
+    spider = t.mine("Giant Spider")
+    t.mine_bf[-1]["blocking"] = True
+    t.theirs("Air Elemental")
+    t.hand("Giant Growth")
+    assert chosen_action(t.actions()) == "cast_spell Giant Growth"
+    assert targets(t.target("Giant Growth", "creature")) == ["Giant Spider"]
+    assert spider
+    calm = Table(my_turn=False, phase="COMBAT_DECLARE_BLOCKERS")
+    calm.lands(1, "Forest")
+    calm.mine("Craw Wurm")
+    attacker = calm.theirs("Air Elemental")
+    calm.theirs_bf[-1]["attacking"] = True
+    calm.hand("Giant Growth")
+    assert attacker and chosen_action(calm.actions()) == "pass"  # none of ours fights: keep it

@@ -142,8 +142,9 @@ def has_keyword(oracle: str, keyword: str) -> bool:
 
 # ---- what a spell's text does ---------------------------------------------------------------------
 
-_DAMAGE = re.compile(r"deals? (\d+|x) damage to (any target|target creature|target player|target opponent|"
-                     r"each creature|each opponent|target creature or planeswalker|target creature or player)")
+_DAMAGE = re.compile(r"deals? (\d+|x) damage (?:divided as you choose among (?:one or two|any number of) )?"
+                     r"(?:to )?(any target|target creature|target player|target opponent|each creature|each opponent|"
+                     r"target creature or planeswalker|target creature or player|targets)")
 _DESTROY = re.compile(r"(destroy|exile) target (creature|nonland permanent|permanent|artifact|enchantment|"
                       r"planeswalker|nonblack creature|nonartifact creature|tapped creature|attacking creature)")
 _MINUS = re.compile(r"target creature gets? -(\d+)/-(\d+)")
@@ -188,8 +189,9 @@ def read_effect(oracle: str) -> Effect:
         n = _WORDS.get(m.group(1))
         damage = max(damage, n if n is not None else int(m.group(1)))
         what = m.group(2)
-        to_creatures |= "creature" in what or "any target" in what
-        to_players |= "player" in what or "opponent" in what or "any target" in what
+        anything = what in ("any target", "targets")
+        to_creatures |= "creature" in what or anything
+        to_players |= "player" in what or "opponent" in what or anything
         sweeper |= what == "each creature"
     destroy = _DESTROY.search(text) is not None
     sweeper |= "destroy all creatures" in text

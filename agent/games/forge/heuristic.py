@@ -151,10 +151,11 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
             return 200.0, f"{name} for lethal"  # A8: above even the land drop
         if killable:
             target = max(killable, key=lambda c: c.value)
-            if not view.sorcery_timing and not (view.combat or view.stack):
-                return 0.0, "keep removal for combat or the main phase"
+            if not (view.sorcery_timing or view.combat or view.stack or _their_end_step(view)):
+                return 0.0, "keep removal for combat, the main phase or their end step"
             return 20.0 + target.value + 0.5 * cmc, f"{name} removes {target.name}"
-        if effect.damage_to_players and view.my_turn and "MAIN2" in view.phase.upper():
+        late = (view.my_turn and "MAIN2" in view.phase.upper()) or _their_end_step(view)
+        if effect.damage_to_players and late:
             return 2.0 + effect.damage * 0.5, f"{name} at the opponent's face"
         return 0.0, f"no good target for {name}"
     if facts.is_creature:
@@ -163,8 +164,8 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
         stats = make_creature(view.definitions, name, None, p, t).value
         return 15.0 + stats + cmc, f"cast creature {name} ({p}/{t})"
     if effect.pump:
-        mine_in_combat = view.combat and any(c for c in view.me.creatures)
-        return (6.0 + effect.pump, f"{name} pumps a creature in combat") if mine_in_combat else (0.0, "keep the pump")
+        return ((6.0 + effect.pump, f"{name} pumps a creature in combat") if _fighters(view)
+                else (0.0, "keep the pump for a creature in combat"))
     if facts.is_permanent:
         if "enchant creature" in facts.oracle.lower() and not view.me.creatures:
             return 0.0, f"no creature to enchant with {name}"
@@ -176,6 +177,21 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
     if option.requires_targets:
         return 0.0, f"unsure what {name} does"
     return 3.0 + cmc * 0.5, f"cast {name}"
+
+
+def _fighters(view: View) -> list[Creature]:
+    """Our creatures in combat now; when the client says nothing about combat, any of ours in a combat step."""
+    if not view.combat:
+        return []
+    flagged = [c for c in view.me.creatures if c.in_combat]
+    if flagged or any(c.in_combat for c in view.opp.creatures):
+        return flagged
+    return list(view.me.creatures)
+
+
+def _their_end_step(view: View) -> bool:
+    """The opponent's end step: the last chance to use instants before our turn (A9)."""
+    return not view.my_turn and "END" in view.phase.upper()
 
 
 def score_ability(option: ActionOption, facts: CardFacts, view: View) -> tuple[float, str]:
@@ -267,12 +283,20 @@ def score_target(target: TargetOption, effect: Effect, beneficial: bool, view: V
             return (10.0 if stack_owner != view.me.name else -20.0) * (-1 if beneficial else 1)
         return 0.0
     if beneficial:
-        return (5.0 + value) if owner == "me" else -10.0
+        if owner != "me":
+            return -10.0
+        if view.combat and effect.pump and creature is not None:
+            # T7: a combat trick goes to a creature that is fighting.
+            return 10.0 + value if creature in _fighters(view) else 0.5
+        return 5.0 + value
     if owner == "me":
         return -20.0 - value  # T3: never hurt our own things unless forced
-    # T1: the opposing creature the effect actually kills, the most valuable first.
+    # T1: the opposing creature the effect actually kills, the most valuable first; damage that
+    # kills nothing is worth less than the same damage to the opponent's face.
     kills = creature is not None and _kills(effect, creature)
-    return 5.0 + value + (10.0 if kills else 0.0)
+    if kills or effect.destroys or effect.bounces or effect.taps or effect.counters_spell:
+        return 5.0 + value + (10.0 if kills else 0.0)
+    return 1.0
 
 
 # ---- rule C: attacking -------------------------------------------------------------------------

@@ -7,6 +7,7 @@ all read the same facts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.games.forge.cards import UNKNOWN, CardFacts, card_facts
 from agent.games.forge.models import CardRef, ForgeRequest, PlayerState, StackItem
@@ -29,6 +30,8 @@ class Creature:
     facts: CardFacts
     tapped: bool = False
     sick: bool = False
+    in_combat: bool = False
+    """Attacking or blocking right now (from the client's flags or its ``combat`` object)."""
 
     def has(self, keyword: str) -> bool:
         return self.facts.has(keyword)
@@ -102,11 +105,32 @@ class View:
 
 
 def make_creature(view_defs: dict[str, CardFacts], name: str, card_id: str | None, power: int | None,
-                  toughness: int | None, tapped: bool = False, sick: bool = False) -> Creature:
+                  toughness: int | None, tapped: bool = False, sick: bool = False, in_combat: bool = False) -> Creature:
     facts = view_defs.get(name) or UNKNOWN
     p = power if power is not None else facts.power
     t = toughness if toughness is not None else facts.toughness
-    return Creature(card_id, name, p or 0, t if t is not None else 1, facts, tapped, sick)
+    return Creature(card_id, name, p or 0, t if t is not None else 1, facts, tapped, sick, in_combat)
+
+
+MAX_COMBAT_IDS = 400
+
+
+def combat_ids(combat: Any) -> frozenset[str]:
+    """Ids of the cards in a ``combat`` object, whatever its shape (lists of attackers and blockers,
+    or pairings): every ``id``/``card_id`` (and ``blocker_id``/``attacker_id``) found, bounded."""
+    found: set[str] = set()
+    stack = [combat]
+    while stack and len(found) < MAX_COMBAT_IDS:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, value in item.items():
+                if key in ("id", "card_id", "attacker_id", "blocker_id") and isinstance(value, (int, str)):
+                    found.add(str(value))
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+        elif isinstance(item, list):
+            stack.extend(item[:MAX_COMBAT_IDS])
+    return frozenset(found)
 
 
 def _definitions(request: ForgeRequest) -> dict[str, CardFacts]:
@@ -119,7 +143,7 @@ def _definitions(request: ForgeRequest) -> dict[str, CardFacts]:
     return out
 
 
-def _side(player: PlayerState, defs: dict[str, CardFacts]) -> Side:
+def _side(player: PlayerState, defs: dict[str, CardFacts], fighting: frozenset[str]) -> Side:
     creatures = []
     lands = untapped = 0
     for card in player.battlefield:
@@ -128,8 +152,9 @@ def _side(player: PlayerState, defs: dict[str, CardFacts]) -> Side:
             lands += 1
             untapped += not card.tapped
         if facts.is_creature or (card.power is not None and card.toughness is not None and not facts.is_land):
+            in_combat = card.attacking or card.blocking or (card.id is not None and card.id in fighting)
             creatures.append(make_creature(defs, card.name, card.id, card.power, card.toughness,
-                                           card.tapped, card.sick))
+                                           card.tapped, card.sick, in_combat))
     hand = tuple(defs.get(c.name) or UNKNOWN for c in player.hand)
     size = player.handCount if player.handCount is not None else len(player.hand)
     return Side(player.id, player.name, player.life, hand, size, tuple(player.battlefield), tuple(creatures),
@@ -176,4 +201,6 @@ def build_view(request: ForgeRequest) -> View:
         my_turn = request.request_type == "declare_attackers" or request.request_type != "declare_blockers"
     phase = request.state.phase or request.context.phase
     turn = request.state.turn or (request.context.turn or 0)
-    return View(_side(me, defs), _side(opp, defs), my_turn, phase, turn, tuple(request.state.stack), defs)
+    fighting = combat_ids(request.state.combat)
+    return View(_side(me, defs, fighting), _side(opp, defs, fighting), my_turn, phase, turn,
+                tuple(request.state.stack), defs)

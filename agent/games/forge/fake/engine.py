@@ -105,6 +105,9 @@ class Game:
         self.stats = Stats()
         self.winner: str | None = None
         self.ask: Ask | None = None
+        self.attacking: list[Perm] = []
+        self.blocks: dict[int, list[Perm]] = {}
+        """Combat now: attackers and, per attacker id, its blockers (sent in every combat request)."""
 
     # ---- helpers ----------------------------------------------------------------------------
 
@@ -248,7 +251,19 @@ class Game:
         d: dict[str, Any] = {"name": x.name, "id": x.id, "zone": "Battlefield", "tapped": x.tapped}
         if x.card.power is not None:
             d.update(power=self.power(p, x), toughness=self.toughness(p, x), sick=x.sick)
+            if x in self.attacking:
+                d["attacking"] = True
+            if any(x in bs for bs in self.blocks.values()):
+                d["blocking"] = True
         return d
+
+    def combat_json(self) -> dict[str, Any] | None:
+        if not self.attacking:
+            return None
+        defender = self.other(self.players[self.active]).name
+        return {"attackers": [{"id": a.id, "name": a.name, "defender": defender,
+                               "blockers": [{"id": b.id, "name": b.name} for b in self.blocks.get(a.id, [])]}
+                              for a in self.attacking]}
 
     def state_json(self, to: Player, combat: dict[str, Any] | None = None) -> dict[str, Any]:
         names: set[str] = set()
@@ -275,6 +290,7 @@ class Game:
                        "controller": self.players[s.controller].name} for s in reversed(self.stack)],
             "stack_size": len(self.stack), "players": players, "card_definitions": definitions(names),
         }
+        combat = combat if combat is not None else self.combat_json()
         if combat is not None:
             state["combat"] = combat
         return state
@@ -556,8 +572,7 @@ class Game:
                                for i, a in enumerate(attackers)],
                  "blockers": [{"index": i, "id": b.id, "name": b.name, "power": self.power(self.agent, b),
                                "toughness": self.toughness(self.agent, b)} for i, b in enumerate(able)]}
-        combat = {"attackers": [{"id": a.id, "name": a.name, "defender": self.agent.name} for a in attackers]}
-        answer = await self._ask(self.request("declare_blockers", self.agent, state, combat=combat))
+        answer = await self._ask(self.request("declare_blockers", self.agent, state))
         blocks: dict[int, list[Perm]] = {}
         for b, a in (answer["pairs"] if answer else []):
             blocker, attacker = able[b], attackers[a]
@@ -621,10 +636,12 @@ class Game:
                 if not _has(a.card, "Vigilance"):
                     a.tapped = True
             blocks = {k: [v] for k, v in self.opp_blocks(attackers).items()}
+            self.attacking, self.blocks = attackers, blocks
             self.phase = "COMBAT_DECLARE_BLOCKERS"
             await self.agent_priority()  # pump or removal before damage
             self.phase = "COMBAT_DAMAGE"
             self.damage(self.agent, attackers, blocks)
+            self.attacking, self.blocks = [], {}
         if self.over():
             return
         self.phase = "MAIN2"
@@ -655,10 +672,13 @@ class Game:
                 if not _has(a.card, "Vigilance"):
                     a.tapped = True
             self.phase = "COMBAT_DECLARE_BLOCKERS"
+            self.attacking = attackers
             blocks = await self.agent_blocks(attackers)
+            self.blocks = blocks
             await self.agent_priority()
             self.phase = "COMBAT_DAMAGE"
             self.damage(p, attackers, blocks)
+            self.attacking, self.blocks = [], {}
         if self.over():
             return
         self.phase = "END_OF_TURN"
