@@ -184,3 +184,17 @@ def test_text_replies_are_parsed_or_explained() -> None:
     for bad in ({"type": "drop", "data_json": "[3]"}, {"type": "", "data_json": "{}"}, {"data_json": "{}"}):
         with pytest.raises(InvalidChoice):
             parse_text_reply(bad, "")
+
+
+def test_the_prompt_names_winning_and_losing_moves() -> None:
+    rules = get_rules("connect_four")
+    position = rules.initial()
+    for move in (0, 6, 1, 6, 2):  # X holds columns 1-3 of the bottom row; O has two in column 7
+        position = rules.play(position, move)
+    o_turn = prompts().render("turn", prompt_context(Turn(rules, position, 1, 6), "RULES"))
+    assert "These moves win at once" not in o_turn
+    # Whatever O plays except column 4, X wins at column 4.
+    assert "opponent can win at once, so avoid them if you can: column 1, column 2, column 3, column 5" in o_turn
+    position = rules.play(position, 6)  # O ignores the threat
+    x_turn = prompts().render("turn", prompt_context(Turn(rules, position, 0, 7), "RULES"))
+    assert "These moves win at once: column 4." in x_turn

@@ -52,10 +52,32 @@ def reply_schema(rules: GameRules[Any]) -> dict[str, Any]:
     }
 
 
+def tactics(rules: GameRules[Any], position: Any, seat: int) -> tuple[list[int], list[int]]:
+    """(moves that win at once, moves after which the opponent can win at once): one ply each way.
+
+    LLMs misread boards; these two lists are what a player must never miss, computed exactly.
+    """
+    wins, losing = [], []
+    for move in rules.legal_moves(position):
+        after = rules.play(position, move)
+        outcome = rules.outcome(after)
+        if outcome is not None:
+            if outcome.winner == seat:
+                wins.append(move)
+            continue
+        for reply in rules.legal_moves(after):
+            result = rules.outcome(rules.play(after, reply))
+            if result is not None and result.winner == 1 - seat:
+                losing.append(move)
+                break
+    return wins, losing
+
+
 def prompt_context(turn: Turn, rules_text: str) -> dict[str, Any]:
     """Every variable the templates may use (the sample context at start-up has the same keys)."""
     rules = turn.rules
     legal = list(rules.legal_moves(turn.position))[:MAX_LEGAL_LISTED]
+    wins, losing = tactics(rules, turn.position, turn.seat)
     return {
         "game_title": rules.title,
         "rules": rules_text,
@@ -68,6 +90,8 @@ def prompt_context(turn: Turn, rules_text: str) -> dict[str, Any]:
         "legal_moves": [{"description": rules.describe_move(m),
                          "data": json.dumps(dict(rules.move_to_action(m).data))} for m in legal],
         "feedback": list(turn.feedback),
+        "winning_moves": [rules.describe_move(m) for m in wins],
+        "losing_moves": [rules.describe_move(m) for m in losing],
     }
 
 
