@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agent.games.hive.bots import ExampleBot, OurBot, Player
+from agent.games.hive.bots import ExampleBot, OurBot, Player, make_bot
 from agent.games.hive.paths import BLOCKED, INF, distance_field
 from agent.games.hive.plan import BeeOrder, Plan
 from agent.games.hive.protocol import BeeView, parse_state
@@ -280,3 +280,12 @@ def test_an_arena_with_every_kind_of_cell_is_handled() -> None:
         apply_command(state, d.action, d.direction, rng)
         if state.game_over:
             break
+
+
+def test_the_forager_bot_never_raids() -> None:
+    bot = make_bot("forager", 1)
+    state = empty_arena()
+    state.set(1, 1, Cell.FLOWER)
+    bot.decide(state_view(state))
+    strategy = getattr(bot, "strategy", None)
+    assert strategy is not None and all(strategy.role_of(b) == "forage" for b in range(5))

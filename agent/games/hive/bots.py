@@ -2,6 +2,7 @@
 
 Each player turns one view into one command and keeps whatever memory it needs; none does I/O.
 - ``ours``: the offline strategy (agent.games.hive.strategy).
+- ``forager``: the same strategy with aggression 0.1: five foragers, no raider (a strong greedy bot).
 - ``random``: any of the 32 commands, uniformly.
 - ``mover``: random moves only (a bee that never forages).
 - ``example``: plays like the arena's example agents: forage an adjacent flower, deliver when
@@ -14,6 +15,7 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
+from agent.games.hive.plan import Plan
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import OFFSETS, Action, Cell
 from agent.games.hive.strategy import Strategy, new_strategy
@@ -84,8 +86,20 @@ class OurBot(_Quiet):
         return decision.action, decision.direction
 
 
+class ForagerBot(OurBot):
+    """Our strategy told to be peaceful: no bee raids, all five forage."""
+
+    name = "forager"
+
+    def decide(self, view: BeeView) -> tuple[int, int]:
+        if self.strategy is None or self.strategy.world.player != view.player:
+            self.strategy = new_strategy(view.player, self.seed, Plan(bees=[], aggression=0.1))
+        return super().decide(view)
+
+
 BOTS: dict[str, Callable[[int | None], Player]] = {
     "ours": OurBot,
+    "forager": ForagerBot,
     "random": RandomBot,
     "mover": MoverBot,
     "example": ExampleBot,
