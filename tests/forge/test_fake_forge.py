@@ -134,3 +134,12 @@ async def test_games_at_once_stay_apart(agent_at: Running) -> None:
         reports = await asyncio.gather(*(forge.play(Game(s, "action", game_id=f"par-{s}")) for s in range(4)))
     assert all(r.invalid() == [] for r in reports)
     assert all({e.request["gameId"] for e in r.exchanges} == {f"par-{i}"} for i, r in enumerate(reports))
+
+
+async def test_the_headless_caller_hangs_on_an_error_and_the_agent_never_causes_one(agent_at: Running) -> None:
+    async with flaky_agent(1) as (url, _), FakeForge(url, "early", caller="headless") as forge:
+        report = await forge.play(Game(1, "action", max_turns=4))
+    assert report.results == ["hung"]
+    async with agent_at() as (_, url), FakeForge(url, "later", caller="headless") as forge:
+        report = await forge.play(Game(1, "action", max_turns=10))
+    assert report.results[0] in ("Agent", "Opponent", "draw") and report.invalid() == []

@@ -83,8 +83,14 @@ class FakeForge:
     """One Forge client talking to the agent at ``url``; share it between games like Forge would."""
 
     def __init__(self, url: str, version: str | ClientVersion = "later", *, token: str | None = None,
-                 timeout: float | None = None, retry_interval: float | None = None, max_retries: int = 3) -> None:
+                 timeout: float | None = None, retry_interval: float | None = None, max_retries: int = 3,
+                 caller: str = "ai-fallback") -> None:
+        if caller not in ("ai-fallback", "headless"):
+            raise ValueError(f"unknown caller {caller!r}")
         self.url = url
+        self.caller = caller
+        """What an error leads to: Forge's own AI decides ("ai-fallback"), or the headless caller
+        waits for manual input on its port 8081, which hangs the game ("headless")."""
         self.version = VERSIONS[version] if isinstance(version, str) else version
         self.timeout = timeout if timeout is not None else self.version.timeout
         self.retry_interval = retry_interval if retry_interval is not None else self.version.retry_interval
@@ -157,12 +163,14 @@ class FakeForge:
             report.exchanges.append(exchange)
             if exchange.verdict.outcome == "fatal":
                 raise FatalAnswer(exchange.verdict.reason)
+            if exchange.verdict.outcome == "error" and self.caller == "headless":
+                raise FatalAnswer(f"{exchange.verdict.reason}: waiting for manual input on port 8081 (game hangs)")
             return exchange.verdict.decision if exchange.verdict.outcome in ("ok", "changed") else None
 
         try:
             winner = await game.play(ask)
-        except FatalAnswer:
-            winner = "crashed"
+        except FatalAnswer as exc:
+            winner = "crashed" if "8081" not in str(exc) else "hung"
         report.results.append(winner)
         report.exchanges.append(await self.send(game.reflect_request()))
         return report
