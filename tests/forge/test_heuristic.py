@@ -308,3 +308,13 @@ def test_t7_a_combat_trick_goes_to_a_creature_in_combat() -> None:
     calm.theirs_bf[-1]["attacking"] = True
     calm.hand("Giant Growth")
     assert attacker and chosen_action(calm.actions()) == "pass"  # none of ours fights: keep it
+
+
+def test_a2_mana_creatures_pay_like_lands() -> None:
+    t = Table()
+    t.lands(2, "Forest")
+    t.mine("Llanowar Elves")
+    t.hand("Centaur Courser")
+    options = [{"type": "cast_spell", "card_id": 77, "card_name": "Centaur Courser", "mana_cost": "{2}{G}"},
+               {"type": "pass_priority"}]
+    assert chosen_action(t.actions(options=options)) == "cast_spell Centaur Courser"

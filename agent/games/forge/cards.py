@@ -43,8 +43,8 @@ def parse_mana_cost(text: str | None) -> ManaCost:
     has_x = False
     for raw in symbols:
         sym = raw.strip().upper()
-        if not sym or sym in ("NO", "COST", "NONE"):
-            continue
+        if not sym or sym in ("NO", "COST", "NONE", "T", "Q", "E"):
+            continue  # tap, untap and energy symbols are no mana
         if sym.isdigit():
             value += int(sym)
             continue

@@ -57,6 +57,7 @@ class Side:
     creatures: tuple[Creature, ...]
     lands: int
     untapped_lands: int
+    """Untapped lands plus untapped mana creatures that can tap now: what pays for spells."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,8 @@ def _side(player: PlayerState, defs: dict[str, CardFacts], fighting: frozenset[s
             untapped += not card.tapped
         if facts.is_creature or (card.power is not None and card.toughness is not None and not facts.is_land):
             in_combat = card.attacking or card.blocking or (card.id is not None and card.id in fighting)
+            if not facts.is_land and not card.tapped and not card.sick and "{t}: add" in facts.oracle.lower():
+                untapped += 1  # a mana creature (Llanowar Elves) pays like a land
             creatures.append(make_creature(defs, card.name, card.id, card.power, card.toughness,
                                            card.tapped, card.sick, in_combat))
     hand = tuple(defs.get(c.name) or UNKNOWN for c in player.hand)
