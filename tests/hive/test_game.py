@@ -85,3 +85,34 @@ def test_direct_mode_needs_the_llm_player() -> None:
     config = game.config_model.model_validate({"direct": {"enabled": True}})
     with pytest.raises(ConfigError, match="player: llm"):
         game.check(config)
+
+
+async def test_ctrl_c_leaves_the_arena_and_flushes_the_transcript(tmp_path: Path) -> None:
+    import json
+    import signal
+
+    answered = asyncio.Event()
+
+    async def arena(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        writer.write(b"0,0,0,10,2,9000050900000090000009001000900100090710009001000\n")
+        await reader.read(200)
+        answered.set()
+        await reader.read()  # until the agent hangs up
+
+    server = await asyncio.start_server(arena, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    config = tmp_path / "c.yaml"
+    config.write_text(f"game: hive\ntranscripts:\n  dir: {tmp_path}\n")
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "agent", "--config", str(config),
+                                                "--connect", f"127.0.0.1:{port}", cwd=PROJECT_DIR,
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        await asyncio.wait_for(answered.wait(), 30)
+        proc.send_signal(signal.SIGINT)
+        _, err = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        server.close()
+    assert proc.returncode == 130, err
+    records = [json.loads(line) for f in tmp_path.glob("*.jsonl") for line in f.read_text().splitlines()]
+    assert records[-1]["kind"] == "end" and records[-1]["ending"] == "interrupted"
