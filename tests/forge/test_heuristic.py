@@ -315,6 +315,7 @@ def test_a2_mana_creatures_pay_like_lands() -> None:
     t.lands(2, "Forest")
     t.mine("Llanowar Elves")
     t.hand("Centaur Courser")
-    options = [{"type": "cast_spell", "card_id": 77, "card_name": "Centaur Courser", "mana_cost": "{2}{G}"},
-               {"type": "pass_priority"}]
+    options: list[dict[str, object]] = [
+        {"type": "cast_spell", "card_id": 77, "card_name": "Centaur Courser", "mana_cost": "{2}{G}"},
+        {"type": "pass_priority"}]
     assert chosen_action(t.actions(options=options)) == "cast_spell Centaur Courser"
