@@ -45,6 +45,9 @@ async def test_the_agent_command_plays_a_match_and_prints_one_line(tmp_path: Pat
     records = [json.loads(line) for f in (tmp_path / "transcripts").glob("*.jsonl") for line in f.open()]
     kinds = [r["kind"] for r in records]
     assert "match_created" in kinds and kinds[-1] == "result"
+    sent = [json.loads(r["frame"]) for r in records if r["kind"] == "frame_out"]
+    assert [f["type"] for f in sent[:2]] == ["create_match", "get_state"]
+    assert any(r["kind"] == "frame_in" and '"push_event"' in r["frame"] for r in records)
 
 
 async def test_the_agent_command_joins_a_match(tmp_path: Path) -> None:

@@ -198,3 +198,15 @@ def test_the_prompt_names_winning_and_losing_moves() -> None:
     position = rules.play(position, 6)  # O ignores the threat
     x_turn = prompts().render("turn", prompt_context(Turn(rules, position, 0, 7), "RULES"))
     assert "These moves win at once: column 4." in x_turn
+
+
+async def test_llm_calls_per_match_are_capped_then_the_offline_player_plays(fake_openai: FakeOpenAI) -> None:
+    fake_openai.responder = legal_responder(random.Random(2))
+    client = llm_client(fake_openai)
+    player = LLMPlayer(client, prompts(), max_calls=2)
+    async with running_engine(games=("connect_four",), bot="random", seed=2) as (_engine, url):
+        result = await MatchClient(ClientSettings(url=url, agent_id="L", poll_seconds=1.0),
+                                   lambda rules: player, fallback).play()
+    await client.aclose()
+    assert len(fake_openai.chat_requests) == 2 and player.calls == 2
+    assert result.status == "ended" and result.fallbacks == len(result.decisions) - 2

@@ -137,7 +137,8 @@ class MatchClient:
                  fallback: Callable[[GameRules[Any]], MovePlayer],
                  on_event: Callable[[str, dict[str, Any]], None] | None = None, *,
                  text_player: Callable[[str], TextPlayer] | None = None,
-                 known_rules: Callable[[str], GameRules[Any] | None] | None = None) -> None:
+                 known_rules: Callable[[str], GameRules[Any] | None] | None = None,
+                 on_frame: Callable[[str, str], None] | None = None) -> None:
         """``player`` and ``fallback`` make the players once the match's game is known.
 
         A game with no rules plugin (``known_rules`` returns None; default: the registry) is played
@@ -145,6 +146,7 @@ class MatchClient:
         cannot play that game. Without a text player such a game is a ClientError.
         """
         self.settings = settings
+        self._on_frame = on_frame
         self._make_text_player = text_player
         self._text_player: TextPlayer | None = None
         self._known_rules = known_rules or _registry_rules
@@ -430,7 +432,8 @@ class MatchClient:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.settings.reconnect_max_delay)
             try:
-                self._link = await Link.open(self.settings.url, self._push, self.settings.response_timeout)
+                self._link = await Link.open(self.settings.url, self._push, self.settings.response_timeout,
+                                             self._on_frame)
             except InvalidURI as exc:
                 raise ClientError(f"{self.settings.url} is not a WebSocket URL: {exc}") from None
             except LinkLost as exc:

@@ -46,6 +46,8 @@ class PlayConfig(StrictModel):
     decision_seconds: float = Field(60.0, gt=0, le=600,
                                     description="Time for one LLM attempt; past it the offline player acts.")
     matches: int = Field(1, ge=1, le=1000, description="Matches to play one after another.")
+    max_llm_calls: int = Field(200, ge=0, le=100_000,
+                               description="LLM calls per match (bounds cost); past it the offline player acts.")
 
 
 class BoardgameConfig(GameConfig):

@@ -25,6 +25,10 @@ from agent.games.boardgame.protocol import (
 
 log = logging.getLogger(__name__)
 
+FrameObserver = Callable[[str, str], None]
+"""Called with ("in" | "out", frame text) for every frame, e.g. to write a transcript."""
+MAX_OBSERVED_CHARS = 4_000
+
 
 class LinkLost(ConnectionError):
     """The WebSocket closed or the engine stopped answering; reconnect and resume."""
@@ -33,25 +37,29 @@ class LinkLost(ConnectionError):
 class Link:
     """One WebSocket to the engine. Requests are one at a time (the protocol has no request ids)."""
 
-    def __init__(self, connection: ClientConnection, on_push: Callable[[PushEvent], None]) -> None:
+    def __init__(self, connection: ClientConnection, on_push: Callable[[PushEvent], None],
+                 on_frame: FrameObserver | None = None) -> None:
         self._connection = connection
         self._on_push = on_push
+        self._on_frame: FrameObserver = on_frame or (lambda direction, text: None)
         self._responses: asyncio.Queue[ServerMessage] = asyncio.Queue(maxsize=64)
         self._closed = asyncio.Event()
         self.protocol_errors = 0
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
-    async def open(cls, url: str, on_push: Callable[[PushEvent], None], timeout: float) -> Link:
+    async def open(cls, url: str, on_push: Callable[[PushEvent], None], timeout: float,
+                   on_frame: FrameObserver | None = None) -> Link:
         try:
             connection = await connect(url, open_timeout=timeout, max_size=MAX_FRAME_BYTES, max_queue=16)
         except (OSError, InvalidHandshake, TimeoutError) as exc:
             raise LinkLost(f"cannot connect to {url}: {exc}") from None
-        return cls(connection, on_push)
+        return cls(connection, on_push, on_frame)
 
     async def _read(self) -> None:
         try:
             async for frame in self._connection:
+                self._observe("in", frame)
                 try:
                     message = parse_server_frame(frame)
                 except ProtocolError as exc:
@@ -79,7 +87,9 @@ class Link:
         while not self._responses.empty():
             self._responses.get_nowait()
         try:
-            await self._connection.send(dump(message))
+            text = dump(message)
+            self._observe("out", text)
+            await self._connection.send(text)
         except ConnectionClosed:
             raise LinkLost("the engine closed the connection") from None
         expected = f"{message.type}_response"
@@ -92,6 +102,13 @@ class Link:
                     log.debug("dropping a late %s while waiting for %s", reply.type, expected)
         except TimeoutError:
             raise LinkLost(f"the engine did not answer {message.type} within {timeout:g} s") from None
+
+    def _observe(self, direction: str, frame: str | bytes) -> None:
+        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+        try:
+            self._on_frame(direction, text[:MAX_OBSERVED_CHARS])
+        except Exception:  # an observer's bug must not break the link
+            log.exception("recording a frame failed")
 
     async def _next(self) -> ServerMessage:
         getter = asyncio.ensure_future(self._responses.get())

@@ -82,7 +82,7 @@ async def run(config: BoardgameConfig) -> int:
 
     def player(rules: GameRules[Any]) -> Player:
         if llm is not None and prompts is not None:
-            return LLMPlayer(llm, prompts, record=transcript.record)
+            return LLMPlayer(llm, prompts, record=transcript.record, max_calls=config.play.max_llm_calls)
         return offline(rules)
 
     def text_player(game: str) -> TextPlayer:
@@ -95,7 +95,7 @@ async def run(config: BoardgameConfig) -> int:
         except TemplateError as exc:
             raise ClientError(f"the game {game!r} has no rules plugin here and no rules text: write "
                               f"{prompts.directory / (name + '.j2')} ({exc})") from None
-        return LLMPlayer(llm, prompts, record=transcript.record)
+        return LLMPlayer(llm, prompts, record=transcript.record, max_calls=config.play.max_llm_calls)
 
     def on_event(kind: str, data: dict[str, Any]) -> None:
         transcript.record(kind, data=data)
@@ -110,6 +110,7 @@ async def run(config: BoardgameConfig) -> int:
             if index and settings.match_id is not None:
                 break  # a joined match is played once
             client = MatchClient(settings, player, offline, on_event=on_event,
+                                 on_frame=lambda direction, text: transcript.record(f"frame_{direction}", frame=text),
                                  text_player=text_player if llm is not None else None)
             try:
                 result = await client.play()

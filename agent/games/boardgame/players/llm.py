@@ -161,10 +161,13 @@ class LLMPlayer(Player, TextPlayer):
 
     label = "llm"
 
-    def __init__(self, client: LLMClient, prompts: PromptSet, record: Recorder | None = None) -> None:
+    def __init__(self, client: LLMClient, prompts: PromptSet, record: Recorder | None = None,
+                 max_calls: int = 200) -> None:
         self._client = client
         self._prompts = prompts
         self._record: Recorder = record or (lambda kind, **data: None)
+        self.max_calls = max_calls
+        """Calls this player makes in its match (bounds cost); past it the offline player acts."""
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
@@ -191,6 +194,8 @@ class LLMPlayer(Player, TextPlayer):
 
     async def _call(self, turn: int, attempt: int, messages: list[dict[str, Any]],
                     schema: dict[str, Any]) -> LLMResult:
+        if self.calls >= self.max_calls:
+            raise PlayerUnavailable(f"this match already used its {self.max_calls} LLM calls")
         self.calls += 1
         self._record("llm_request", turn=turn, attempt=attempt, messages=messages)
         result = await self._client.complete_json(messages, schema, schema_name="board_game_action")
