@@ -216,7 +216,7 @@ async def _llm_factory(args: argparse.Namespace, cleanup: list[Callable[[], Any]
     cleanup.append(client.aclose)
 
     def make(rules: GameRules[Any]) -> Player:
-        return LLMPlayer(client, prompts)
+        return LLMPlayer(client, prompts, max_calls=config.play.max_llm_calls)
     return make, {"max_attempts": config.play.max_attempts, "decision_seconds": config.play.decision_seconds}
 
 
