@@ -153,7 +153,11 @@ class Engine:
         try:
             async for frame in connection:
                 changes: list[tuple[_Runtime, list[Event]]] = []
-                reply = self._dispatch(frame, connection, agents, changes)
+                try:
+                    reply = self._dispatch(frame, connection, agents, changes)
+                except Exception:  # our bug: say so and keep serving this connection
+                    log.exception("handling a frame failed")
+                    reply = _error("the engine failed to handle this request (see its log)")
                 await self._send(connection, reply)
                 # Pushes follow the response, so a creator learns the match id before its events.
                 for runtime, events in changes:
