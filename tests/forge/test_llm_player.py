@@ -195,3 +195,14 @@ async def test_idle_games_are_closed(agent_at: Running, tmp_path: Path) -> None:
         assert list(server.sessions) == ["new"]
     ends = [r for r in transcript_records(tmp_path) if r["kind"] == "end"]
     assert {"closed": "idle"} in [r["result"] for r in ends]
+
+
+async def test_the_llm_cannot_loop_on_an_action_that_came_back(agent_at: Running, fake_openai: FakeOpenAI,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    for _ in range(3):
+        fake_openai.enqueue(FakeReply.ok_json({"index": 1, "reason": "bears again"}))
+    body = {**LAND, "gameId": "stubborn"}
+    async with agent_at(fake_openai) as (_, url), FakeForge(url) as forge:
+        answers = [json.loads((await forge.send(body)).body)["decision"]["index"] for _ in range(3)]
+    assert answers[:2] == [1, 1] and answers[2] != 1
+    assert "already came back" in caplog.text

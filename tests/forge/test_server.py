@@ -136,3 +136,13 @@ async def test_port_in_use_is_one_clear_line(agent_at: Running, tmp_path: Path) 
         second = ForgeServer(config, make_decider(config))
         with pytest.raises(ServerSetupError, match=f"port {first.port} is already in use"):
             await second.start()
+
+
+async def test_a_question_asked_again_and_again_does_not_loop(agent_at: Running) -> None:
+    """Once: the same answer (a retry after a lost answer); again: the action is ruled out."""
+    body = {**dict(catalogue())["main 1: cast the best creature"], "gameId": "loop"}
+    async with agent_at() as (server, url):
+        answers = [(await post(url, body))[1]["decision"]["index"] for _ in range(4)]
+    assert answers[0] == answers[1]
+    assert answers[2] != answers[0]
+    assert len(set(answers)) >= 2

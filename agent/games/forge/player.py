@@ -20,8 +20,8 @@ from agent.core.llm import LLMClient
 from agent.core.prompts import PromptSet
 from agent.games.forge import heuristic
 from agent.games.forge.config import ForgeConfig
-from agent.games.forge.decisions import Decision, safe_decision
-from agent.games.forge.models import ForgeRequest
+from agent.games.forge.decisions import ActionDecision, Decision, safe_decision
+from agent.games.forge.models import ActionState, ForgeRequest
 from agent.games.forge.prompt_context import SCHEMAS, build_context, describe, read_reply, schema_key
 from agent.games.forge.validate import problems, repair
 from agent.games.forge.view import View
@@ -39,6 +39,14 @@ class Outcome:
     """Why the LLM's answer was not used as it came, when it was not."""
     llm: dict[str, Any] = field(default_factory=dict)
     """The LLM exchange for the transcript (prompt, reply, tokens, latency, error)."""
+
+
+def _repeats_a_tried_action(request: ForgeRequest, view: View, decision: Decision, tried: Collection[str]) -> bool:
+    """An action chosen before in this turn and phase and offered again could not be done (A6)."""
+    if not isinstance(request.options, ActionState) or not isinstance(decision, ActionDecision):
+        return False
+    option = next((o for o in request.options.options if o.index == decision.index), None)
+    return option is not None and not option.is_pass and heuristic.action_key(view, option) in tried
 
 
 def heuristic_outcome(request: ForgeRequest, view: View, tried: Collection[str]) -> Outcome:
@@ -62,9 +70,10 @@ class Decider:
         fallback = heuristic_outcome(request, view, tried)
         if self.client is None or self.prompts is None:
             return fallback
-        return await self._ask_llm(request, view, memory, fallback)
+        return await self._ask_llm(request, view, memory, tried, fallback)
 
-    async def _ask_llm(self, request: ForgeRequest, view: View, memory: list[str], fallback: Outcome) -> Outcome:
+    async def _ask_llm(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str],
+                       fallback: Outcome) -> Outcome:
         assert self.client is not None and self.prompts is not None
         cfg = self.config.decision
         hint = fallback.reason if cfg.heuristic_hint else ""
@@ -96,6 +105,9 @@ class Decider:
             return self._fallback(fallback, f"unusable LLM answer: {reason}", record, started)
         wrong = problems(request, decision)
         record["latency_s"] = round(time.monotonic() - started, 3)
+        if not wrong and _repeats_a_tried_action(request, view, decision, tried):
+            return self._fallback(fallback, "the LLM chose an action that already came back this turn", record,
+                                  started)
         if not wrong:
             return Outcome(decision, reason or "(no reason given)", "llm", llm=record)
         fixed = repair(request, decision)

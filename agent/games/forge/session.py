@@ -1,9 +1,11 @@
 """One game's state on the agent's side: its memory of earlier decisions, its transcript, and the
 answers to requests Forge may send twice.
 
-The later client re-sends the same request after an I/O error, and a request can arrive again
-while the first copy is still being decided; both get the one answer decided for it, so a retry
-never costs a second LLM call or a different decision.
+The later client re-sends the same request after an I/O error (our answer was lost), and a copy
+can arrive while the first is still being decided: both get the answer decided for it, without a
+second LLM call. But Forge also asks the very same question again when the chosen action could
+not be done (it could not be paid, say); answering it the same way for ever would loop. So one
+repeat gets the same answer, and a second repeat is decided afresh, with that action ruled out.
 """
 
 from __future__ import annotations
@@ -40,14 +42,22 @@ class GameSession:
         self.last_seen = time.monotonic()
         self.decisions = 0
         self._last: tuple[str, dict[str, Any]] | None = None
+        self._repeats = 0
         self._inflight: dict[str, asyncio.Task[dict[str, Any]]] = {}
 
     async def answer(self, request: ForgeRequest, raw: bytes, decider: Decider) -> dict[str, Any]:
         self.last_seen = time.monotonic()
         fingerprint = hashlib.sha256(raw).hexdigest()
         if self._last is not None and self._last[0] == fingerprint:
-            self.transcript.record("repeat", request_type=request.request_type, note="same request again; same answer")
-            return self._last[1]
+            self._repeats += 1
+            if self._repeats == 1:
+                self.transcript.record("repeat", request_type=request.request_type,
+                                       note="same request again; same answer")
+                return self._last[1]
+            self.transcript.record("repeat", request_type=request.request_type,
+                                   note="asked again after the same answer; deciding afresh")
+        else:
+            self._repeats = 0
         running = self._inflight.get(fingerprint)
         if running is None:
             running = asyncio.create_task(self._decide(request, decider), name=f"forge-{self.game_id}")
