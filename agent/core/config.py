@@ -54,6 +54,8 @@ class LLMConfig(StrictModel):
     request_timeout: float = Field(30.0, gt=0, le=600, description="Seconds for one HTTP request.")
     structured_output: Literal["json_schema", "json_object", "text"] = Field(
         "json_schema", description="How to ask for JSON; json_schema falls back to text when the server rejects it.")
+    max_in_flight: int = Field(32, ge=1, le=1024, description=(
+        "LLM requests in flight at once for the whole process; waiting plays go before waiting chats."))
     retry: RetryConfig = Field(default_factory=RetryConfig)
 
 
@@ -64,6 +66,9 @@ class ImageConfig(StrictModel):
     send_board: bool = True
     send_drawer: bool = True
     detail: Literal["auto", "low", "high"] = "auto"
+    max_pixels: int = Field(2_500_000, ge=10_000, le=40_000_000, description=(
+        "Larger images are refused unread (a game's board crop at 4K is about 1,100 x 1,100)."))
+    decode_workers: int = Field(2, ge=1, le=16, description="Threads decoding images, shared by every game.")
 
 
 class TranscriptConfig(StrictModel):

@@ -3,14 +3,22 @@
 The game sends full-size PNG crops as base64 (several MB at large windows). The LLM needs far
 less, and every byte costs latency and tokens, so images are shrunk to ``max_side`` and
 re-encoded. A broken image is reported and left out; it never ends a turn.
+
+Bounds: an image over ``max_pixels`` is refused from its header, before any pixel is decoded
+(a 36-megapixel PNG of one colour is 160 KB of base64 but 144 MB decoded), and decoding runs in
+an :class:`ImagePool` of a few threads of its own, so images from a hostile connection can
+neither take the shared default thread pool from other games nor hold more than
+``workers`` decoded images in memory at once.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
 import io
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from PIL import Image, UnidentifiedImageError
@@ -19,7 +27,7 @@ from agent.core.config import ImageConfig
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_PIXELS = 40_000_000
-"""Refuse decompression bombs well before Pillow's own warning threshold."""
+"""The most ``images.max_pixels`` may be set to; its default is far lower (see ImageConfig)."""
 
 
 class ImageError(ValueError):
@@ -68,8 +76,9 @@ def prepare_image(b64: str, cfg: ImageConfig) -> PreparedImage:
     raw = decode_png(b64)
     try:
         with Image.open(io.BytesIO(raw)) as img:
-            if img.width * img.height > MAX_PIXELS:
-                raise ImageError(f"image too large ({img.width}x{img.height})")
+            limit = min(cfg.max_pixels, MAX_PIXELS)
+            if img.width * img.height > limit:
+                raise ImageError(f"image too large ({img.width}x{img.height} is over {limit:,} pixels)")
             img.load()
             original_size = (img.width, img.height)
             fits = max(img.size) <= cfg.max_side
@@ -91,3 +100,25 @@ def prepare_image(b64: str, cfg: ImageConfig) -> PreparedImage:
         out.save(buf, "PNG")
         mime = "image/png"
     return PreparedImage(buf.getvalue(), mime, out.width, out.height, len(raw), original_size)
+
+
+class ImagePool:
+    """A few threads that decode images for every session of a process, and nothing else.
+
+    Share one per process (the server makes it): jobs beyond ``workers`` wait in its queue, so at
+    most ``workers`` images are decoded at once whatever the number of games, and a flood of
+    images waits here instead of in the default pool that transcripts and other games use.
+    A queued job whose caller gave up (turn deadline, disconnect) is dropped unstarted.
+    """
+
+    def __init__(self, workers: int = 2) -> None:
+        self.workers = workers
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="image-decode")
+
+    async def prepare(self, b64: str, cfg: ImageConfig) -> PreparedImage:
+        """:func:`prepare_image` in the pool; raises ImageError (or what Pillow raises) as it does."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, prepare_image, b64, cfg)
+
+    def close(self) -> None:
+        """Drop queued jobs; running ones finish in the background (a decode cannot be interrupted)."""
+        self._executor.shutdown(wait=False, cancel_futures=True)

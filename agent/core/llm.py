@@ -10,18 +10,27 @@ waiting ``initial_backoff * 2**n`` (with a little jitter) or the server's Retry-
 than ``max_backoff``; at most ``max_attempts`` tries. Other 4xx are final, except that a 400/422
 aimed at a request parameter (``response_format``, ``temperature``, ``max_tokens``) makes the
 client drop or change that parameter, ask again, and remember the change for later calls.
+
+Bounds: every HTTP request waits for a slot of the client's :class:`LLMGate` (``llm.max_in_flight``
+requests at once for the whole process, waiting plays served before waiting chats), and a reply
+far longer than ``max_tokens`` could produce is refused unparsed. Finding the JSON in a reply is
+linear in its length, and a long reply is searched in a worker thread, so no reply stalls the
+event loop the other games share.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
+import heapq
+import itertools
 import json
 import logging
 import random
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -34,6 +43,18 @@ from agent.core.config import LLMConfig
 log = logging.getLogger(__name__)
 
 Mode = Literal["json_schema", "json_object", "text"]
+Priority = Literal["play", "chat"]
+"""Who is waiting: a turn the game is waiting on goes before a chat answer."""
+
+CHARS_PER_TOKEN_LIMIT = 32
+"""A reply longer than ``max_tokens`` times this cannot be a reply cut at ``max_tokens`` (a token
+is about 4 characters of English; the longest tokens, runs of spaces, are about 30)."""
+MIN_REPLY_CHARS = 16_384
+OFF_LOOP_CHARS = 4_096
+"""Replies longer than this are searched for JSON in a worker thread."""
+MAX_JSON_CANDIDATES = 32
+"""Objects tried with json.loads per text block: bounds the work whatever the reply holds."""
+_PRIORITY_RANK: dict[Priority, int] = {"play": 0, "chat": 1}
 
 # Sent when the server takes no key: the SDK insists on one, and an explicit placeholder keeps it
 # from picking up an unrelated OPENAI_API_KEY from the environment.
@@ -90,11 +111,81 @@ class LLMResult:
         return self.error is None
 
 
-class LLMClient:
-    """A client for one OpenAI-compatible endpoint; share it between sessions or make one each."""
+class LLMGate:
+    """At most ``limit`` LLM requests in flight; waiting plays are served before waiting chats.
 
-    def __init__(self, config: LLMConfig, api_key: str | None) -> None:
+    One gate per process (the client owns one; pass the same gate to several clients to share
+    it), so a game flooded with chat cannot use up the provider's rate limit for the others, and
+    a turn the game is waiting on is never queued behind chat answers. FIFO within a priority.
+    """
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("an LLM gate needs at least one slot")
+        self.limit = limit
+        self._in_flight = 0
+        self._waiters: list[tuple[int, int, asyncio.Future[None]]] = []
+        self._order = itertools.count()
+        self.max_seen = 0
+        """The most requests that were in flight at once (for tests and benchmarks)."""
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    @property
+    def waiting(self) -> int:
+        return sum(1 for *_, fut in self._waiters if not fut.done())
+
+    @asynccontextmanager
+    async def slot(self, priority: Priority = "play") -> AsyncIterator[None]:
+        """Hold one slot for the block; cancellation while waiting leaves the gate as it was."""
+        await self._acquire(priority)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, priority: Priority) -> None:
+        if self._in_flight < self.limit and not self.waiting:
+            self._take()
+            return
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiters, (_PRIORITY_RANK[priority], next(self._order), fut))
+        try:
+            await fut
+        except asyncio.CancelledError:
+            if fut.done() and not fut.cancelled():
+                self._release()  # the slot was handed over just as the caller gave up: pass it on
+            else:
+                fut.cancel()  # dropped from the heap when it reaches the top
+            raise
+
+    def _take(self) -> None:
+        self._in_flight += 1
+        self.max_seen = max(self.max_seen, self._in_flight)
+
+    def _release(self) -> None:
+        self._in_flight -= 1
+        while self._waiters and self._in_flight < self.limit:
+            *_, fut = heapq.heappop(self._waiters)
+            if not fut.done():
+                self._take()
+                fut.set_result(None)
+
+
+class LLMClient:
+    """A client for one OpenAI-compatible endpoint; share it between sessions or make one each.
+
+    ``gate`` bounds the requests in flight; by default the client makes its own from
+    ``config.max_in_flight``, which is process-wide when the process has one client (each game
+    makes one and shares it between its sessions).
+    """
+
+    def __init__(self, config: LLMConfig, api_key: str | None, gate: LLMGate | None = None) -> None:
         self._config = config
+        self.gate = gate or LLMGate(config.max_in_flight)
+        self.max_reply_chars = max(MIN_REPLY_CHARS, config.max_tokens * CHARS_PER_TOKEN_LIMIT)
         self._secret = api_key or ""
         self._mode: Mode = config.structured_output
         self._send_temperature = True
@@ -130,23 +221,26 @@ class LLMClient:
         await self.aclose()
 
     async def complete_json(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any],
-                            schema_name: str = "reply") -> LLMResult:
+                            schema_name: str = "reply", *, priority: Priority = "play") -> LLMResult:
         """Ask for a JSON object matching ``schema``; ``result.data`` holds it when ``result.ok``.
 
         With json_schema mode the schema must follow OpenAI's strict rules (every property
         required, ``additionalProperties: false``). Nothing here checks the reply against the
         schema beyond parsing: the caller validates (pydantic) and may ask again with feedback.
         """
-        return await self._complete(list(messages), schema, schema_name)
+        return await self._complete(list(messages), schema, schema_name, priority)
 
-    async def complete_text(self, messages: Sequence[dict[str, Any]]) -> LLMResult:
-        """Ask for free text (e.g. a chat line); ``result.text`` holds it when ``result.ok``."""
-        return await self._complete(list(messages), None, "")
+    async def complete_text(self, messages: Sequence[dict[str, Any]], *, priority: Priority = "play") -> LLMResult:
+        """Ask for free text (e.g. a chat line); ``result.text`` holds it when ``result.ok``.
+
+        ``priority="chat"`` for anything nobody's turn waits on: it waits behind plays for a slot.
+        """
+        return await self._complete(list(messages), None, "", priority)
 
     # ---- one call -------------------------------------------------------------------------------
 
     async def _complete(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
-                        schema_name: str) -> LLMResult:
+                        schema_name: str, priority: Priority = "play") -> LLMResult:
         started = time.monotonic()
         result = LLMResult(model=self._config.model)
         mode: Mode = self._mode if schema is not None else "text"
@@ -156,7 +250,7 @@ class LLMClient:
             request = self._request(messages, schema, schema_name, mode)
             tries_before = len(result.attempts)
             try:
-                completion = await self._with_retries(request, mode, result.attempts)
+                completion = await self._with_retries(request, mode, result.attempts, priority)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
                 change = self._adapt(exc, mode)
                 if change is None:
@@ -173,7 +267,7 @@ class LLMClient:
                 break
             if remember_text_on_success:
                 self._mode = "text"
-            self._read(completion, result, parse_json=schema is not None)
+            await self._read(completion, result, parse_json=schema is not None)
             break
         else:
             result.error = "provider kept rejecting the request parameters"
@@ -221,7 +315,8 @@ class LLMClient:
             return "text_once"
         return None
 
-    async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt]) -> Any:
+    async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
+                            priority: Priority) -> Any:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._config.retry.max_attempts),
             wait=self._wait,
@@ -229,21 +324,25 @@ class LLMClient:
             before_sleep=self._log_retry,
             reraise=True,
         )
-        return await retrying(self._attempt, request, mode, attempts)
+        return await retrying(self._attempt, request, mode, attempts, priority)
 
-    async def _attempt(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt]) -> Any:
+    async def _attempt(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
+                       priority: Priority) -> Any:
         timeout = self._config.request_timeout
-        started = time.monotonic()
-        try:
-            # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so a
-            # server that trickles bytes cannot hold a turn past request_timeout.
-            async with asyncio.timeout(timeout):
-                completion = await self._sdk.chat.completions.create(**request, timeout=timeout)
-        except Exception as exc:
-            attempts.append(LLMAttempt(mode, _status(exc), type(exc).__name__, time.monotonic() - started))
-            raise
-        attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
-        return completion
+        # A slot per request, not per call: a call sleeping before its retry holds none. The wait
+        # for a slot is not the request's time; the caller's deadline bounds both.
+        async with self.gate.slot(priority):
+            started = time.monotonic()
+            try:
+                # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so
+                # a server that trickles bytes cannot hold a turn past request_timeout.
+                async with asyncio.timeout(timeout):
+                    completion = await self._sdk.chat.completions.create(**request, timeout=timeout)
+            except Exception as exc:
+                attempts.append(LLMAttempt(mode, _status(exc), type(exc).__name__, time.monotonic() - started))
+                raise
+            attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
+            return completion
 
     def _wait(self, state: RetryCallState) -> float:
         retry = self._config.retry
@@ -263,7 +362,7 @@ class LLMClient:
 
     # ---- reading replies and describing failures ------------------------------------------------
 
-    def _read(self, completion: Any, result: LLMResult, *, parse_json: bool) -> None:
+    async def _read(self, completion: Any, result: LLMResult, *, parse_json: bool) -> None:
         try:
             choice = completion.choices[0]
             message = choice.message
@@ -277,6 +376,12 @@ class LLMClient:
         except (AttributeError, IndexError, TypeError, ValueError) as exc:
             result.error = f"malformed response from provider ({type(exc).__name__})"
             return
+        if len(text) > self.max_reply_chars:
+            # Far more than max_tokens allows: not a move, and parsing it would only cost time.
+            result.text = text[: self.max_reply_chars]
+            result.error = (f"reply of {len(text)} characters is far over max_tokens={self._config.max_tokens}; "
+                            "not used")
+            return
         result.text = text
         if not text.strip():
             refusal = getattr(message, "refusal", None)
@@ -284,7 +389,10 @@ class LLMClient:
             return
         if not parse_json:
             return
-        result.data = extract_json(text)
+        if len(text) > OFF_LOOP_CHARS:
+            result.data = await asyncio.to_thread(extract_json, text)
+        else:
+            result.data = extract_json(text)
         if result.data is None:
             if result.finish_reason == "length":
                 result.error = f"reply cut off at max_tokens={self._config.max_tokens} before the JSON ended"
@@ -319,7 +427,7 @@ class LLMClient:
 
     def _clean(self, text: object, limit: int) -> str:
         """One line, bounded, with anything key-like removed (some servers echo the key back)."""
-        line = " ".join(str(text).split())
+        line = " ".join(str(text)[: 4 * limit].split())
         if self._secret:
             line = line.replace(self._secret, "***")
         line = _KEYLIKE.sub(r"\1***", line)
@@ -405,33 +513,74 @@ def extract_json(text: str | None) -> dict[str, Any] | None:
     """The first complete JSON object in a model's reply, or None.
 
     Copes with code fences, prose before and after, braces inside strings and trailing commas.
-    A reply cut off mid-object gives None rather than one of its inner objects.
+    A reply cut off mid-object gives None rather than one of its inner objects. Linear in the
+    length of the text: the braces are matched in one pass, and at most MAX_JSON_CANDIDATES
+    spans that can start an object (``{`` then ``"`` or ``}``) are handed to json.loads.
     """
     if not text:
         return None
     for block in _FENCE.findall(text):
-        found = _first_object(block)
+        found, _ = _first_object(block)
         if found is not None:
             return found
-    return _first_object(text)
+    found, cut = _first_object(text)
+    if found is None and not cut:
+        # A lone double quote in the prose before the object ("a 5" side") makes the one pass take
+        # the object for the inside of a string: look again from the first few places an object
+        # could start. A bounded number of passes keeps this linear.
+        for match in itertools.islice(_OBJECT_START.finditer(text), MAX_RESCANS):
+            found, cut = _first_object(text, match.start())
+            if found is not None or cut:
+                break
+    return found
 
 
-def _first_object(text: str) -> dict[str, Any] | None:
-    pos = 0
-    while (start := text.find("{", pos)) >= 0:
-        end = _matching_brace(text, start)
+_OBJECT_START = re.compile(r'\{\s*["}]')
+MAX_RESCANS = 4
+
+
+def _first_object(text: str, begin: int = 0) -> tuple[dict[str, Any] | None, bool]:
+    """The first object from ``begin``, and whether the search stopped at an unterminated one."""
+    tried = 0
+    for start, end in _object_spans(text, begin):
         if end is None:
-            return None  # unterminated: whatever follows is a fragment of it
+            return None, True  # unterminated: whatever follows is a fragment of it
+        if tried >= MAX_JSON_CANDIDATES:
+            return None, False
+        tried += 1
         span = text[start:end]
         for candidate in (span, _drop_trailing_commas(span)):
             try:
                 value = json.loads(candidate)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
-                return value
-        pos = start + 1  # not JSON as a whole; an object may still sit inside (prose in braces)
-    return None
+                return value, False
+        # Not JSON as a whole; an object may still sit inside (prose in braces): the next span.
+    return None, False
+
+
+def _object_spans(text: str, begin: int = 0) -> Iterator[tuple[int, int | None]]:
+    """(start, end) of every ``{`` that can open a JSON object, in text order; end is None when
+    the brace is never closed. One pass with a stack: brackets of either kind nest together."""
+    closes: dict[int, int] = {}
+    stack: list[int] = []
+    for i, ch in _scan(text, begin):
+        if ch in "{[":
+            stack.append(i)
+        elif ch in "}]" and stack:
+            closes[stack.pop()] = i + 1
+    for i, ch in _scan(text, begin):
+        if ch != "{":
+            continue
+        j = i + 1
+        while j < len(text) and text[j] in " \t\r\n":
+            j += 1
+        if j < len(text) and text[j] not in '"}':
+            continue  # "{{", "{x": prose or a broken key, never the start of an object
+        yield i, closes.get(i)
+        if i not in closes:
+            return
 
 
 def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
@@ -452,20 +601,12 @@ def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
         yield i, ch
 
 
-def _matching_brace(text: str, start: int) -> int | None:
-    """Index just past the brace closing the one at ``start``, skipping over strings."""
-    depth = 0
-    for i, ch in _scan(text, start):
-        if ch in "{[":
-            depth += 1
-        elif ch in "}]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    return None
+_TRAILING_COMMA = re.compile(r",\s*[}\]]")
 
 
 def _drop_trailing_commas(text: str) -> str:
+    if not _TRAILING_COMMA.search(text):
+        return text  # the common case, found at C speed
     drop = set()
     for i, ch in _scan(text):
         if ch == ",":
@@ -474,4 +615,6 @@ def _drop_trailing_commas(text: str) -> str:
                 j += 1
             if j < len(text) and text[j] in "}]":
                 drop.add(i)
+    if not drop:
+        return text
     return "".join(ch for i, ch in enumerate(text) if i not in drop)

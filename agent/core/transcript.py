@@ -73,6 +73,10 @@ def tags_in_name(tags: Mapping[str, str]) -> str:
     return "_".join(parts)[:MAX_TAGS_IN_NAME].strip("_-")
 
 
+MAX_RECORDS_BEFORE_OPEN = 1000
+"""Records kept for a transcript not opened yet; more are dropped."""
+
+
 class Transcript:
     def __init__(self, directory: Path | None, session_id: str | None = None,
                  secrets: Secrets | Iterable[str] = (), tags: Mapping[str, str] | None = None) -> None:
@@ -82,6 +86,7 @@ class Transcript:
         self._file: TextIO | None = None
         self._task: asyncio.Task[None] | None = None
         self._named: set[str] = set()
+        self._closed = False
         self.path: Path | None = None
         if directory is not None:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -91,9 +96,17 @@ class Transcript:
             self.path = Path(directory) / f"{name}.jsonl"
 
     async def open(self) -> None:
-        if self.path is None:
+        """Create the file and start writing, records made before included (a server opens the
+        transcript at a connection's first frame, so idle sockets hold no file). If it cannot be
+        created, the OSError is raised and the transcript records nothing from then on."""
+        if self.path is None or self._task is not None or self._closed:
             return
-        self._file = await asyncio.to_thread(self._open_file, self.path)
+        try:
+            self._file = await asyncio.to_thread(self._open_file, self.path)
+        except OSError:
+            self.path = None
+            self._queue = asyncio.Queue()
+            raise
         self._task = asyncio.create_task(self._drain(), name=f"transcript-{self.session_id}")
 
     @staticmethod
@@ -110,8 +123,10 @@ class Transcript:
 
     def record(self, kind: str, **data: Any) -> None:
         """Queue one record. Never raises: a transcript problem must not break a turn."""
-        if self._file is None:
+        if self.path is None or self._closed:
             return
+        if self._file is None and self._queue.qsize() >= MAX_RECORDS_BEFORE_OPEN:
+            return  # never opened: keep a bounded start, not everything
         entry = {"t": round(time.time(), 3), "session": self.session_id, "kind": kind, **_SCOPE.get(), **data}
         try:
             line = json.dumps(entry, ensure_ascii=False, default=str)
@@ -161,7 +176,9 @@ class Transcript:
 
     async def close(self) -> None:
         """Write everything still queued, then close. Safe to call more than once."""
+        self._closed = True
         if self._task is None:
+            self._queue = asyncio.Queue()  # never opened: no file, nothing to write
             return
         self._queue.put_nowait(None)
         task, self._task = self._task, None

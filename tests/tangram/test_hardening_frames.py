@@ -246,8 +246,12 @@ async def test_whatever_the_player_types_the_agent_frames_stay_valid(tmp_path, e
             return FakeReply.ok_json({"reply": next(lines), **MOVE, "chat": next(lines)})
         return good_replies()(req)
 
+    # max_tokens high enough that the echoed lines (up to 340,000 characters) are replies a model
+    # could send: replies far over max_tokens are refused unread (issue 10).
+    config = llm_config("", tmp_path, llm={"max_tokens": 16384})
     async with FakeOpenAI(responder=responder) as fake, \
-            serve_agent(llm_config(fake.base_url, tmp_path), host="127.0.0.1", port=0) as server:
+            serve_agent(config.model_copy(update={"llm": config.llm.model_copy(update={"base_url": fake.base_url})}),
+                        host="127.0.0.1", port=0) as server:
         async with GameClient(server.url, chat_timeout=10) as game:
             for text in NASTY[:3]:
                 reply = await game.chat(text)
