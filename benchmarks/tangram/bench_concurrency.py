@@ -16,9 +16,10 @@ import argparse
 import asyncio
 import json
 import time
+from typing import Any
 
-from agent.games.tangram.sim.client import GameClient
 from agent.core.testing.fake_openai import FakeOpenAI
+from agent.games.tangram.sim.client import GameClient
 from benchmarks.tangram.agent_process import agent_process
 
 MOVE = {"action": "place", "piece": "Green", "rotation": 0, "x": 50, "y": 50, "relation": None, "anchor": None,
@@ -44,7 +45,7 @@ async def main() -> None:
     ap.add_argument("--delay", type=float, default=1.0)
     ap.add_argument("--no-images", action="store_true", help="do not send images to the LLM")
     args = ap.parse_args()
-    llm_config = {"player": "llm", "llm": {"base_url": "", "api_key_required": False}}
+    llm_config: dict[str, Any] = {"player": "llm", "llm": {"base_url": "", "api_key_required": False}}
     if args.no_images:
         llm_config["images"] = {"send_board": False, "send_drawer": False}
     with FakeOpenAI(default_content=json.dumps(MOVE), default_delay=args.delay) as fake:

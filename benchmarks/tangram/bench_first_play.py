@@ -15,18 +15,19 @@ import asyncio
 import random
 import time
 
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATIONS
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
-from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 
 
 def random_move(rng: random.Random) -> dict:
     """Any instance of the move schema, weighted toward what models really send."""
     piece = rng.choice(PIECE_NAMES)
-    rotation = rng.choice([0, 45, 90, 135, 180, 225, 270, 315, -90, 405]) if rng.random() < 0.8 else rng.uniform(-720, 720)
+    common = [0, 45, 90, 135, 180, 225, 270, 315, -90, 405]
+    rotation = rng.choice(common) if rng.random() < 0.8 else rng.uniform(-720, 720)
     if rng.random() < 0.3:
         return {"action": "place", "piece": piece, "rotation": rotation if rng.random() < 0.5 else None,
                 "x": None, "y": None, "relation": rng.choice(RELATIONS), "anchor": rng.choice(PIECE_NAMES),
@@ -38,7 +39,8 @@ def random_move(rng: random.Random) -> dict:
 
 async def measure(games: int, turns: int, seed: int) -> dict[str, float]:
     rng = random.Random(seed)
-    stats = {"turns": 0, "turns_with_play": 0, "first_play_valid": 0, "undone": 0, "ended": 0, "violations": 0}
+    stats: dict[str, float] = {"turns": 0, "turns_with_play": 0, "first_play_valid": 0, "undone": 0, "ended": 0,
+                               "violations": 0}
     async with FakeOpenAI(responder=lambda req: FakeReply.ok_json(random_move(rng))) as fake:
         config = Config.model_validate({"player": "llm", "transcripts": {"enabled": False},
                                         "llm": {"base_url": fake.base_url, "api_key_required": False},

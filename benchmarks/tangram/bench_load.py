@@ -23,9 +23,9 @@ from pathlib import Path
 
 import psutil
 
+from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.game import SimGame
-from agent.core.testing.fake_openai import FakeOpenAI
 from benchmarks.tangram.agent_process import agent_process
 
 MOVE = {"action": "place", "piece": "Green", "rotation": 0, "x": 50, "y": 50, "relation": None, "anchor": None,
@@ -60,7 +60,8 @@ async def sample_rss(proc: psutil.Process, peak: list[int], stop: asyncio.Event)
             pass
 
 
-async def one_game(url: str, turns: int, seed: int, images: tuple[str, str], deadline: float) -> list[tuple[bool, float]]:
+async def one_game(url: str, turns: int, seed: int, images: tuple[str, str],
+                   deadline: float) -> list[tuple[bool, float]]:
     out = []
     async with GameClient(url, objective="A house", seed=seed, human="random", chat_timeout=deadline) as game:
         game.game.images = lambda: images  # type: ignore[method-assign]
@@ -109,7 +110,8 @@ async def main() -> None:
         print(f"games={args.games} turns_per_game={args.turns} llm_delay_s={args.delay:g} deadline_s={args.deadline:g}")
         print(f"wall_time_s={wall:.2f}")
         print(f"turns_ended={sum(ok for ok, _ in turns)}/{len(turns)}")
-        print(f"turn_latency_p50_s={percentile(latencies, 0.5):.2f} turn_latency_p95_s={percentile(latencies, 0.95):.2f} "
+        print(f"turn_latency_p50_s={percentile(latencies, 0.5):.2f} "
+              f"turn_latency_p95_s={percentile(latencies, 0.95):.2f} "
               f"turn_latency_max_s={max(latencies):.2f}")
         print(f"agent_rss_idle_mib={idle_rss / mib:.1f} agent_rss_peak_mib={max(peak[0], hwm or 0) / mib:.1f} "
               f"agent_rss_end_mib={end_rss / mib:.1f}")

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agent.core.testing.fake_openai import FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.sim.client import GameClient
-from agent.core.testing.fake_openai import FakeReply
 
 GODOT_INBOUND_LIMIT = 65535
 AGENT_FRAME_TYPES = {"play", "finish", "chat", "error"}
@@ -55,7 +55,8 @@ def is_chat_request(req: dict[str, Any]) -> bool:
     return "Your partner wrote in the chat" in json.dumps(req.get("messages", []))
 
 
-def good_replies(move: dict[str, Any] = MOVE, chat: str = "Sure!", delay: float = 0.0) -> Callable[[dict[str, Any]], FakeReply]:
+def good_replies(move: dict[str, Any] = MOVE, chat: str = "Sure!",
+                 delay: float = 0.0) -> Callable[[dict[str, Any]], FakeReply]:
     def responder(req: dict[str, Any]) -> FakeReply:
         if is_chat_request(req):
             return FakeReply.ok_json({"reply": chat}, delay=delay)

@@ -30,7 +30,8 @@ def free_port() -> int:
 def test_unreadable_config_fails_fast(tmp_path):
     res = run_agent(["--config", str(tmp_path / "nope.yaml")], tmp_path)
     assert res.returncode == 2
-    assert res.stderr.strip().splitlines() == [f"error: cannot read config {tmp_path / 'nope.yaml'}: No such file or directory"]
+    want = f"error: cannot read config {tmp_path / 'nope.yaml'}: No such file or directory"
+    assert res.stderr.strip().splitlines() == [want]
 
 
 def test_invalid_config_names_the_field(tmp_path):

@@ -11,10 +11,10 @@ import subprocess
 import sys
 from typing import Any
 
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import PROJECT_DIR, Config, load_config
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
-from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 
 MOVE = {"action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55, "relation": None, "anchor": None,
         "chat": "I put Red on top as the roof.", "reasoning": "roof first"}
@@ -199,10 +199,9 @@ async def test_planner_hint_reaches_the_play_prompt(tmp_path):
 async def test_fallback_to_planner_plays_when_the_llm_fails(tmp_path):
     async with FakeOpenAI(responder=lambda req: FakeReply.http_error(401, "bad key")) as fake, \
             serve_agent(llm_config(fake.base_url, tmp_path, fallback_to_planner=True), host="127.0.0.1",
-                        port=0) as server:
-        async with GameClient(server.url, objective="A house") as game:
-            turn = await game.ai_turn(deadline=10)
-            assert turn.finished and len(turn.plays) == 1 and not turn.undone
+                        port=0) as server, GameClient(server.url, objective="A house") as game:
+        turn = await game.ai_turn(deadline=10)
+        assert turn.finished and len(turn.plays) == 1 and not turn.undone
 
 
 async def test_without_fallback_a_failing_llm_passes_with_an_apology(tmp_path):

@@ -9,8 +9,16 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from agent.games.tangram.geometry.collide import (BOUNDARY, CLEARANCE_PX, board_gap_px, gap_px, inside_board, is_valid, polygon_px,
-                                    predict_collisions)
+from agent.games.tangram.geometry.collide import (
+    BOUNDARY,
+    CLEARANCE_PX,
+    board_gap_px,
+    gap_px,
+    inside_board,
+    is_valid,
+    polygon_px,
+    predict_collisions,
+)
 from agent.games.tangram.geometry.frames import Pose, world_to_board
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 

@@ -13,8 +13,18 @@ import pytest
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from agent.games.tangram.geometry.frames import (Pose, board_to_world, normalize_rotation, pose_from_marker, px_to_units, rotate_px,
-                                   rotation_distance, start_pose, units_to_px, world_to_board)
+from agent.games.tangram.geometry.frames import (
+    Pose,
+    board_to_world,
+    normalize_rotation,
+    pose_from_marker,
+    px_to_units,
+    rotate_px,
+    rotation_distance,
+    start_pose,
+    units_to_px,
+    world_to_board,
+)
 from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
 
 H = 0.7071067811865476  # sqrt(2)/2

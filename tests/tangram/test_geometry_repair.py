@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import Point as ShapelyPoint
 
-from agent.games.tangram.geometry.collide import BOUNDARY, CLEARANCE_PX, board_gap_px, gap_px, is_valid, predict_collisions
+from agent.games.tangram.geometry.collide import (
+    BOUNDARY,
+    CLEARANCE_PX,
+    board_gap_px,
+    gap_px,
+    is_valid,
+    predict_collisions,
+)
 from agent.games.tangram.geometry.cspace import MARGIN_PX, build_cspace, distinct_rotations
 from agent.games.tangram.geometry.frames import Pose, world_to_board
 from agent.games.tangram.geometry.repair import RepairResult, repair

@@ -12,13 +12,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.players.base import Decision, TurnView
 from agent.games.tangram.session import Session
 from agent.games.tangram.sim.game import SimGame, frame_text
-from agent.core.transcript import Transcript
 from tests.tangram.hardening_support import frame_problems
 
 # Real frames as the game writes them, with real (small) images, built once.

@@ -16,15 +16,23 @@ import psutil
 import pytest
 from websockets.asyncio.server import ServerConnection
 
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+from agent.core.transcript import Transcript
 from agent.games.tangram.players.llm import LLMPlayer
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.session import Session
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.game import SimGame
-from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
-from agent.core.transcript import Transcript
-from tests.tangram.hardening_support import (MOVE, Chaos, assert_agent_frames_valid, good_replies, is_chat_request,
-                                    llm_config, other_tasks, wait_until)
+from tests.tangram.hardening_support import (
+    MOVE,
+    Chaos,
+    assert_agent_frames_valid,
+    good_replies,
+    is_chat_request,
+    llm_config,
+    other_tasks,
+    wait_until,
+)
 
 APOLOGY = "trouble deciding"
 

@@ -11,10 +11,10 @@ import pytest
 from websockets.exceptions import InvalidStatus
 
 from agent.core.redact import MaskingLogger, SecretFilter, Secrets
-from agent.games.tangram.server import ServerSetupError, serve_agent
-from agent.games.tangram.sim.client import GameClient
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
+from agent.games.tangram.server import ServerSetupError, serve_agent
+from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import MOVE, assert_agent_frames_valid, is_chat_request, llm_config, planner_config
 
 KEY = "sk-hardening-Sup3rSecretKey-0123456789abcdef"
@@ -141,7 +141,7 @@ def test_masking_logger_masks_formatted_arguments(caplog):
 
 
 def test_the_command_line_log_filter_masks_secrets_whoever_logs_them():
-    record = logging.LogRecord("openai", logging.DEBUG, __file__, 1, "headers: %s", ({"Authorization": f"Bearer {KEY}"},),
-                               None)
+    record = logging.LogRecord("openai", logging.DEBUG, __file__, 1, "headers: %s",
+                               ({"Authorization": f"Bearer {KEY}"},), None)
     assert SecretFilter(Secrets((KEY, TOKEN))).filter(record)
     assert record.getMessage() == "headers: {'Authorization': 'Bearer ***'}"

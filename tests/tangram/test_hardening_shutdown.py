@@ -14,8 +14,8 @@ import sys
 import pytest
 import yaml
 
-from agent.games.tangram.sim.client import GameClient
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import MOVE, assert_agent_frames_valid, wait_until
 
 

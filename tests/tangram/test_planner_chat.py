@@ -6,8 +6,7 @@ import pytest
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.planner import Planner, load_library, silhouette_iou
-from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
 from agent.games.tangram.planner.phrases import load_phrases
 
 LIBRARY = load_library()

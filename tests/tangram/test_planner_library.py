@@ -12,8 +12,7 @@ import yaml
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.planner import FigureError, load_figure, load_library, match_objective, silhouette_iou
-from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner import FigureError, load_figure, load_library, match_objective, shapes, silhouette_iou
 from agent.games.tangram.planner.library import FIGURES_DIR
 
 LIBRARY = load_library()

@@ -11,8 +11,7 @@ import pytest
 from agent.games.tangram.geometry.collide import BOARD_PX, CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.planner import Planner, load_library, silhouette_iou
-from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
 from agent.games.tangram.players.base import Decision
 
 LIBRARY = load_library()
@@ -177,7 +176,7 @@ def test_human_pieces_in_place_are_never_moved() -> None:
         return None
 
     planner, board, decisions = play_game("A rocket", cooperative, rounds=5)
-    human_pieces = {d for d in wanted[:4]}
+    human_pieces = set(wanted[:4])
     assert all(d.pose is None or d.pose.piece not in human_pieces for d in decisions)
     assert len(board) == 7 and silhouette_iou(board, planner.figure) > 0.99
     assert "complete" in decisions[-1].chat

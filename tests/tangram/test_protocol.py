@@ -4,8 +4,17 @@ import json
 
 import pytest
 
-from agent.games.tangram.protocol import (MAX_OUT_FRAME_BYTES, ProtocolError, chat_frame, clean_chat_text, error_frame,
-                            finish_frame, parse_frame, parse_vector, play_frame)
+from agent.games.tangram.protocol import (
+    MAX_OUT_FRAME_BYTES,
+    ProtocolError,
+    chat_frame,
+    clean_chat_text,
+    error_frame,
+    finish_frame,
+    parse_frame,
+    parse_vector,
+    play_frame,
+)
 
 REAL_GAME_FRAME = {
     "objective": "A house",

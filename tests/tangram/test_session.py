@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
+from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision, TurnView
 from agent.games.tangram.session import Session
-from agent.core.transcript import Transcript
 
 
 class FakeConnection:
@@ -71,7 +71,8 @@ class ScriptedPlayer:
 def state(on_board: dict[str, tuple[float, float, float, list[str]]] | None = None) -> dict[str, Any]:
     board = {name: {"position": {"position": f"({x}, {y})", "vertices": []}, "rotation": r, "collisions": c}
              for name, (x, y, r, c) in (on_board or {}).items()}
-    off = {n: {"rotation": 0.0} for n in ("Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown") if n not in board}
+    names = ("Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown")
+    off = {n: {"rotation": 0.0} for n in names if n not in board}
     return {"on_board": board, "off_board": off}
 
 

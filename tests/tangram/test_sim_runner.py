@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
+from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.players.base import Decision, TurnView
 from agent.games.tangram.sim.__main__ import main
 from agent.games.tangram.sim.progress import Progress
 from agent.games.tangram.sim.runner import RunOptions, agent_notes, percentile, run_in_process, summarize
 from agent.games.tangram.sim.scripted_agent import free_spot, serve_scripted_agent
-from agent.core.transcript import Transcript
 
 
 class _Page(HTMLParser):

@@ -3,10 +3,10 @@ import stat
 
 import pytest
 
-from agent.games.tangram.config import PROJECT_DIR
-from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
 from agent.core.prompts import PromptError, load_prompts
 from agent.core.transcript import Transcript
+from agent.games.tangram.config import PROJECT_DIR
+from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
 
 
 async def test_transcript_writes_ordered_jsonl_owner_only_and_masks_secrets(tmp_path):
@@ -47,5 +47,5 @@ def test_a_template_with_an_unknown_variable_fails_at_load(tmp_path):
 
 def test_a_missing_template_is_named(tmp_path):
     (tmp_path / "system.j2").write_text("x")
-    with pytest.raises(PromptError, match="play.j2"):
+    with pytest.raises(PromptError, match=r"play\.j2"):
         load_prompts(tmp_path, sample_context(), TEMPLATE_NAMES)

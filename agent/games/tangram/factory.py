@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent.games.tangram.config import Config
-from agent.games.tangram.players.base import Player
-from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
 from agent.core.config import check_api_key
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript
+from agent.games.tangram.config import Config
+from agent.games.tangram.players.base import Player
+from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
 
 PlayerSource = Callable[[Transcript], Player]
 """Anything that makes a session's player; the server takes any such callable."""
@@ -43,7 +43,7 @@ class PlayerFactory:
 
         if self.config.player == "planner":
             return PlannerPlayer(self.config)
-        from agent.games.tangram.players.llm import LLMPlayer  # noqa: PLC0415 - only LLM configs pay for the SDK
+        from agent.games.tangram.players.llm import LLMPlayer  # here: only LLM configs pay for the SDK import
 
         assert self._client is not None and self._prompts is not None
         planner = PlannerPlayer(self.config) if uses_planner(self.config) else None

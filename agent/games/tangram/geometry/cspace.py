@@ -111,7 +111,7 @@ def distinct_rotations(piece: str, first: float) -> list[float]:
     """``first``, then the multiples of 45 degrees nearest to it (ties: the smaller angle first),
     skipping any rotation whose outline is the same as one already listed (e.g. the parallelogram
     turned by 180 degrees), since it would give the same answer."""
-    candidates = [first] + sorted((k * 45.0 for k in range(8)), key=lambda r: (rotation_distance(r, first), r))
+    candidates = [first, *sorted((k * 45.0 for k in range(8)), key=lambda r: (rotation_distance(r, first), r))]
     order: list[float] = []
     seen: set[frozenset[tuple[float, float]]] = set()
     for r in candidates:

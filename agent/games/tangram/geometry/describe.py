@@ -134,7 +134,7 @@ _COMPASS = ("right", "up-right", "up", "up-left", "left", "down-left", "down", "
 
 def _compass(dx: float, dy: float) -> str:
     a = math.degrees(math.atan2(dy, dx))
-    return _COMPASS[int(round(a / 45.0)) % 8]
+    return _COMPASS[round(a / 45.0) % 8]
 
 
 def _orientation(pose: Pose, outline: list[Point]) -> str:
@@ -191,7 +191,7 @@ def _free_areas(polys: list[Polygon]) -> tuple[FreeArea, ...]:
         shapely.prepare(taken)
         occupied = shapely.intersects(cells, taken)
     areas: list[FreeArea] = []
-    min_cells = int(math.ceil(MIN_FREE_SIDE / GRID_UNITS))
+    min_cells = math.ceil(MIN_FREE_SIDE / GRID_UNITS)
     for _ in range(MAX_FREE_AREAS):
         rect = _largest_empty(occupied, min_cells)
         if rect is None:

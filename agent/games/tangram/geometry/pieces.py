@@ -45,7 +45,7 @@ class PieceSpec:
         """Area of the outline in square pixels (shoelace)."""
         pts = self.outline
         s = 0.0
-        for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1]):
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:] + pts[:1], strict=True):
             s += x0 * y1 - x1 * y0
         return abs(s) / 2.0
 

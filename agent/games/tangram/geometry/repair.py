@@ -21,7 +21,13 @@ from dataclasses import dataclass
 
 from agent.games.tangram.geometry.collide import BOUNDARY, CLEARANCE_PX, is_valid, predict_collisions
 from agent.games.tangram.geometry.cspace import MARGIN_PX, CSpace, build_cspace, distinct_rotations
-from agent.games.tangram.geometry.frames import PX_PER_UNIT_X, PX_PER_UNIT_Y, Pose, normalize_rotation, rotation_distance
+from agent.games.tangram.geometry.frames import (
+    PX_PER_UNIT_X,
+    PX_PER_UNIT_Y,
+    Pose,
+    normalize_rotation,
+    rotation_distance,
+)
 from agent.games.tangram.geometry.pieces import PIECES, Point
 
 DEFAULT_MAX_SEARCH_UNITS = 15.0

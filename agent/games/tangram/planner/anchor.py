@@ -102,7 +102,7 @@ def assign(slots: Mapping[str, Pose], board: Mapping[str, Pose], pins: Mapping[s
     for group in _GROUPS:
         best: tuple[float, tuple[str, ...], set[str]] | None = None
         for perm in itertools.permutations(group):
-            mapping = dict(zip(group, perm))  # piece -> slot
+            mapping = dict(zip(group, perm, strict=True))  # piece -> slot
             if any(mapping.get(p) != s for p, s in pins.items() if p in mapping):
                 continue
             hits = {p for p, s in mapping.items()
@@ -111,7 +111,7 @@ def assign(slots: Mapping[str, Pose], board: Mapping[str, Pose], pins: Mapping[s
             if best is None or value > best[0]:
                 best = (value, perm, hits)
         assert best is not None
-        for p, s in zip(group, best[1]):
+        for p, s in zip(group, best[1], strict=True):
             slot_of[p] = s
             targets[p] = shapes.as_piece(slots[s], p)
         matched |= best[2]
@@ -184,7 +184,8 @@ def _zone(figure: Figure, variant: int) -> BaseGeometry:
     return unary_union(polys).buffer(CLEARANCE_PX, join_style="mitre")
 
 
-def _in_the_way(zone: BaseGeometry, polys: Mapping[str, Polygon], matched: frozenset[str]) -> tuple[frozenset[str], float]:
+def _in_the_way(zone: BaseGeometry, polys: Mapping[str, Polygon],
+                matched: frozenset[str]) -> tuple[frozenset[str], float]:
     """Misplaced pieces overlapping ``zone`` and how much they are in the way (px^2, plus a fixed
     cost per piece since each costs a move). ``polys`` are the board's pieces in pixels."""
     hits: list[str] = []
@@ -248,12 +249,12 @@ def fit_anchor(figure: Figure, board: Mapping[str, Pose], previous: Anchor | Non
     if best is not None and best[3] and not best[2][2]:
         # Nothing of the figure is on the board yet but pieces are in the way: slide the figure to
         # where it overlaps them least (they will still be moved in later, but not twice).
-        cand = _least_blocked(figure, best[1].variant, polys)
-        if cand is not None and _fits_board(cand.slots(figure)):
-            blockers, conflict = _in_the_way(zone_at(cand), polys, frozenset())
-            total = -_CONFLICT_WEIGHT * conflict - _CENTRE_PENALTY * math.hypot(cand.dx, cand.dy)
+        shifted = _least_blocked(figure, best[1].variant, polys)
+        if shifted is not None and _fits_board(shifted.slots(figure)):
+            blockers, conflict = _in_the_way(zone_at(shifted), polys, frozenset())
+            total = -_CONFLICT_WEIGHT * conflict - _CENTRE_PENALTY * math.hypot(shifted.dx, shifted.dy)
             if total > best[0]:
-                best = (total, cand, assign(cand.slots(figure), board, pins), blockers)
+                best = (total, shifted, assign(shifted.slots(figure), board, pins), blockers)
     if best is None:  # nowhere on the board fits: fall back to the figure as drawn
         slots = Anchor().slots(figure)
         targets, slot_of, matched = assign(slots, board, pins)

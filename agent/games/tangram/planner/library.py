@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
@@ -57,7 +57,8 @@ class FigureSpec(BaseModel):
     aliases: list[str] = Field(default_factory=list)
     related: list[str] = Field(default_factory=list)
     description: str = ""
-    rotations: list[float] = Field(default_factory=lambda: [0.0], description="Whole-figure turns allowed when re-anchoring.")
+    rotations: list[float] = Field(default_factory=lambda: [0.0],
+                                   description="Whole-figure turns allowed when re-anchoring.")
     mirror: bool = Field(True, description="May the figure be built as its mirror image?")
     order: list[str] | None = Field(None, description="Build order; default: big pieces first, lower ones first.")
     pieces: dict[str, SlotSpec]
@@ -202,7 +203,8 @@ def _silhouette_iou(a: Iterable[Polygon], b: Iterable[Polygon]) -> float:
     return ua.intersection(ub).area / ua.union(ub).area
 
 
-def _variants(slots: Mapping[str, Pose], center: Point, rotations: Iterable[float], mirror: bool) -> tuple[Variant, ...]:
+def _variants(slots: Mapping[str, Pose], center: Point, rotations: Iterable[float],
+              mirror: bool) -> tuple[Variant, ...]:
     out: list[Variant] = []
     for rot in dict.fromkeys(float(r) % 360 for r in rotations):
         turned = {n: shapes.rotate_about(p, rot, center) if rot else p for n, p in slots.items()}

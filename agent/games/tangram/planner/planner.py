@@ -2,7 +2,8 @@
 
 It keeps the session's plan (figure, anchor, chat requests) and turns each board into a move and
 one chat line. Everything here is synchronous and pure computation; the async player in
-``agent.games.tangram.players.planner`` only adapts a :class:`~agent.games.tangram.players.base.TurnView` to these calls.
+``agent.games.tangram.players.planner`` only adapts a
+:class:`~agent.games.tangram.players.base.TurnView` to these calls.
 """
 
 from __future__ import annotations
@@ -10,11 +11,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.players.base import Decision
-from agent.games.tangram.protocol import clean_chat_text
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Anchor, Fit, fit_anchor
 from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, match_objective, normalize_text
@@ -22,6 +22,8 @@ from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_ph
 from agent.games.tangram.planner.requests import Request, parse_request
 from agent.games.tangram.planner.search import nearest_valid
 from agent.games.tangram.planner.steps import Step, build_order, next_step
+from agent.games.tangram.players.base import Decision
+from agent.games.tangram.protocol import clean_chat_text
 
 SOURCE = "planner"
 _REQUEST_SLACK_PX = 4.0
@@ -114,10 +116,9 @@ class Planner:
     def fit(self, board: Mapping[str, Pose], commit: bool = True) -> Fit:
         st = self.state
         fit = fit_anchor(self.figure, board, st.anchor, st.pins)
-        if st.anchor is not None and fit.anchor.distance(st.anchor) > 0.5:
-            if commit:
-                st.overrides.clear()
-                st.around_said = False
+        if st.anchor is not None and fit.anchor.distance(st.anchor) > 0.5 and commit:
+            st.overrides.clear()
+            st.around_said = False
         if commit:
             st.anchor = fit.anchor
         if st.overrides:
@@ -295,7 +296,7 @@ class Planner:
         st = self.state
         fig = self.figure
         ph = self.phrases
-        base = {"figure": fig.name, "description": fig.description}
+        base: dict[str, Any] = {"figure": fig.name, "description": fig.description}
         piece = req.piece
         if piece is None and req.slot is not None and req.intent in ("move", "rotate", "where"):
             piece = fit.piece_for_slot(req.slot)

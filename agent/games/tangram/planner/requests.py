@@ -199,7 +199,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("unknown_piece")
     for intent in ("why", "wait", "help", "next", "progress", "plan"):
         if has(intent):
-            return Request(intent)  # type: ignore[arg-type]
+            return Request(intent)
     if has("thanks"):
         return Request("thanks")
     if has("greeting"):

@@ -28,7 +28,8 @@ def _iou(a: BaseGeometry, b: BaseGeometry) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def _refine(placed: BaseGeometry, target: BaseGeometry, dx: float, dy: float, value: float) -> tuple[float, float, float]:
+def _refine(placed: BaseGeometry, target: BaseGeometry, dx: float, dy: float,
+            value: float) -> tuple[float, float, float]:
     for step in _STEPS_PX:
         improved = True
         while improved:
