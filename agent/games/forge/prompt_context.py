@@ -25,6 +25,9 @@ TEMPLATE_NAMES = ("system", "decide")
 PASS_NUMBER = -1
 """The number shown for passing when the request offers no pass option of its own."""
 
+MAX_PROMPT_CARDS = 120
+"""Distinct cards whose text the prompt shows; a board bigger than this is cut, not the call."""
+
 _REASON = {"type": "string", "description": "one short line: why"}
 
 
@@ -94,7 +97,7 @@ def _options(request: ForgeRequest) -> tuple[str, list[dict[str, Any]], dict[str
             else:
                 text = f"{o.type.replace('_', ' ')}: {o.card_name}"
                 if o.ability_description and o.type != "cast_spell":
-                    text += f" — {o.ability_description}"
+                    text += f" — {_cut(o.ability_description, 200)}"
                 if o.mana_cost:
                     text += f" (cost {o.mana_cost})"
                 if o.requires_targets:
@@ -129,7 +132,7 @@ def build_context(request: ForgeRequest, view: View, memory: list[str], hint: st
         named |= {o.card_name for o in request.options.options}
     names = sorted(n for n in named if n)
     cards = []
-    for name in names:
+    for name in names[:MAX_PROMPT_CARDS]:
         f = view.facts(name)
         if not f.name:
             continue
