@@ -16,8 +16,8 @@ import ast
 import math
 import operator
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import yaml
