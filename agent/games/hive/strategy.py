@@ -22,8 +22,6 @@ from agent.games.hive.rules import (
     ROUND,
     Action,
     Cell,
-    is_bee,
-    is_carrier,
     is_hive,
     owner,
 )
@@ -114,9 +112,9 @@ class Strategy:
             if hive_dir is not None:
                 self.claims.pop(view.bee, None)
                 return Decision(Action.FORAGE, hive_dir, "deliver")
-            costs = self._costs(me, carrying=True)
+            costs = self._costs(me)
             field_home = distance_field(costs, [world.hive], until=self._settle(me))
-            return self._step(view, around, field_home, "carry home", world.hive, carrying=True)
+            return self._step(view, around, field_home, "carry home", world.hive)
 
         enemy_carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
         knock = self._adjacent(around, {enemy_carrier})
@@ -137,7 +135,7 @@ class Strategy:
             self.claims.pop(view.bee, None)
             return Decision(Action.FORAGE, flower_dir, "pick up a flower")
 
-        costs = self._costs(me, carrying=False)
+        costs = self._costs(me)
         field_me = distance_field(costs, [me])
         target, why = self._choose_target(view, me, field_me, costs, role)
         if target is None:
@@ -148,7 +146,7 @@ class Strategy:
             return self._wait(view, around, "nothing to do")
         self.claims[view.bee] = target
         field_target = distance_field(costs, [target], until=self._settle(me))
-        return self._step(view, around, field_target, why, target, carrying=False)
+        return self._step(view, around, field_target, why, target)
 
     # ---- pieces -------------------------------------------------------------------------------
 
@@ -174,7 +172,7 @@ class Strategy:
                 return direction
         return None
 
-    def _costs(self, me: int, carrying: bool) -> bytearray:
+    def _costs(self, me: int) -> bytearray:
         """Entry cost of every cell as this bee sees the map now."""
         world = self.world
         costs = bytearray(CELLS)
@@ -259,7 +257,7 @@ class Strategy:
         return best
 
     def _step(self, view: BeeView, around: list[tuple[int, int]], dist: list[int], why: str,
-              target: int, carrying: bool) -> Decision:
+              target: int) -> Decision:
         """The best first step along a distance field; breaks walls in the way, never flowers."""
         here = dist[view.row * COLS + view.col]
         best_dir, best_value = None, INF
@@ -304,7 +302,7 @@ class Strategy:
         watch = open_ring or (sorted(ring) if self.aggression >= HOLD_AGGRESSION else [])
         if not watch:
             return None
-        costs = self._costs(me, carrying=False)
+        costs = self._costs(me)
         # Aim for a cell next to an entrance, not the entrance itself (we wall it from there).
         sources = [n for i in watch for n in NEIGHBOURS[i] if n not in ring and not is_hive(world.cells[n])]
         if not sources:
@@ -312,7 +310,7 @@ class Strategy:
         dist = distance_field(costs, sources)
         if dist[me] == 0:
             return self._wait(view, around, "holding the enemy hive")
-        return self._step(view, around, dist, "go wall the enemy hive", world.enemy_hive, carrying=False)
+        return self._step(view, around, dist, "go wall the enemy hive", world.enemy_hive)
 
     def _defend(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
         """Keep our hive open: break walls next to it, stay close."""
@@ -323,9 +321,9 @@ class Strategy:
                 return Decision(Action.GUARD, direction, "break a wall at our hive")
         walled = [i for i in ring if world.cells[i] == Cell.WALL]
         if walled:
-            costs = self._costs(me, carrying=False)
+            costs = self._costs(me)
             dist = distance_field(costs, walled)
-            return self._step(view, around, dist, "go clear our hive", world.hive, carrying=False)
+            return self._step(view, around, dist, "go clear our hive", world.hive)
         return None
 
 
@@ -333,4 +331,4 @@ def new_strategy(player: int, seed: int | None = None, plan: Plan | None = None)
     return Strategy(world=new_world(player), rng=random.Random(seed), plan=plan)
 
 
-__all__ = ["BEES", "Decision", "Strategy", "is_bee", "is_carrier", "new_strategy"]
+__all__ = ["Decision", "Strategy", "new_strategy"]

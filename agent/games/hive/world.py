@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import (
-    BEES,
     CELLS,
     COLS,
     ROWS,
@@ -165,4 +164,4 @@ def new_world(player: int) -> WorldModel:
     return WorldModel(player=player)
 
 
-__all__ = ["BEES", "NEVER", "OwnBee", "WorldModel", "new_world"]
+__all__ = ["NEVER", "OwnBee", "WorldModel", "new_world"]
