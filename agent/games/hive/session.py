@@ -81,7 +81,8 @@ class HiveSession:
                      action=Action(decision.action).name, direction=Direction(decision.direction).name,
                      reason=decision.reason, target=_rc(decision.target), ms=ms)
         if self.coach is not None:
-            self.coach.maybe_ask(view.turn, self.score)
+            # After the answer is written: building the summary and prompt takes a millisecond or two.
+            asyncio.get_running_loop().call_soon(self.coach.maybe_ask, view.turn, self.score)
         if self.direct is not None and self.direct.enabled and self.llm is not None and self.prompts is not None \
                 and self.direct_stats.asked < self.direct.max_calls:
             return self._direct(view, decision, strategy)
