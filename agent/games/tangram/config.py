@@ -63,6 +63,9 @@ class ServerConfig(StrictModel):
     allow_remote: bool = Field(False, description="Must be true to listen on a non-loopback address.")
     token: str | None = Field(None, description="If set, clients must connect with ?token=<this>.")
     ping_interval: float | None = Field(20.0, description="Seconds between keep-alive pings; null disables.")
+    max_connections: int = Field(64, ge=1, le=10_000, description=(
+        "WebSocket connections at once; when full, a newcomer replaces the oldest connection that has not sent "
+        "a frame, else it gets HTTP 503. Lowered at start to fit the open-files limit."))
 
 
 ConsoleMode = Literal["autonomous", "supervised", "wizard"]

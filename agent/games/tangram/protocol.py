@@ -12,6 +12,7 @@ serialised size far below Godot's 64 KiB inbound buffer.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -31,6 +32,21 @@ _VECTOR_RE = re.compile(rf"^\s*\(\s*({_NUM})\s*,\s*({_NUM})\s*\)\s*$")
 MAX_OUT_FRAME_BYTES = 16 * 1024
 """Every frame we send stays below this: a quarter of Godot's 64 KiB inbound buffer."""
 MAX_CHAT_CHARS = 600
+
+# Bounds on what one frame's state may hold. The real game reports 7 pieces of 3 or 4 vertices,
+# each colliding with at most the 6 others and the board's edge; anything far beyond is an
+# attack or a bug, and its size must not reach the logs, the transcript or the prompt.
+MAX_COORD = 10_000.0
+"""Largest |coordinate| in board units (the board is about 100 x 100): 1e308 is finite but breaks
+the geometry (overflow to inf, then NaN and empty shapes)."""
+MAX_ROTATION = 1e6
+"""Largest |rotation| in degrees accepted before folding into [0, 360)."""
+MAX_PIECE_ENTRIES = 32
+"""Entries read per state section; the rest are counted in one ``ignored`` note."""
+MAX_VERTICES = 16
+MAX_COLLISION_ENTRIES = 64
+"""Collision names read per piece; the rest are counted in one ``ignored`` note."""
+MAX_NAME_CHARS = 40
 
 
 class ProtocolError(ValueError):
@@ -52,6 +68,14 @@ def parse_vector(value: Any) -> Point:
         raise ValueError(f"not a vector: {str(value)[:40]!r}")
     if not (math.isfinite(x) and math.isfinite(y)):
         raise ValueError(f"vector is not finite: ({x}, {y})")
+    return (x, y)
+
+
+def _on_board_point(value: Any) -> Point:
+    """A point of the board: finite (parse_vector) and within MAX_COORD of the origin."""
+    x, y = parse_vector(value)
+    if abs(x) > MAX_COORD or abs(y) > MAX_COORD:
+        raise ValueError(f"coordinates out of range: ({x:.6g}, {y:.6g}) (at most {MAX_COORD:g} board units)")
     return (x, y)
 
 
@@ -85,7 +109,9 @@ class OnBoardPiece(BaseModel):
     collisions: list[str] = Field(default_factory=list)
 
     @classmethod
-    def from_raw(cls, raw: Any) -> OnBoardPiece:
+    def from_raw(cls, raw: Any, notes: list[str] | None = None) -> OnBoardPiece:
+        """The entry as a piece, or ValueError saying why it cannot be one. ``notes`` collects what
+        was cut from an entry that is still used (an absurdly long collision list)."""
         if not isinstance(raw, dict):
             raise ValueError("piece entry is not an object")
         pos = raw.get("position")
@@ -97,14 +123,27 @@ class OnBoardPiece(BaseModel):
             raise ValueError("on-board piece has no position")
         if not isinstance(vertices, list):
             raise ValueError("vertices is not a list")
+        if len(vertices) > MAX_VERTICES:
+            raise ValueError(f"{len(vertices)} vertices (a piece has at most {MAX_VERTICES})")
         rotation = _number(raw.get("rotation", 0.0))
         if not math.isfinite(rotation):
             raise ValueError("rotation is not finite")
-        collisions = raw.get("collisions", [])
-        if not isinstance(collisions, list) or not all(isinstance(c, str) for c in collisions):
-            raise ValueError("collisions is not a list of names")
-        return cls(position=parse_vector(pos), vertices=[parse_vector(v) for v in vertices],
-                   rotation=rotation, collisions=collisions)
+        if abs(rotation) > MAX_ROTATION:
+            raise ValueError(f"rotation out of range: {rotation:.6g}")
+        return cls(position=_on_board_point(pos), vertices=[_on_board_point(v) for v in vertices],
+                   rotation=rotation, collisions=_collision_names(raw.get("collisions", []), notes))
+
+
+def _collision_names(raw: Any, notes: list[str] | None) -> list[str]:
+    """The distinct names in a collisions list, at most MAX_COLLISION_ENTRIES read, each clipped."""
+    if not isinstance(raw, list):
+        raise ValueError("collisions is not a list of names")
+    head = raw[:MAX_COLLISION_ENTRIES]
+    if not all(isinstance(c, str) for c in head):
+        raise ValueError("collisions is not a list of names")
+    if len(raw) > len(head) and notes is not None:
+        notes.append(f"collisions: {len(raw):,} names, only the first {len(head)} read")
+    return list(dict.fromkeys(c[:MAX_NAME_CHARS] for c in head))
 
 
 class OffBoardPiece(BaseModel):
@@ -128,16 +167,22 @@ class GameState(BaseModel):
             raise ProtocolError("state is not an object")
         state = cls()
         for section in ("on_board", "off_board"):
-            for name, entry in _piece_entries(raw.get(section, {}), section):
+            entries, total = _piece_entries(raw.get(section, {}), section)
+            if total > len(entries):
+                state.ignored.append(f"{section}: {total:,} entries, only the first {len(entries)} read")
+            for name, entry in entries:
                 if name not in PIECE_NAMES:
                     state.ignored.append(f"{section}: unknown piece {name[:30]!r}")
                     continue
                 try:
                     if section == "on_board":
-                        state.on_board[name] = OnBoardPiece.from_raw(entry)
+                        notes: list[str] = []
+                        state.on_board[name] = OnBoardPiece.from_raw(entry, notes)
+                        state.ignored.extend(f"{section}.{name}: {note}" for note in notes)
                     else:
                         rot = _number(entry.get("rotation", 0.0)) if isinstance(entry, dict) else 0.0
-                        state.off_board[name] = OffBoardPiece(rotation=rot if math.isfinite(rot) else 0.0)
+                        ok = math.isfinite(rot) and abs(rot) <= MAX_ROTATION
+                        state.off_board[name] = OffBoardPiece(rotation=rot if ok else 0.0)
                 except (ValueError, ValidationError) as exc:
                     state.ignored.append(f"{section}.{name}: {_short(exc)}")
         # A piece reported in both places is on the board: that is where it can collide.
@@ -146,15 +191,20 @@ class GameState(BaseModel):
         return state
 
 
-def _piece_entries(section: Any, label: str) -> list[tuple[str, Any]]:
+def _piece_entries(section: Any, label: str) -> tuple[list[tuple[str, Any]], int]:
+    """At most MAX_PIECE_ENTRIES (name, entry) pairs, and how many the section holds."""
     if isinstance(section, dict):
-        return [(str(k), v) for k, v in section.items()]
+        pairs = itertools.islice(section.items(), MAX_PIECE_ENTRIES)
+        return [(str(k)[:MAX_NAME_CHARS], v) for k, v in pairs], len(section)
     if isinstance(section, list):  # [{"Red": {...}}, {"Blue": {...}}]
         out: list[tuple[str, Any]] = []
+        total = 0
         for item in section:
             if isinstance(item, dict):
-                out.extend((str(k), v) for k, v in item.items())
-        return out
+                total += len(item)
+                room = MAX_PIECE_ENTRIES - len(out)
+                out.extend((str(k)[:MAX_NAME_CHARS], v) for k, v in itertools.islice(item.items(), max(0, room)))
+        return out, total
     raise ProtocolError(f"state.{label} is neither an object nor a list")
 
 

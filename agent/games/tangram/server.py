@@ -6,6 +6,14 @@ every session, and a new connection must get a fresh session with nothing carrie
 Security: loopback only unless ``server.allow_remote``; an optional shared token (``?token=``)
 checked in constant time before the WebSocket handshake; known secrets (API key, token) masked
 in everything the websockets library logs, since it logs request paths (``?token=`` included).
+
+Limits: at most ``server.max_connections`` WebSocket connections (lowered at start to fit the
+process's open-files limit). A connection costs only its socket until its first frame: the
+session and its transcript are made then. When the server is full, a newcomer takes the place of
+the oldest connection that has not sent a frame yet (idle sockets cannot lock the game out);
+when every connection is a game that has spoken, the newcomer gets HTTP 503. Sockets still in
+their opening handshake are capped too (reset at once beyond that). Resource errors are logged
+once per interval, whoever logs them.
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
+from agent.core.images import ImagePool
+from agent.core.limits import ResourceErrorFilter, Throttle, open_files_limit
 from agent.core.net import is_loopback, listen_hosts
 from agent.core.redact import MaskingLogger, Secrets
 from agent.core.study import study_metadata
@@ -50,6 +60,21 @@ TOKEN_NOTE = ("server.token is set, but the Tangram game dials the fixed ws://lo
               "clients (the simulator, a proxy). Remove it to play with the game.")
 
 
+HANDSHAKE_SLOTS = 16
+"""Sockets allowed in their opening handshake at once; more are reset at once (a flood of bare TCP
+connects must not use up the file descriptors before websockets' 10 s handshake time-out)."""
+FD_RESERVE = 64
+"""Open files kept for the process itself: Python, logs, the LLM client's TLS store, image threads."""
+FD_PER_GAME = 2
+"""A game's socket and its transcript."""
+FULL_CLOSE = 1013
+"""WebSocket close code "try again later", sent to an idle connection a newcomer replaces."""
+LIMIT_LOG_EVERY_S = 10.0
+_LIMIT_LOGGERS = ("asyncio", "websockets.server", __name__, "agent.core.transcript")
+"""Loggers whose resource-error lines are throttled while the server runs (asyncio logs each
+failed accept() with a traceback)."""
+
+
 class ServerSetupError(Exception):
     """The server cannot start; one line for the user."""
 
@@ -67,6 +92,19 @@ class AgentServer:
     _rejected: int = 0
     """Clients refused for the token since the last log line about it."""
     _rejection_logged_at: float | None = None
+    images: ImagePool | None = None
+    """The image decoding threads every session shares; made by start()."""
+    max_connections: int = 0
+    """The connection cap in force (server.max_connections, or less to fit the open-files limit)."""
+    _handling: set[ServerConnection] = field(default_factory=set)
+    """Connections past their handshake (idle or in a session)."""
+    _idle: dict[ServerConnection, float] = field(default_factory=dict)
+    """Connections that have not sent a frame yet, oldest first: the first to give way."""
+    _sockets: int = 0
+    """Sockets open (handshaking or not)."""
+    _closers: set[asyncio.Task[None]] = field(default_factory=set)
+    _full_log: Throttle = field(default_factory=lambda: Throttle(LIMIT_LOG_EVERY_S))
+    _resource_filter: ResourceErrorFilter = field(default_factory=lambda: ResourceErrorFilter(LIMIT_LOG_EVERY_S))
 
     @property
     def port(self) -> int:
@@ -97,13 +135,17 @@ class AgentServer:
                     f"refusing to listen on {cfg.host}: only loopback is allowed unless server.allow_remote is true")
             log.warning("listening on %s: other machines can reach this agent%s", cfg.host,
                         "" if cfg.token else " (no token set: anyone on the network can connect)")
+        self.max_connections = self._fit_connections()
+        self.images = ImagePool(self.config.images.decode_workers)
+        for name in _LIMIT_LOGGERS:
+            logging.getLogger(name).addFilter(self._resource_filter)
         port = cfg.port
         for host in listen_hosts(cfg.host):
             try:
                 server = await serve(
                     self._handle, host, port, max_size=cfg.max_frame_bytes, max_queue=16,
                     process_request=self._check_request, ping_interval=cfg.ping_interval,
-                    ping_timeout=cfg.ping_interval, compression=None,
+                    ping_timeout=cfg.ping_interval, compression=None, create_connection=self._counted(),
                     logger=MaskingLogger(logging.getLogger("websockets.server"), self.secrets))
             except OSError as exc:
                 if host == "::1" and self._servers and exc.errno in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
@@ -116,18 +158,73 @@ class AgentServer:
                 raise ServerSetupError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
             self._servers.append(server)
             port = self.port  # port 0: the second family takes the port the first one got
-        log.info("listening on %s (max frame %d bytes)", ", ".join(
-            f"{h}:{self.port}" for h in listen_hosts(cfg.host)[: len(self._servers)]), cfg.max_frame_bytes)
+        log.info("listening on %s (max frame %d bytes, at most %d connections)", ", ".join(
+            f"{h}:{self.port}" for h in listen_hosts(cfg.host)[: len(self._servers)]), cfg.max_frame_bytes,
+            self.max_connections)
+
+    def _fit_connections(self) -> int:
+        """server.max_connections, lowered if the process cannot open enough files for that many."""
+        wanted = self.config.server.max_connections
+        limit = open_files_limit()
+        if limit is None:
+            return wanted
+        spare = limit - FD_RESERVE - HANDSHAKE_SLOTS - self.config.llm.max_in_flight
+        fits = max(1, spare // FD_PER_GAME)
+        if fits < wanted:
+            log.warning("server.max_connections lowered from %d to %d to fit the open-files limit of %d "
+                        "(raise it with ulimit -n)", wanted, fits, limit)
+            return fits
+        return wanted
+
+    def _counted(self) -> type[ServerConnection]:
+        """A ServerConnection that counts open sockets and resets those beyond the cap at once."""
+        server = self
+
+        class CountedConnection(ServerConnection):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                super().connection_made(transport)
+                server._sockets += 1
+                if server._sockets > server.max_connections + HANDSHAKE_SLOTS:
+                    server._log_full("reset a connection: %d sockets open", server._sockets)
+                    transport.abort()  # frees the descriptor now, not after the handshake time-out
+
+            def connection_lost(self, exc: Exception | None) -> None:
+                server._sockets -= 1
+                super().connection_lost(exc)
+
+        return CountedConnection
 
     def _check_request(self, connection: ServerConnection, request: Request) -> Response | None:
         token = self.config.server.token
-        if token is None:
+        if token is not None:
+            given = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
+            if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
+                self._log_rejection(_peer(connection))
+                return connection.respond(HTTPStatus.FORBIDDEN, "Forbidden: missing or wrong token\n")
+        return self._admit(connection)
+
+    def _admit(self, connection: ServerConnection) -> Response | None:
+        """Make room for a newcomer, or refuse it with 503 when every place is taken by a game."""
+        if len(self._handling) < self.max_connections:
             return None
-        given = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
-        if not hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8")):
-            self._log_rejection(_peer(connection))
-            return connection.respond(HTTPStatus.FORBIDDEN, "Forbidden: missing or wrong token\n")
-        return None
+        if self._idle:
+            oldest = next(iter(self._idle))
+            del self._idle[oldest]  # never chosen twice
+            self._log_full("server full (%d connections): %s replaced by %s, which never sent a frame",
+                           len(self._handling), _peer(oldest), _peer(connection))
+            closer = asyncio.create_task(oldest.close(FULL_CLOSE, "server full; replaced by a newer connection"))
+            self._closers.add(closer)
+            closer.add_done_callback(self._closers.discard)
+            return None
+        self._log_full("server full (%d games connected): refused %s with HTTP 503 (server.max_connections)",
+                       len(self._handling), _peer(connection))
+        return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE,
+                                  f"Service Unavailable: the agent serves {self.max_connections} games already\n")
+
+    def _log_full(self, message: str, *args: object) -> None:
+        now, held = self._full_log.ready()
+        if now:
+            log.warning(message + (f" ({held} more such events not logged)" if held else ""), *args)
 
     def _log_rejection(self, peer: str) -> None:
         now = time.monotonic()
@@ -146,23 +243,26 @@ class AgentServer:
 
     async def _handle(self, connection: ServerConnection) -> None:
         peer = _peer(connection)
+        self._handling.add(connection)
+        self._idle[connection] = time.monotonic()
+        # The transcript file is made at the first frame: an idle socket holds one descriptor only.
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
                                 secrets=self.secrets, tags=self.config.tags)
-        try:
-            await transcript.open()
-        except OSError as exc:  # an unwritable folder must not cost the study its game
-            log.error("cannot write the transcript %s (%s); this session runs without one",
-                      transcript.path, exc.strerror or exc)
-            transcript = Transcript(None, transcript.session_id, secrets=self.secrets)
-        if transcript.path is not None:
-            self._transcripts.append(transcript.path)
         session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer,
                           study=self.study)
+        session.images = self.images
         self.sessions.add(session)
-        log.info("game connected from %s (session %s)", peer, transcript.session_id)
+        spoke = False
         reason = "disconnected"
         try:
-            await session.run(connection)
+            try:
+                first = await connection.recv()
+            finally:
+                self._idle.pop(connection, None)
+            spoke = True
+            await self._open_transcript(transcript)
+            log.info("game connected from %s (session %s)", peer, transcript.session_id)
+            await session.run(_frames(first, connection))
         except ConnectionClosed as exc:
             if exc.sent is not None and exc.sent.code == TOO_BIG:
                 # websockets refused the frame from its header, before reading it into memory.
@@ -176,9 +276,24 @@ class AgentServer:
             log.exception("session %s failed", transcript.session_id)
             reason = "internal error"
         finally:
+            self._handling.discard(connection)
+            self._idle.pop(connection, None)
             await session.close(reason)
             self.sessions.discard(session)
-            log.info("game from %s left (session %s: %s)", peer, transcript.session_id, reason)
+            if spoke:
+                log.info("game from %s left (session %s: %s)", peer, transcript.session_id, reason)
+            else:
+                log.debug("connection from %s closed before its first frame (%s)", peer, reason)
+
+    async def _open_transcript(self, transcript: Transcript) -> None:
+        path = transcript.path
+        try:
+            await transcript.open()
+        except OSError as exc:  # an unwritable folder (or no descriptor left) must not cost the game
+            log.error("cannot write the transcript %s (%s); this session runs without one", path, exc.strerror or exc)
+            return
+        if path is not None:
+            self._transcripts.append(path)
 
     async def shutdown(self) -> None:
         """Polite stop: end running turns with finish, close sockets with 1001, flush transcripts."""
@@ -198,6 +313,18 @@ class AgentServer:
         for server in servers:
             with contextlib.suppress(Exception):
                 await server.wait_closed()
+        for name in _LIMIT_LOGGERS:
+            logging.getLogger(name).removeFilter(self._resource_filter)
+        if self.images is not None:
+            self.images.close()
+            self.images = None
+
+
+async def _frames(first: str | bytes, connection: ServerConnection) -> AsyncIterator[str | bytes]:
+    """The connection's frames, the one already read first."""
+    yield first
+    async for raw in connection:
+        yield raw
 
 
 def _peer(connection: ServerConnection) -> str:

@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from agent.core.images import ImageError, payload_summary, prepare_image
+from agent.core.images import ImageError, ImagePool, payload_summary, prepare_image
 from agent.core.memory import Memory, Speaker
 from agent.core.transcript import Transcript, record_scope
 from agent.games.tangram.config import Config
@@ -110,6 +110,8 @@ class _Turn:
     """Event-loop time of the last play sent; its feedback is outstanding while awaiting_feedback."""
     finish_claimed: bool = False
     """Set by whoever is about to send this turn's finish (the turn, or a polite close): only one does."""
+    shutdown_finish: bool | None = None
+    """Set when a polite close ended the turn: whether its finish went out (the turn's record says so)."""
 
 
 class Supervisor(Protocol):
@@ -154,6 +156,8 @@ class Session:
         """Where our plays of the last turn left each piece, so it is not taken for the partner's move."""
         self._build_warned = False
         self.stats = {"turns": 0, "turns_ended": 0, "chats": 0, "bad_frames": 0}
+        self.images: ImagePool | None = None
+        """The process's image decoding threads (the server sets it); None: the default thread pool."""
         self.supervisor: Supervisor | None = getattr(player, "supervisor", None)
         if self.supervisor is not None:
             self.transcript = self.supervisor.attach(self)
@@ -180,10 +184,11 @@ class Session:
                     # Never finish while the game still animates our last play (GAME_FACTS).
                     loop = asyncio.get_running_loop()
                     await asyncio.sleep(max(0.0, turn.play_sent_at + ANIMATION_S + 0.1 - loop.time()))
+                turn.shutdown_finish = False
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(POLITE_SEND_S):
                         await self._say("I have to stop now: the AI partner is shutting down.")
-                        await self._send(finish_frame(), "finish")
+                        turn.shutdown_finish = await self._send(finish_frame(), "finish")
                 self.stats["turns_ended"] += 1
             else:  # the turn is sending its own finish: let it
                 assert self._turn_task is not None
@@ -396,8 +401,10 @@ class Session:
             # uncancel() == 0: our interrupt was the only cancel; anything else (the game left,
             # a new playRequest, shutdown) really cancels the turn.
             if turn.interrupted is None or task is None or task.uncancel() > 0:
-                self.transcript.record("turn_end", turn=turn_id, outcome="cancelled",
-                                       seconds=round(loop.time() - started, 3))
+                # What the game saw: a shutdown that sent finish is not a turn cut off silently.
+                ended = {"outcome": "cancelled"} if turn.shutdown_finish is None else {
+                    "outcome": "shutdown", "finish_sent": turn.shutdown_finish}
+                self.transcript.record("turn_end", turn=turn_id, seconds=round(loop.time() - started, 3), **ended)
                 raise
             outcome = await self._interrupted(turn)
         except Exception as exc:  # a bug must cost one turn, never the session or the game
@@ -650,7 +657,10 @@ class Session:
             if not b64:
                 continue
             try:
-                image = await asyncio.to_thread(prepare_image, b64, cfg)
+                if self.images is not None:
+                    image = await self.images.prepare(b64, cfg)
+                else:
+                    image = await asyncio.to_thread(prepare_image, b64, cfg)
             except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
                 reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
                 log.warning("%s: %s image left out: %s", self.peer, key, reason)
