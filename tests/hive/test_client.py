@@ -239,3 +239,20 @@ async def test_a_slow_awaitable_decision_is_cut_off_before_the_forfeit(arena_fac
 def test_bad_team_names_are_refused(name: str) -> None:
     with pytest.raises(ValueError):
         check_team_name(name)
+
+
+async def test_an_out_of_range_decision_is_replaced_by_a_safe_one(arena_factory) -> None:
+    answers: list[bytes] = []
+
+    class Wild(Recorder):
+        def decide(self, view: BeeView) -> tuple[int, int]:
+            return 7, 9
+
+    async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(GOOD)
+        answers.append(await single_read(reader))
+        writer.write(b"gameover\n")
+
+    _, port = await arena_factory(script)
+    outcome = await play("127.0.0.1", port, "bees", Wild())
+    assert answers == [b"0,0\n"] and outcome.ending == "gameover"

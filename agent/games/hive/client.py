@@ -30,6 +30,8 @@ from agent.games.hive.protocol import (
 
 log = logging.getLogger(__name__)
 
+LOGGED_BAD_LINES = 20
+"""Bad lines logged one by one; beyond this they are only counted (a flood must not flood the log)."""
 DECIDE_LIMIT_S = 1.6
 """Hard stop for an awaitable decision: the arena forfeits at 2 s."""
 
@@ -79,6 +81,14 @@ async def connect(host: str, port: int, timeout: float) -> tuple[asyncio.StreamR
                 raise ConnectionRefusedError(f"could not connect to {host}:{port} within {timeout:g} s: {exc}") from exc
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
+
+
+def _checked(command: object) -> tuple[int, int]:
+    """A decider's command, or ValueError: an out-of-range answer would forfeit the match."""
+    if (isinstance(command, tuple) and len(command) == 2
+            and all(isinstance(x, int) for x in command) and 0 <= command[0] <= 3 and 0 <= command[1] <= 7):
+        return int(command[0]), int(command[1])
+    raise ValueError(f"the decider answered {command!r}, not (action 0-3, direction 0-7)")
 
 
 class LineReader:
@@ -150,7 +160,8 @@ async def play(host: str, port: int, team: str, decider: Decider, *, connect_tim
                 view = parse_state(line)
             except ProtocolError as exc:
                 outcome.bad_lines += 1
-                log.warning("bad line from the arena, answering %d,%d: %s", *SAFE_COMMAND, exc)
+                if outcome.bad_lines <= LOGGED_BAD_LINES:
+                    log.warning("bad line from the arena, answering %d,%d: %s", *SAFE_COMMAND, exc)
                 with contextlib.suppress(Exception):
                     decider.bad_line(line[:MAX_LINE], str(exc))
             else:
@@ -161,7 +172,7 @@ async def play(host: str, port: int, team: str, decider: Decider, *, connect_tim
                     answer = decider.decide(view)
                     if inspect.isawaitable(answer):
                         answer = await asyncio.wait_for(answer, DECIDE_LIMIT_S)
-                    command = answer
+                    command = _checked(answer)
                 except TimeoutError:
                     log.warning("no decision within %.1f s on turn %d; answering a safe command",
                                 DECIDE_LIMIT_S, view.turn)
