@@ -135,7 +135,9 @@ class LLMPlayer:
         started = time.monotonic()
         try:
             async with asyncio.timeout_at(deadline):
-                result = await self.client.complete_json(messages, schema, schema_name)
+                # Chat answers wait behind turns for a slot of the process-wide LLM gate.
+                result = await self.client.complete_json(messages, schema, schema_name,
+                                                         priority="chat" if purpose == "chat" else "play")
         except TimeoutError:
             self._record_unfinished("timeout", purpose, messages, image_bytes, started)
             return None
