@@ -176,9 +176,17 @@ async def test_no_name_in_time_means_no_match() -> None:
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.read()
 
-    arena = Arena(port=0, seed=1, answer_timeout=0.2)
-    result, _ = await run(arena, lambda p: raw_client(p, None, silent))
+    async def patient(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        return None
+
+    async def second(port: int) -> list[bytes]:
+        await asyncio.sleep(0.05)
+        return await raw_client(port, b"second\n", patient)
+
+    arena = Arena(port=0, seed=1, answer_timeout=0.3)
+    result, outcomes = await run(arena, lambda p: raw_client(p, None, silent), second)
     assert not result.played and "name" in result.reason
+    assert outcomes[1] == [b""]  # the other agent's connection just drops: no gameover without a match
 
 
 async def test_only_two_connections_are_taken() -> None:

@@ -90,9 +90,11 @@ class Arena:
         self.listening = asyncio.Event()
         self._clients: list[_Client] = []
         self._accepting: asyncio.Queue[_Client] = asyncio.Queue(maxsize=2)
+        self._connections = 0
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if self._accepting.full() or len(self._clients) >= 2:
+        self._connections += 1
+        if self._connections > 2:
             writer.close()  # the real arena accepts exactly two connections
             return
         self._accepting.put_nowait(_Client(reader, writer))
@@ -118,10 +120,14 @@ class Arena:
                 server.close()
                 return await self._play(result)
         finally:
+            while not self._accepting.empty():
+                self._clients.append(self._accepting.get_nowait())
             for client in self._clients:
+                # Like the real arena: gameover after a match; without one it just hangs up.
                 with contextlib.suppress(Exception):
-                    client.writer.write(GAMEOVER.encode() + b"\n")
-                    await asyncio.wait_for(client.writer.drain(), 1.0)
+                    if result.played:
+                        client.writer.write(GAMEOVER.encode() + b"\n")
+                        await asyncio.wait_for(client.writer.drain(), 1.0)
                 client.writer.close()
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(client.writer.wait_closed(), 1.0)
