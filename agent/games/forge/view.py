@@ -201,7 +201,7 @@ def build_view(request: ForgeRequest) -> View:
     if active is not None and me.id is not None:
         my_turn = active == me.id
     else:
-        my_turn = request.request_type == "declare_attackers" or request.request_type != "declare_blockers"
+        my_turn = request.request_type != "declare_blockers"  # we block only on the opponent's turn
     phase = request.state.phase or request.context.phase
     turn = request.state.turn or (request.context.turn or 0)
     fighting = combat_ids(request.state.combat)
