@@ -84,3 +84,10 @@ def test_check_llm_failure_stops_before_serving(tmp_path: Path) -> None:
         res = _run(["--config", "c.yaml", "--check-llm", "--port", "0"], tmp_path)
     assert res.returncode == 2
     assert "error: LLM check failed" in res.stderr and "401" in res.stderr and "listening" not in res.stderr
+
+
+def test_check_llm_without_an_llm_player_says_so_and_goes_on(capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.cli import _check_llm
+
+    assert _check_llm(GameConfig()) == 0
+    assert "LLM check skipped: the tangram player 'offline' uses no LLM" in capsys.readouterr().err
