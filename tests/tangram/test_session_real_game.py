@@ -161,3 +161,17 @@ async def test_a_polite_close_waits_for_the_animation_before_finish() -> None:
     await session.close(polite=True)  # the agent shuts down while the game animates the play
     assert [f["type"] for f in conn.sent][-1] == "finish"
     assert loop.time() - played >= 0.5
+
+
+async def test_an_unreadable_feedback_ends_the_wait_at_the_deadline_at_once() -> None:
+    # The turn's time is up while the play's feedback is pending; the feedback then arrives unreadable.
+    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=2.2)
+    loop = asyncio.get_running_loop()
+    await session.handle_raw(raw_frame("playRequest"))
+    await conn.until("play")
+    await asyncio.sleep(0.6)  # past the work window (2.2 - 1.8 s): the turn now waits for the feedback
+    sent = loop.time()
+    await session.handle_raw('{"type": "playFeedback", "state": 12}')
+    await conn.until("finish", timeout=3)
+    assert loop.time() - sent < 0.5
+    await session.close()

@@ -282,6 +282,9 @@ class Session:
             if bad.type_hint == "playFeedback" and self._turn is not None and self._turn.awaiting_feedback:
                 # The feedback did come (unreadable): the animation is over, nothing more to wait for.
                 self._turn.feedback_unreadable = True
+                if not self._turn.interruptible and self._feedback.empty():
+                    # The turn is already ending and waits for this feedback: an empty one wakes it.
+                    self._feedback.put_nowait(GameFrame(type="playFeedback"))
             # The game may be waiting on us with state we cannot read: end the turn cleanly.
             self._interrupt_turn(bad.reason)
         elif bad.type_hint == "playRequest":
