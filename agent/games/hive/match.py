@@ -53,7 +53,7 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
     """Dial the arena from ``config``, play to the end, and say how it went."""
     secrets = Secrets(config.secret_values())
     transcript = Transcript(config.resolve_dir(config.transcripts.dir) if config.transcripts.enabled else None,
-                            secrets=secrets)
+                            secrets=secrets, tags=config.tags)
     await transcript.open()
     llm = None
     prompts = None
@@ -67,7 +67,7 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
                           prompts=prompts, coach_config=config.coach if config.uses_llm() else None,
                           direct=config.direct if llm is not None else None)
     transcript.record("start", game="hive", team=config.arena.team, arena=f"{config.arena.host}:{config.arena.port}",
-                      player=config.player, model=config.llm.model if llm else None)
+                      player=config.player, model=config.llm.model if llm else None, tags=config.tags)
     try:
         outcome = await play(config.arena.host, config.arena.port, config.arena.team, session,
                              connect_timeout=config.arena.connect_timeout, idle_timeout=config.arena.idle_timeout)
