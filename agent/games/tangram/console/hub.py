@@ -87,7 +87,8 @@ class Console:
 
         def make(transcript: Transcript) -> Player:
             supervisor = GameSupervisor(self.config, transcript, self._changed)
-            player = source(supervisor.transcript)  # the player's records (LLM tokens) reach the console too
+            # The player's records (LLM calls, tokens) reach the console too.
+            player = source(supervisor.transcript.as_transcript())
             self.games[supervisor.id] = supervisor
             self._changed(supervisor)
             return ConsolePlayer(player, supervisor)

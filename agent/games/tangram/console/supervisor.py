@@ -29,7 +29,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config, ConsoleMode
@@ -52,26 +52,23 @@ CHAT_MARGIN_S = 1.5
 ReviewKind = Literal["play", "adjust", "chat"]
 
 
-class WatchedTranscript(Transcript):
-    """The session's transcript, unchanged on disk, with the console reading each record as it is made."""
+class WatchedTranscript:
+    """The session's transcript, unchanged on disk, with the console reading each record as it is made.
+
+    A proxy rather than a subclass: everything but :meth:`record` goes to the real transcript, so
+    whatever the transcript learns to do later keeps working on the one file and its state.
+    """
 
     def __init__(self, inner: Transcript, listener: Callable[[str, dict[str, Any]], None]) -> None:
-        super().__init__(None, inner.session_id)
         self.inner = inner
-        self.path = inner.path
         self._listener = listener
 
-    async def open(self) -> None:
-        await self.inner.open()
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
-    async def close(self) -> None:
-        await self.inner.close()
-
-    def mask(self, text: str) -> str:
-        return self.inner.mask(text)
-
-    def text_once(self, kind: str, text: str) -> str:
-        return self.inner.text_once(kind, text)  # the inner transcript remembers which texts it wrote
+    def as_transcript(self) -> Transcript:
+        """This proxy where a :class:`Transcript` is expected (it answers to all of its interface)."""
+        return cast(Transcript, self)
 
     def record(self, kind: str, **data: Any) -> None:
         self.inner.record(kind, **data)
@@ -160,7 +157,7 @@ class GameSupervisor:
         self.peer = session.peer
         self.player_name = getattr(session.player, "name", "?")
         self._changed()
-        return self.transcript
+        return self.transcript.as_transcript()
 
     def frame_in(self, frame: GameFrame) -> None:
         if frame.objective:
