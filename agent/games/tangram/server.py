@@ -96,8 +96,8 @@ class AgentServer:
     """The image decoding threads every session shares; made by start()."""
     max_connections: int = 0
     """The connection cap in force (server.max_connections, or less to fit the open-files limit)."""
-    _handling: set[ServerConnection] = field(default_factory=set)
-    """Connections past their handshake (idle or in a session)."""
+    _admitted: set[ServerConnection] = field(default_factory=set)
+    """Connections let in (from their handshake until their socket closes)."""
     _idle: dict[ServerConnection, float] = field(default_factory=dict)
     """Connections that have not sent a frame yet, oldest first: the first to give way."""
     _sockets: int = 0
@@ -190,6 +190,8 @@ class AgentServer:
 
             def connection_lost(self, exc: Exception | None) -> None:
                 server._sockets -= 1
+                server._admitted.discard(self)
+                server._idle.pop(self, None)
                 super().connection_lost(exc)
 
         return CountedConnection
@@ -204,22 +206,31 @@ class AgentServer:
         return self._admit(connection)
 
     def _admit(self, connection: ServerConnection) -> Response | None:
-        """Make room for a newcomer, or refuse it with 503 when every place is taken by a game."""
-        if len(self._handling) < self.max_connections:
-            return None
+        """Make room for a newcomer, or refuse it with 503 when every place is taken by a game.
+
+        Counted here, at the handshake, so that many handshakes at once cannot all slip in."""
+        if len(self._admitted) >= self.max_connections and not self._make_room(connection):
+            self._log_full("server full (%d games connected): refused %s with HTTP 503 (server.max_connections)",
+                           len(self._admitted), _peer(connection))
+            return connection.respond(
+                HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: the agent serves {self.max_connections} games already\n")
+        self._admitted.add(connection)
+        self._idle[connection] = time.monotonic()
+        return None
+
+    def _make_room(self, connection: ServerConnection) -> bool:
+        """Close the oldest connection that has not sent a frame yet; False if there is none."""
         if self._idle:
             oldest = next(iter(self._idle))
             del self._idle[oldest]  # never chosen twice
-            self._log_full("server full (%d connections): %s replaced by %s, which never sent a frame",
-                           len(self._handling), _peer(oldest), _peer(connection))
+            self._admitted.discard(oldest)  # its place is the newcomer's now
+            self._log_full("server full (%d connections): %s, which never sent a frame, replaced by %s",
+                           self.max_connections, _peer(oldest), _peer(connection))
             closer = asyncio.create_task(oldest.close(FULL_CLOSE, "server full; replaced by a newer connection"))
             self._closers.add(closer)
             closer.add_done_callback(self._closers.discard)
-            return None
-        self._log_full("server full (%d games connected): refused %s with HTTP 503 (server.max_connections)",
-                       len(self._handling), _peer(connection))
-        return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE,
-                                  f"Service Unavailable: the agent serves {self.max_connections} games already\n")
+            return True
+        return False
 
     def _log_full(self, message: str, *args: object) -> None:
         now, held = self._full_log.ready()
@@ -243,8 +254,6 @@ class AgentServer:
 
     async def _handle(self, connection: ServerConnection) -> None:
         peer = _peer(connection)
-        self._handling.add(connection)
-        self._idle[connection] = time.monotonic()
         # The transcript file is made at the first frame: an idle socket holds one descriptor only.
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
                                 secrets=self.secrets, tags=self.config.tags)
@@ -276,7 +285,7 @@ class AgentServer:
             log.exception("session %s failed", transcript.session_id)
             reason = "internal error"
         finally:
-            self._handling.discard(connection)
+            self._admitted.discard(connection)
             self._idle.pop(connection, None)
             await session.close(reason)
             self.sessions.discard(session)
