@@ -204,7 +204,7 @@ def test_wizard_composes_the_move_and_the_chat(browser: Any) -> None:
 
 
 def test_deadline_fallback_when_nobody_clicks_and_the_tab_closes(browser: Any) -> None:
-    deadline = 4.0
+    deadline = 6.0  # the review stays open about 2.5 s of it (see decide_by in the session)
     with Rig(deadline=deadline) as rig:
         open_console(browser, rig)
         game, gid = rig.new_game("A rocket")
