@@ -111,8 +111,9 @@ async def test_client_requests_never_exceed_the_gate():
     async with FakeOpenAI(responder=lambda req: FakeReply.ok('{"ok": true}', delay=0.2)) as fake:
         client = LLMClient(LLMConfig(base_url=fake.base_url, api_key_required=False, max_in_flight=3), None)
         try:
-            results = await asyncio.gather(*(client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
-                                                                  priority="chat") for _ in range(10)))
+            ask = [{"role": "user", "content": "x"}]
+            results = await asyncio.gather(*(client.complete_json(ask, {"type": "object"}, priority="chat")
+                                             for _ in range(10)))
         finally:
             await client.aclose()
     assert all(r.ok for r in results)

@@ -15,7 +15,6 @@ import os
 import resource
 import socket
 import sys
-from pathlib import Path
 
 import psutil
 import pytest
@@ -27,7 +26,6 @@ from agent.core.limits import ResourceErrorFilter
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram import server as server_module
 from agent.games.tangram.server import serve_agent
-from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import MOVE, good_replies, llm_config, planner_config, wait_until
 from tests.tangram.test_hardening2_support import feedback, frames_until, play_one_turn, play_request, records
 
@@ -52,7 +50,7 @@ async def open_idle(url: str, n: int) -> tuple[list[object], int]:
         nonlocal failed
         try:
             opened.append(await connect(url, ping_interval=None, open_timeout=5, compression=None))
-        except (OSError, TimeoutError, InvalidStatus, Exception):  # noqa: BLE001 - refused, reset or timed out
+        except (OSError, TimeoutError, InvalidStatus, Exception):
             failed += 1
 
     for start in range(0, n, 50):
@@ -200,5 +198,3 @@ async def test_feedback_helper_matches_the_protocol():
     assert frame.state.on_board["Red"].collisions == ["Blue"] and frame.state.on_board["Red"].rotation == 90
     assert parse_frame(json.dumps(play_request())).type == "playRequest"
 
-
-__all__ = ["Path"]

@@ -16,7 +16,7 @@ import itertools
 import json
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -286,7 +286,7 @@ def _reject_constant(name: str) -> float:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _encode(frame: dict[str, Any]) -> str:

@@ -186,7 +186,11 @@ class AgentServer:
                 server._sockets += 1
                 if server._sockets > server.max_connections + HANDSHAKE_SLOTS:
                     server._log_full("reset a connection: %d sockets open", server._sockets)
-                    transport.abort()  # frees the descriptor now, not after the handshake time-out
+                    # Frees the descriptor now, not after the handshake time-out.
+                    if isinstance(transport, asyncio.Transport):
+                        transport.abort()
+                    else:
+                        transport.close()
 
             def connection_lost(self, exc: Exception | None) -> None:
                 server._sockets -= 1
@@ -212,8 +216,8 @@ class AgentServer:
         if len(self._admitted) >= self.max_connections and not self._make_room(connection):
             self._log_full("server full (%d games connected): refused %s with HTTP 503 (server.max_connections)",
                            len(self._admitted), _peer(connection))
-            return connection.respond(
-                HTTPStatus.SERVICE_UNAVAILABLE, f"Service Unavailable: the agent serves {self.max_connections} games already\n")
+            return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE,
+                                      f"Service Unavailable: the agent serves {self.max_connections} games already\n")
         self._admitted.add(connection)
         self._idle[connection] = time.monotonic()
         return None
