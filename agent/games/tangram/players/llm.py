@@ -80,9 +80,9 @@ class LLMPlayer:
             return Decision(None, move.chat or "I'll pass this turn.", move.reasoning, "llm")
         pose = self._pose(move, view)
         if pose is None:
-            what = "turn it where it stands (it is not on the board)" if move.action == "rotate" else \
-                f"place it {move.relation} {move.anchor}"
-            return await self._failed(view, f"I could not {what} with {move.piece}")
+            what = (f"turn {move.piece} where it stands: it is not on the board" if move.action == "rotate"
+                    else f"place {move.piece} {move.relation} {move.anchor}: {move.anchor} is not on the board")
+            return await self._failed(view, f"I could not {what}")
         return Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, "llm")
 
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
