@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
@@ -32,7 +33,7 @@ async def test_the_agent_receives_frames_exactly_as_formatted() -> None:
 
     async def handler(ws: ServerConnection) -> None:
         async for raw in ws:
-            seen.append(raw)
+            seen.append(raw if isinstance(raw, str) else raw.decode())
             await ws.send(json.dumps({"type": "finish"}))
 
     async with serve(handler, "127.0.0.1", 0) as server:
@@ -120,7 +121,7 @@ async def test_play_and_finish_without_waiting_for_feedback() -> None:
         assert await _eventually(lambda: any(s.type == "playFeedback" for s in game.sent))
 
 
-async def _eventually(check, timeout: float = 2.0) -> bool:  # type: ignore[no-untyped-def]
+async def _eventually(check: Callable[[], bool], timeout: float = 2.0) -> bool:
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while not check():
