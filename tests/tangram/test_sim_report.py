@@ -102,3 +102,13 @@ async def test_report_has_readable_summary_tables_and_folded_prompts(tmp_path: P
 def test_summary_without_transcripts_says_so() -> None:
     text = format_summary(summarize([], RunOptions(), "x", transcripts=False))
     assert "not known" in text and "None" not in text
+
+
+def test_an_agent_that_cannot_be_reached_is_one_error_line(capsys) -> None:
+    from agent.games.tangram.sim.__main__ import main
+
+    assert main(["--connect", "ws://127.0.0.1:1", "--games", "2", "--turns", "1", "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no game could be played against ws://127.0.0.1:1: ")

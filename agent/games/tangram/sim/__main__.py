@@ -109,7 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
-    print(format_summary(summary))
+    if summary["game_errors"] and not summary["turns"]:
+        # Nothing was played: a page of zeros would hide the one thing that matters.
+        print(f"error: no game could be played against {summary['agent']}: {summary['game_errors'][0]}",
+              file=sys.stderr)
+    else:
+        print(format_summary(summary))
     if args.json:
         print(json.dumps(summary, separators=(",", ":")))
     return 1 if summary["game_errors"] else 0
