@@ -108,6 +108,9 @@ async def main(config: Config, args: argparse.Namespace) -> int:
         model = config.llm.model if config.player == "llm" else "offline planner"
         print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
               "Ctrl-C stops.", file=sys.stderr, flush=True)
+        if config.transcripts.enabled:
+            tags = ", ".join(f"{k}={v}" for k, v in sorted(config.tags.items()))
+            log.info("transcripts go to %s%s", config.transcripts.dir, f" (tags: {tags})" if tags else "")
         await stop.wait()
     log.info("shutting down: ending running turns and flushing transcripts")
     try:
