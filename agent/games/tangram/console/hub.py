@@ -76,7 +76,7 @@ class Console:
         self.clients: set[PageClient] = set()
         self._client_ids = itertools.count(1)
         self._dirty: set[str] = set()
-        self._flush: asyncio.TimerHandle | None = None
+        self._flush: asyncio.Handle | None = None
         self._checks: asyncio.Semaphore | None = None
         self._images: OrderedDict[tuple[str, str, int], tuple[bytes, str]] = OrderedDict()
 
@@ -104,7 +104,12 @@ class Console:
                 self._dirty.discard(old)
                 self._broadcast({"type": "gone", "game": old})
         self._dirty.add(game.id)
-        if self._flush is None:
+        if game.urgent:  # the experimenter's time is running: no coalescing delay
+            game.urgent = False
+            if self._flush is not None:
+                self._flush.cancel()
+            self._flush = asyncio.get_running_loop().call_soon(self._send_dirty)
+        elif self._flush is None:
             self._flush = asyncio.get_running_loop().call_later(FLUSH_S, self._send_dirty)
 
     def _send_dirty(self) -> None:

@@ -149,6 +149,8 @@ class GameSupervisor:
         self._authored: deque[tuple[str, str]] = deque(maxlen=16)
         """Chat lines written at the console, with who wrote them, until the session sends them."""
         self._chat_planner: Any = None
+        self.urgent = False
+        """A review just opened: the pages should hear of it now, not at the next coalesced update."""
 
     # ------------------------------------------------------------------ the session's side
 
@@ -377,6 +379,7 @@ class GameSupervisor:
         loop = asyncio.get_running_loop()
         review = Review(next(self._review_ids), kind, mode, loop.time(), until, turn, **fields)
         self.reviews[review.id] = review
+        self.urgent = True
         self._changed()
         return review
 
