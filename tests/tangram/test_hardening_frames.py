@@ -15,12 +15,18 @@ import pytest
 from PIL import Image
 from websockets.asyncio.client import connect
 
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.game import SimGame, frame_text
-from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
-from tests.tangram.hardening_support import (MOVE, assert_agent_frames_valid, good_replies, llm_config, planner_config,
-                                    wait_until)
+from tests.tangram.hardening_support import (
+    MOVE,
+    assert_agent_frames_valid,
+    good_replies,
+    llm_config,
+    planner_config,
+    wait_until,
+)
 
 DIGITS = "1" * 5000
 
@@ -111,7 +117,8 @@ async def test_a_bad_frame_during_a_turn_ends_it_and_the_next_turn_plays(tmp_pat
     async with FakeOpenAI(responder=responder) as fake, \
             serve_agent(llm_config(fake.base_url, tmp_path, deadline=20), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url) as game:
-            for bad in ("{oops", b"\xff\x00", '{"type": "playFeedback", "state": 3}', '{"type": "chatRequest", "message": 7}'):
+            for bad in ("{oops", b"\xff\x00", '{"type": "playFeedback", "state": 3}',
+                        '{"type": "chatRequest", "message": 7}'):
                 turn_task = asyncio.create_task(game.ai_turn(deadline=10))
                 await wait_until(lambda: fake.in_flight == 1, what="the LLM call")
                 await game.send_raw(bad)
