@@ -79,6 +79,8 @@ class CoachStats:
     late: int = 0
     invalid: int = 0
     failed: int = 0
+    abandoned: int = 0
+    """Still running when the match ended."""
 
 
 Recorder = Callable[..., None]
@@ -168,6 +170,7 @@ class Coach:
     async def aclose(self) -> None:
         """Abandon a call still running (the match is over)."""
         if self._task is not None and not self._task.done():
+            self.stats.abandoned += 1
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task

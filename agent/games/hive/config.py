@@ -30,7 +30,9 @@ class ArenaConfig(StrictModel):
 
 class CoachConfig(StrictModel):
     every_rounds: int = Field(15, ge=1, le=1000, description="Ask the coach for a new plan every this many rounds.")
-    max_age_rounds: int = Field(10, ge=1, le=1000,
+    # Matches are fast (an arena paces nothing: 3,000-4,000 turns take seconds), so an LLM answer
+    # lands hundreds of turns after its summary; roles and aggression stay sound that long.
+    max_age_rounds: int = Field(150, ge=1, le=10000,
                                 description="A plan arriving more than this many rounds after it was asked for "
                                             "is ignored.")
     timeout: float = Field(20.0, gt=0, le=600, description="Seconds after which a coach call is abandoned.")
