@@ -68,7 +68,7 @@ def text_hash(text: str) -> str:
 
 
 def tags_in_name(tags: Mapping[str, str]) -> str:
-    """``participant=P07_condition=explain``: tags as a file-name-safe fragment, sorted by key."""
+    """``condition=explain_participant=P07``: tags as a file-name-safe fragment, sorted by key."""
     parts = [f"{_UNSAFE_NAME.sub('-', k)}={_UNSAFE_NAME.sub('-', str(v))}" for k, v in sorted(tags.items())]
     return "_".join(parts)[:MAX_TAGS_IN_NAME].strip("_-")
 
