@@ -230,6 +230,9 @@ class AgentServer:
             self._admitted.discard(oldest)  # its place is the newcomer's now
             self._log_full("server full (%d connections): %s, which never sent a frame, replaced by %s",
                            self.max_connections, _peer(oldest), _peer(connection))
+            # The close frame goes out, but nobody waits for an idle peer's answer: its descriptor
+            # is freed now, or a flood of newcomers would fill the handshake slots with closings.
+            oldest.close_timeout = 0
             closer = asyncio.create_task(oldest.close(FULL_CLOSE, "server full; replaced by a newer connection"))
             self._closers.add(closer)
             closer.add_done_callback(self._closers.discard)
