@@ -75,6 +75,8 @@ def tags_in_name(tags: Mapping[str, str]) -> str:
 
 MAX_RECORDS_BEFORE_OPEN = 1000
 """Records kept for a transcript not opened yet; more are dropped."""
+MAX_LINE_CHARS = 1_000_000
+"""A record longer than this (whatever a caller put in it) keeps its head and its length only."""
 
 
 class Transcript:
@@ -134,6 +136,9 @@ class Transcript:
             line = json.dumps({"t": entry["t"], "session": self.session_id, "kind": kind,
                                "unserialisable": str(exc)[:200]})
         line = self.mask(line)
+        if len(line) > MAX_LINE_CHARS:  # masked first: a cut must not leave half a secret readable
+            line = json.dumps({"t": entry["t"], "session": self.session_id, "kind": kind, "clipped_chars": len(line),
+                               "head": line[: MAX_LINE_CHARS // 100]}, ensure_ascii=False)
         # Characters str.splitlines() (and JavaScript) take for line ends; they can only occur
         # inside JSON strings here, where their escapes mean the same.
         for char, escape in _LINE_BREAKERS:

@@ -204,3 +204,13 @@ def test_throttle_lets_one_through_per_interval_and_counts_the_rest():
     assert throttle.ready(0) == (True, 0)
     assert [throttle.ready(t)[0] for t in (1, 2, 3)] == [False, False, False]
     assert throttle.ready(11) == (True, 3)
+
+
+async def test_a_huge_record_keeps_its_head_and_length_only(tmp_path):
+    t = Transcript(tmp_path)
+    await t.open()
+    t.record("llm", text="q" * 5_000_000)
+    await t.close()
+    assert t.path is not None
+    text = t.path.read_text()
+    assert len(text) < 20_000 and '"clipped_chars"' in text
