@@ -112,6 +112,14 @@ class Console:
         elif self._flush is None:
             self._flush = asyncio.get_running_loop().call_later(FLUSH_S, self._send_dirty)
 
+    def close(self) -> None:
+        """Stop the pending page update: its timer would keep the console, and through it every
+        game's session, alive after the event loop is gone."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        self._dirty.clear()
+
     def _send_dirty(self) -> None:
         self._flush = None
         dirty, self._dirty = self._dirty, set()

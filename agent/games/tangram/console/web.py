@@ -96,6 +96,7 @@ class ConsoleServer:
         log.info("experimenter console on %s", self.url)
 
     async def stop(self) -> None:
+        self.console.close()
         for ws in list(self._sockets):
             with contextlib.suppress(Exception):
                 await ws.close(code=1001, message=b"agent shutting down")
