@@ -55,6 +55,17 @@ OFF_LOOP_CHARS = 4_096
 MAX_JSON_CANDIDATES = 32
 """Objects tried with json.loads per text block: bounds the work whatever the reply holds."""
 _PRIORITY_RANK: dict[Priority, int] = {"play": 0, "chat": 1}
+MIN_BODY_BYTES = 1_048_576
+BODY_BYTES_PER_CHAR = 8
+"""Room for JSON escapes (six bytes for a \\uXXXX) and the response's envelope."""
+
+
+class ReplyTooLarge(Exception):
+    """The provider announced a response body far larger than any reply we asked for."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(f"response body of {size} bytes")
+        self.size = size
 
 # Sent when the server takes no key: the SDK insists on one, and an explicit placeholder keeps it
 # from picking up an unrelated OPENAI_API_KEY from the environment.
@@ -191,12 +202,21 @@ class LLMClient:
         self._send_temperature = True
         self._use_max_completion_tokens = False
         self._rng = random.Random()
+        # A body far larger than any reply of max_tokens is refused from its Content-Length,
+        # before the SDK reads and parses it on the event loop the other games share.
+        self.max_body_bytes = max(MIN_BODY_BYTES, self.max_reply_chars * BODY_BYTES_PER_CHAR)
         self._sdk = openai.AsyncOpenAI(
             api_key=api_key or PLACEHOLDER_KEY,
             base_url=config.base_url,  # None lets the SDK use OPENAI_BASE_URL or its default
             max_retries=0,
             timeout=config.request_timeout,
+            http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [self._check_body_size]}),
         )
+
+    async def _check_body_size(self, response: Any) -> None:
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > self.max_body_bytes:
+            raise ReplyTooLarge(int(length))
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMClient(model={self._config.model!r}, base_url={self.base_url!r}, mode={self._mode!r})"
@@ -404,6 +424,9 @@ class LLMClient:
         n = f" ({tries} attempt{'s' if tries != 1 else ''})" if tries else ""
         if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
             return f"timed out after {self._config.request_timeout:g}s{n}"
+        too_large = exc if isinstance(exc, ReplyTooLarge) else getattr(exc, "__cause__", None)
+        if isinstance(too_large, ReplyTooLarge):  # raw or wrapped, depending on the SDK's version
+            return f"reply of {too_large.size} bytes is far over max_tokens={self._config.max_tokens}; not read{n}"
         if isinstance(exc, openai.APIConnectionError):
             cause = type(exc.__cause__).__name__ if exc.__cause__ else "connection error"
             return f"cannot reach {self.base_url}{n}: {cause}"
@@ -445,6 +468,8 @@ _KEYLIKE = re.compile(r"\b(sk-|Bearer\s+)[\w\-*.]{4,}", re.IGNORECASE)
 
 
 def _retryable(exc: BaseException) -> bool:
+    if isinstance(exc, ReplyTooLarge) or isinstance(exc.__cause__, ReplyTooLarge):
+        return False  # asking again would bring the same flood
     if isinstance(exc, (openai.APIConnectionError, TimeoutError)):  # APITimeoutError included
         return True
     if isinstance(exc, openai.APIStatusError):

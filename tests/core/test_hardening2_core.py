@@ -214,3 +214,15 @@ async def test_a_huge_record_keeps_its_head_and_length_only(tmp_path):
     assert t.path is not None
     text = t.path.read_text()
     assert len(text) < 20_000 and '"clipped_chars"' in text
+
+
+async def test_a_body_far_over_max_tokens_is_refused_from_its_length_and_not_retried():
+    async with FakeOpenAI() as fake:
+        fake.enqueue(FakeReply.ok('{"reply": "' + "z" * 3_000_000 + '"}'))
+        client = LLMClient(LLMConfig(base_url=fake.base_url, api_key_required=False), None)
+        try:
+            result = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"})
+        finally:
+            await client.aclose()
+    assert result.error is not None and "far over max_tokens=600; not read" in result.error, result.error
+    assert len(fake.chat_requests) == 1  # not retried
