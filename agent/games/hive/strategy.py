@@ -51,7 +51,6 @@ COST_FREE = 1
 COST_BEE = 3
 COST_WALL = 4
 COST_FLOWER = 6
-DEFEND_RADIUS = 2
 
 
 @dataclass(frozen=True, slots=True)
