@@ -41,7 +41,7 @@ async def test_the_agent_process_serves_forge_and_stops_on_sigterm(tmp_path: Pat
         status = await asyncio.wait_for(proc.wait(), 20)
     assert status == 0
     lines = next((tmp_path / "t").glob("*.jsonl")).read_text().splitlines()
-    assert len(lines) == 1 + 2 * 5 + 1  # start, request and decision each, end at shutdown
+    assert len(lines) == 1 + 3 * 5 + 1  # start; turn_start, decision and turn_end each; end at shutdown
 
 
 @pytest.mark.parametrize("name", ["forge.yaml", "forge-gpt4o.yaml"])

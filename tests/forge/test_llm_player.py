@@ -50,8 +50,11 @@ async def test_a_valid_llm_answer_is_sent_and_logged(agent_at: Running, fake_ope
     async with agent_at(fake_openai) as (_, url), FakeForge(url) as forge:
         exchange = await forge.send(BOLT)
     assert exchange.verdict.valid and exchange.verdict.decision == {"indices": [3]}
-    decision = next(r for r in transcript_records(tmp_path) if r["kind"] == "decision")
-    assert decision["source"] == "llm" and decision["llm"]["prompt_tokens"] > 0
+    records = transcript_records(tmp_path)
+    decision = next(r for r in records if r["kind"] == "decision")
+    call = next(r for r in records if r["kind"] == "llm")
+    assert decision["source"] == "llm" and decision["llm_outcome"] == "ok"
+    assert call["outcome"] == "ok" and call["prompt_tokens"] > 0 and call["turn"] == decision["turn"]
 
 
 async def test_invalid_answers_are_repaired_or_replaced(agent_at: Running, fake_openai: FakeOpenAI,
@@ -157,8 +160,10 @@ async def test_transcript_has_study_metadata_and_the_system_prompt_once(agent_at
     prompts = [r for r in records if r["kind"] == "system_prompt"]
     assert len(prompts) == 1 and "expert Magic: The Gathering player" in prompts[0]["text"]
     decisions = [r for r in records if r["kind"] == "decision"]
-    assert [d["decision"] for d in decisions] == [1, 2]
-    assert all(d["llm"]["messages"][0] == {"role": "system", "sha256": prompts[0]["sha256"]} for d in decisions)
+    assert [d["turn"] for d in decisions] == [1, 2]
+    calls = [r for r in records if r["kind"] == "llm"]
+    assert [c["turn"] for c in calls] == [1, 2]
+    assert all(c["system_sha256"] == prompts[0]["sha256"] for c in calls)
     assert "condition=llm" in next((tmp_path / "transcripts").glob("*.jsonl")).name
 
 
@@ -174,7 +179,7 @@ async def test_a_decision_in_progress_is_answered_at_shutdown(fake_openai: FakeO
         exchange = await pending
     assert exchange.verdict.valid and json.loads(exchange.body)["decision"]["index"] == 1
     kinds = [r["kind"] for r in transcript_records(tmp_path)]
-    assert kinds[-2:] == ["decision", "end"]
+    assert kinds[-3:] == ["decision", "turn_end", "session_end"]
 
 
 async def test_requests_beyond_the_concurrency_limit_get_503(agent_at: Running, fake_openai: FakeOpenAI) -> None:
@@ -193,8 +198,8 @@ async def test_idle_games_are_closed(agent_at: Running, tmp_path: Path) -> None:
         await asyncio.sleep(0.1)
         await forge.send({**LAND, "gameId": "new"})
         assert list(server.sessions) == ["new"]
-    ends = [r for r in transcript_records(tmp_path) if r["kind"] == "end"]
-    assert {"closed": "idle"} in [r["result"] for r in ends]
+    ends = [r for r in transcript_records(tmp_path) if r["kind"] == "session_end"]
+    assert "idle" in [r["reason"] for r in ends]
 
 
 async def test_the_llm_cannot_loop_on_an_action_that_came_back(agent_at: Running, fake_openai: FakeOpenAI,

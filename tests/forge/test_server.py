@@ -92,7 +92,7 @@ async def test_reflect_ends_the_game_and_its_transcript(agent_at: Running, tmp_p
     assert len(files) == 1
     assert oct(os.stat(files[0]).st_mode & 0o777) == "0o600"
     kinds = [json.loads(line)["kind"] for line in files[0].read_text().splitlines()]
-    assert kinds == ["session_start", "request", "decision", "reflect", "end"]
+    assert kinds == ["session_start", "turn_start", "decision", "turn_end", "reflect", "session_end"]
 
 
 async def test_a_repeated_request_gets_the_same_answer(agent_at: Running, tmp_path: Path) -> None:

@@ -13,11 +13,12 @@ import asyncio
 import logging
 import time
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from agent.core.llm import LLMClient
+from agent.core.llm import LLMClient, LLMResult
 from agent.core.prompts import PromptSet
+from agent.core.transcript import Transcript
 from agent.games.forge import heuristic
 from agent.games.forge.config import ForgeConfig
 from agent.games.forge.decisions import ActionDecision, Decision, safe_decision
@@ -37,8 +38,8 @@ class Outcome:
     """heuristic, llm, llm-repaired, heuristic-after-llm (the LLM failed), safe (deciding failed)."""
     note: str = ""
     """Why the LLM's answer was not used as it came, when it was not."""
-    llm: dict[str, Any] = field(default_factory=dict)
-    """The LLM exchange for the transcript (prompt, reply, tokens, latency, error)."""
+    llm_outcome: str | None = None
+    """ok, error, timeout: how the LLM call of this decision ended (None: no call)."""
 
 
 def _repeats_a_tried_action(request: ForgeRequest, view: View, decision: Decision, tried: Collection[str]) -> bool:
@@ -66,14 +67,16 @@ class Decider:
         self.client = client
         self.prompts = prompts
 
-    async def decide(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str]) -> Outcome:
+    async def decide(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str],
+                     transcript: Transcript | None = None) -> Outcome:
+        """The decision; an LLM call is recorded in ``transcript`` (an ``llm`` record) however it ends."""
         fallback = heuristic_outcome(request, view, tried)
         if self.client is None or self.prompts is None:
             return fallback
-        return await self._ask_llm(request, view, memory, tried, fallback)
+        return await self._ask_llm(request, view, memory, tried, fallback, transcript)
 
     async def _ask_llm(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str],
-                       fallback: Outcome) -> Outcome:
+                       fallback: Outcome, transcript: Transcript | None) -> Outcome:
         assert self.client is not None and self.prompts is not None
         cfg = self.config.decision
         hint = fallback.reason if cfg.heuristic_hint else ""
@@ -87,38 +90,67 @@ class Decider:
             fallback.source = "heuristic-after-llm"
             return fallback
         key = schema_key(request)
-        record: dict[str, Any] = {"messages": messages}
         started = time.monotonic()
         try:
             async with asyncio.timeout(cfg.deadline):
                 result = await self.client.complete_json(messages, SCHEMAS[key], schema_name=f"forge_{key}")
         except TimeoutError:
-            record.update(outcome="timeout", error=f"no answer within the {cfg.deadline:g}s decision deadline")
-            return self._fallback(fallback, record["error"], record, started)
-        record.update(outcome="ok" if result.ok else "error", text=result.text, error=result.error,
-                      prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                      model=result.model, attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text)
+            error = f"no answer within the {cfg.deadline:g}s decision deadline"
+            self._record_unfinished(transcript, "timeout", error, messages, started)
+            return self._fallback(fallback, error, "timeout")
+        except asyncio.CancelledError:
+            self._record_unfinished(transcript, "cancelled", "cancelled before an answer", messages, started)
+            raise
+        self._record(transcript, result, messages, started)
+        llm_outcome = "ok" if result.ok else "error"
         if not result.ok or result.data is None:
-            return self._fallback(fallback, f"LLM call failed: {result.error}", record, started)
+            return self._fallback(fallback, f"LLM call failed: {result.error}", llm_outcome)
         decision, reason = read_reply(request, result.data)
         if decision is None:
-            return self._fallback(fallback, f"unusable LLM answer: {reason}", record, started)
+            return self._fallback(fallback, f"unusable LLM answer: {reason}", llm_outcome)
         wrong = problems(request, decision)
-        record["latency_s"] = round(time.monotonic() - started, 3)
         if not wrong and _repeats_a_tried_action(request, view, decision, tried):
-            return self._fallback(fallback, "the LLM chose an action that already came back this turn", record,
-                                  started)
+            return self._fallback(fallback, "the LLM chose an action that already came back this turn", llm_outcome)
         if not wrong:
-            return Outcome(decision, reason or "(no reason given)", "llm", llm=record)
+            return Outcome(decision, reason or "(no reason given)", "llm", llm_outcome=llm_outcome)
         fixed = repair(request, decision)
         note = f"invalid LLM answer ({'; '.join(wrong)})"
         if fixed is not None and not problems(request, fixed):
             log.warning("%s; repaired to %s", note, describe(request, fixed))
-            return Outcome(fixed, reason or "(no reason given)", "llm-repaired", note=note, llm=record)
-        return self._fallback(fallback, note, record, started)
+            return Outcome(fixed, reason or "(no reason given)", "llm-repaired", note=note, llm_outcome=llm_outcome)
+        return self._fallback(fallback, note, llm_outcome)
 
     @staticmethod
-    def _fallback(fallback: Outcome, why: str, record: dict[str, Any], started: float) -> Outcome:
+    def _fallback(fallback: Outcome, why: str, llm_outcome: str) -> Outcome:
         log.warning("%s; the heuristic answers: %s", why, fallback.reason)
-        record.setdefault("latency_s", round(time.monotonic() - started, 3))
-        return Outcome(fallback.decision, fallback.reason, "heuristic-after-llm", note=why, llm=record)
+        return Outcome(fallback.decision, fallback.reason, "heuristic-after-llm", note=why, llm_outcome=llm_outcome)
+
+    # ---- the transcript's llm records (the same shape in every game) ---------------------------------
+
+    @staticmethod
+    def _request_fields(transcript: Transcript, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        # The system prompt is the same in every call: written in full once per game, then by hash.
+        system = [str(m["content"]) for m in messages if m["role"] == "system"]
+        return {"system_sha256": transcript.text_once("system_prompt", system[0]) if system else None,
+                "messages": [{"role": m["role"], "text": str(m["content"])} for m in messages
+                             if m["role"] != "system"]}
+
+    def _record(self, transcript: Transcript | None, result: LLMResult, messages: list[dict[str, Any]],
+                started: float) -> None:
+        if transcript is None:
+            return
+        transcript.record(
+            "llm", purpose="decide", outcome="ok" if result.ok else "error", model=result.model,
+            **self._request_fields(transcript, messages), text=result.text, error=result.error,
+            prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+            latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
+            attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text)
+
+    def _record_unfinished(self, transcript: Transcript | None, outcome: str, error: str,
+                           messages: list[dict[str, Any]], started: float) -> None:
+        if transcript is None:
+            return
+        transcript.record(
+            "llm", purpose="decide", outcome=outcome, model=self.config.llm.model,
+            **self._request_fields(transcript, messages), text=None, error=error, prompt_tokens=0,
+            completion_tokens=0, elapsed_s=round(time.monotonic() - started, 3))

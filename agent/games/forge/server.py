@@ -142,7 +142,7 @@ class ForgeServer:
         if session is None:
             return
         log.info("game %s: closed (%s)", game_id, why)
-        task = asyncio.create_task(session.close({"closed": why}))
+        task = asyncio.create_task(session.close(why))
         self._closing.add(task)
         task.add_done_callback(self._closing.discard)
 
@@ -153,7 +153,7 @@ class ForgeServer:
         raw = body.get("context")
         context: dict[str, Any] = raw if isinstance(raw, dict) else {}
         session.transcript.record("reflect", game_id=game_id, context=context)
-        await session.close(context.get("result"))
+        await session.close("reflect", context.get("result"))
         log.info("game %s: ended after %d decisions", game_id, session.decisions)
 
     # ---- lifecycle -----------------------------------------------------------------------------------

@@ -41,6 +41,8 @@ class GameSession:
         self._turn: int | None = None
         self.last_seen = time.monotonic()
         self.decisions = 0
+        self._turn_ids = 0
+        """Each decision's turn id in the transcript (every record of the decision carries it)."""
         self._last: tuple[str, dict[str, Any]] | None = None
         self._repeats = 0
         self._inflight: dict[str, asyncio.Task[dict[str, Any]]] = {}
@@ -69,12 +71,14 @@ class GameSession:
         return response
 
     async def _decide(self, request: ForgeRequest, decider: Decider) -> dict[str, Any]:
-        with record_scope(decision=self.decisions + 1):
-            return await self._decide_in_scope(request, decider)
+        # Taken before anything awaits: two requests decided at once get different ids.
+        self._turn_ids += 1
+        with record_scope(turn=self._turn_ids):
+            return await self._decide_in_scope(request, decider, self._turn_ids)
 
-    async def _decide_in_scope(self, request: ForgeRequest, decider: Decider) -> dict[str, Any]:
+    async def _decide_in_scope(self, request: ForgeRequest, decider: Decider, turn_id: int) -> dict[str, Any]:
         started = time.monotonic()
-        self.transcript.record("request", game_id=self.game_id, request_type=request.request_type,
+        self.transcript.record("turn_start", turn=turn_id, game_id=self.game_id, request_type=request.request_type,
                                request=request.model_dump(mode="json", exclude_none=True))
         if request.warnings:
             log.warning("game %s: parts of the %s request could not be read and were left out: %s", self.game_id,
@@ -85,7 +89,7 @@ class GameSession:
                 self._turn = view.turn
                 self.tried.clear()
             memory = [f"{e.text}" for e in self.memory.recent()]
-            outcome = await decider.decide(request, view, memory, self.tried)
+            outcome = await decider.decide(request, view, memory, self.tried, self.transcript)
             if problems(request, outcome.decision):  # the validator has the last word, whoever decided
                 log.error("game %s: invalid decision reached the server (%s); sending the safe default",
                           self.game_id, problems(request, outcome.decision))
@@ -111,29 +115,19 @@ class GameSession:
             log.info("game %s: %s", self.game_id, outcome.note)
         self.transcript.record("decision", game_id=self.game_id, request_type=request.request_type,
                                source=outcome.source, response=response, summary=what, reason=outcome.reason,
-                               note=outcome.note, latency_ms=round(latency * 1000, 2), llm=self._llm_record(outcome))
+                               note=outcome.note, latency_ms=round(latency * 1000, 2), llm_outcome=outcome.llm_outcome)
+        # outcome: who decided (llm, heuristic, heuristic-after-llm, ...); game_turn: Forge's turn number.
+        self.transcript.record("turn_end", turn=turn_id, outcome=outcome.source, seconds=round(latency, 3),
+                               request_type=request.request_type,
+                               game_turn=view.turn if view is not None else None)
         return response
 
-    def _llm_record(self, outcome: Outcome) -> dict[str, Any] | None:
-        """The LLM exchange with the system prompt (the same every call) written once, then by hash."""
-        if not outcome.llm:
-            return None
-        record = dict(outcome.llm)
-        messages = []
-        for message in record.get("messages", []):
-            if message.get("role") == "system":
-                messages.append({"role": "system", "sha256": self.transcript.text_once("system_prompt",
-                                                                                       str(message["content"]))})
-            else:
-                messages.append(message)
-        record["messages"] = messages
-        return record
-
-    async def close(self, result: Any = None) -> None:
+    async def close(self, reason: str, result: Any = None) -> None:
         """Flush and close; decisions still running finish first (the deadline bounds them), so a
         request that is waiting for one still gets its answer."""
         running = list(self._inflight.values())
         if running:
             await asyncio.gather(*running, return_exceptions=True)
-        self.transcript.record("end", game_id=self.game_id, decisions=self.decisions, result=result)
+        self.transcript.record("session_end", reason=reason, game_id=self.game_id, decisions=self.decisions,
+                               result=result)
         await self.transcript.close()
