@@ -289,3 +289,46 @@ def test_the_forager_bot_never_raids() -> None:
     bot.decide(state_view(state))
     strategy = getattr(bot, "strategy", None)
     assert strategy is not None and all(strategy.role_of(b) == "forage" for b in range(5))
+
+
+def seal_our_hive(state: ArenaState) -> None:
+    """Enemy bees on three cells next to our hive, walls on the other five."""
+    parked = [(11, 1), (12, 2), (13, 1)]
+    for bee, (r, c) in enumerate(parked):
+        put(state, 1, bee, r, c)
+    for d in range(8):
+        r, c = step(12, 1, d)
+        if state.get(r, c) == Cell.EMPTY:
+            state.set(r, c, Cell.WALL)
+
+
+def test_a_carrier_drops_its_flower_when_our_hive_is_sealed() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 3, carrying=True)
+    seal_our_hive(state)
+    action, direction, reason = decide(state)
+    assert action == Action.FORAGE and state.get(*step(12, 3, direction)) == Cell.EMPTY
+    assert "sealed" in reason
+
+
+def test_flowers_are_destroyed_not_picked_when_our_hive_is_sealed() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 3)
+    state.set(12, 4, Cell.FLOWER)
+    seal_our_hive(state)
+    assert decide(state)[:2] == (Action.GUARD, Direction.E)
+
+
+def test_an_open_hive_is_not_sealed() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 3)
+    state.set(12, 4, Cell.FLOWER)
+    seal_our_hive(state)
+    state.set(11, 2, Cell.EMPTY)  # one way in is enough
+    assert decide(state)[:2] == (Action.FORAGE, Direction.E)
