@@ -114,13 +114,15 @@ def test_supervised_approve_then_edit_with_drag_and_rotation(browser: Any) -> No
         assert proposal.pose.piece in review.find_element(By.CSS_SELECTOR, ".review-proposal").text
         assert "s left" in review.find_element(By.CSS_SELECTOR, ".countdown").text
         assert not pending.done()  # the move waits for the experimenter
+        first_review = int(review.get_attribute("data-review") or 0)
         button(review, "btn-approve").click()
         first = pending.result(20)
         assert first.finished and first.plays[-1].shape == proposal.pose.piece
         assert first.plays[-1].rotation == pytest.approx(proposal.pose.rotation % 360, abs=0.01)
 
         pending = rig.start_turn(game)
-        review = open_review(browser, gid, after=int(review.get_attribute("data-review") or 0))
+        # The id is read before the turn starts: the page may show the next review before we look.
+        review = open_review(browser, gid, after=first_review)
         proposal = rig.call(lambda: next(iter(rig.console.games[gid].reviews.values())).proposal)
         assert proposal is not None and proposal.pose is not None
         button(review, "btn-edit").click()
