@@ -44,7 +44,7 @@ async def test_the_agent_command_plays_a_match_and_prints_one_line(tmp_path: Pat
     assert lines[0].startswith("tictactoe match m-") and "DRAW for A (X)" in lines[0]
     records = [json.loads(line) for f in (tmp_path / "transcripts").glob("*.jsonl") for line in f.open()]
     kinds = [r["kind"] for r in records]
-    assert "match_created" in kinds and kinds[-1] == "result"
+    assert "match_created" in kinds and kinds[-2:] == ["result", "session_end"]
     sent = [json.loads(r["frame"]) for r in records if r["kind"] == "frame_out"]
     assert [f["type"] for f in sent[:2]] == ["create_match", "get_state"]
     assert any(r["kind"] == "frame_in" and '"push_event"' in r["frame"] for r in records)
@@ -81,7 +81,7 @@ async def test_sigterm_leaves_the_match_flushes_the_transcript_and_exits_130(tmp
         status, out, err = await finish(process, 20)
     assert status == 130 and "interrupted" in err and out == ""
     kinds = [json.loads(line)["kind"] for f in (tmp_path / "t").glob("*.jsonl") for line in f.open()]
-    assert kinds[-1] == "interrupted"
+    assert kinds[-2:] == ["interrupted", "session_end"]
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -21,6 +21,7 @@ from typing import Any
 
 from websockets.exceptions import InvalidURI
 
+from agent.core.transcript import record_scope
 from agent.games.boardgame.link import Link, LinkLost
 from agent.games.boardgame.players.base import (
     InvalidChoice,
@@ -164,6 +165,8 @@ class MatchClient:
         self.result: MatchResult | None = None
         self._protocol_errors = 0
         self._reconnects = 0
+        self._turn_ids = 0
+        """Our turns in this match, 1, 2, ...: the ``turn`` id every record made during one carries."""
 
     # ---- the whole match ------------------------------------------------------------------------
 
@@ -203,10 +206,7 @@ class MatchClient:
                 return MatchResult(state.game, state.match_id, self.settings.agent_id, state.status,
                                    list(state.winners or []), mark, moves, decisions)
             if state.status == "started" and state.active_agent_id == self.settings.agent_id:
-                if rules is None:
-                    decision = await self._take_text_turn(state, mark)
-                else:
-                    decision = await self._take_turn(state, rules)
+                decision = await self._turn(state, rules, mark)
                 if decision is not None:
                     decisions.append(decision)
                     moves += 1
@@ -218,6 +218,34 @@ class MatchClient:
         raise ClientError(f"match {self._match_id} did not end within {self.settings.max_turns} turns")
 
     # ---- one turn -------------------------------------------------------------------------------
+
+    async def _turn(self, state: GetStateResponse, rules: GameRules[Any] | None, mark: str) -> Decision | None:
+        """One turn inside its record scope: its events, the player's LLM calls and the frames
+        sent and received meanwhile all carry the turn's id (the engine's turn number is kept as
+        ``engine_turn``: it counts both sides' moves, and a turn can be visited again)."""
+        self._turn_ids += 1
+        turn_id = self._turn_ids
+        started = time.monotonic()
+        with record_scope(turn=turn_id):
+            self._on_event("turn_start", {"turn": turn_id, "match_id": state.match_id, "engine_turn": state.turn})
+            outcome = "error"
+            decision: Decision | None = None
+            try:
+                if rules is None:
+                    decision = await self._take_text_turn(state, mark)
+                else:
+                    decision = await self._take_turn(state, rules)
+                outcome = "moved-on" if decision is None else "fallback" if decision.fallback else "played"
+            except asyncio.CancelledError:
+                outcome = "cancelled"
+                raise
+            finally:
+                ended: dict[str, Any] = {"turn": turn_id, "outcome": outcome,
+                                         "seconds": round(time.monotonic() - started, 3)}
+                if decision is not None:
+                    ended.update(attempts=decision.attempts, illegal=decision.illegal)
+                self._on_event("turn_end", ended)
+        return decision
 
     async def _take_turn(self, state: GetStateResponse, rules: GameRules[Any]) -> Decision | None:
         """Act once; None if the match moved on under us (the next get_state tells what happened)."""

@@ -14,6 +14,7 @@ from agent.core.config import ConfigError
 from agent.core.llm import LLMClient
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.redact import Secrets
+from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.boardgame.client import ClientError, ClientSettings, MatchClient
 from agent.games.boardgame.config import BoardgameConfig
@@ -30,6 +31,9 @@ from agent.games.boardgame.rules.base import GameRules
 from agent.games.boardgame.rules.registry import GAMES, get_rules
 
 log = logging.getLogger(__name__)
+
+TURN_RECORDS = ("turn_start", "turn_end")
+"""Client events whose fields are all our own (turn id, outcome, seconds, counts)."""
 
 
 def sample_context() -> dict[str, Any]:
@@ -62,10 +66,11 @@ def client_settings(config: BoardgameConfig) -> ClientSettings:
 
 
 async def run(config: BoardgameConfig) -> int:
+    """Play the configured matches, one transcript each (a match is a study's session)."""
     rng = random.Random(config.seed)
-    transcript = Transcript(config.resolve_dir(config.transcripts.dir) if config.transcripts.enabled else None,
-                            secrets=Secrets(config.secret_values()))
-    await transcript.open()
+    secrets = Secrets(config.secret_values())
+    # Once per run: it reads every template file to hash it.
+    study = await asyncio.to_thread(study_metadata, config, config.resolve_dir(config.prompts_dir))
     llm: LLMClient | None = None
     prompts: PromptSet | None = None
     if config.uses_llm():
@@ -80,28 +85,63 @@ async def run(config: BoardgameConfig) -> int:
         kind = "random" if config.player == "random" else "best"
         return make_offline(kind, rules, random.Random(rng.random()), seconds=config.play.search_seconds)
 
-    def player(rules: GameRules[Any]) -> Player:
-        if llm is not None and prompts is not None:
-            return LLMPlayer(llm, prompts, record=transcript.record, max_calls=config.play.max_llm_calls)
-        return offline(rules)
+    async def play_match(index: int, settings: ClientSettings) -> int:
+        transcript = Transcript(config.resolve_dir(config.transcripts.dir) if config.transcripts.enabled else None,
+                                secrets=secrets, tags=config.tags)
+        await transcript.open()
+        transcript.record("session_start", player=config.player, match_index=index, url=settings.url,
+                          agent_id=settings.agent_id, board_game=settings.game, match_id=settings.match_id,
+                          **study)
 
-    def text_player(game: str) -> TextPlayer:
-        """The LLM player for a game we have no plugin for, if prompts/boardgame has its rules text."""
-        if llm is None or prompts is None:
-            raise ClientError(f"the game {game!r} has no rules plugin here; only the LLM player can play it")
-        name = rules_template(game)
+        def player(rules: GameRules[Any]) -> Player:
+            if llm is not None and prompts is not None:
+                return LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls)
+            return offline(rules)
+
+        def text_player(game: str) -> TextPlayer:
+            """The LLM player for a game we have no plugin for, if prompts/boardgame has its rules text."""
+            if llm is None or prompts is None:
+                raise ClientError(f"the game {game!r} has no rules plugin here; only the LLM player can play it")
+            name = rules_template(game)
+            try:
+                prompts.env.get_template(f"{name}.j2")
+            except TemplateError as exc:
+                raise ClientError(f"the game {game!r} has no rules plugin here and no rules text: write "
+                                  f"{prompts.directory / (name + '.j2')} ({exc})") from None
+            return LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls)
+
+        def on_event(kind: str, data: dict[str, Any]) -> None:
+            if kind in TURN_RECORDS:
+                transcript.record(kind, **data)  # the analysis reads turn, outcome, seconds at the top
+            else:
+                transcript.record(kind, data=data)  # pushes carry the engine's keys: never spread them
+            if kind == "match_created":
+                # The id another agent needs to join (--match), before the match is played out.
+                print(f"boardgame: created {data['game']} match {data['match_id']}", file=sys.stderr, flush=True)
+
+        client = MatchClient(settings, player, offline, on_event=on_event,
+                             on_frame=lambda direction, text: transcript.record(f"frame_{direction}", frame=text),
+                             text_player=text_player if llm is not None else None)
+        reason = "interrupted"
         try:
-            prompts.env.get_template(f"{name}.j2")
-        except TemplateError as exc:
-            raise ClientError(f"the game {game!r} has no rules plugin here and no rules text: write "
-                              f"{prompts.directory / (name + '.j2')} ({exc})") from None
-        return LLMPlayer(llm, prompts, record=transcript.record, max_calls=config.play.max_llm_calls)
-
-    def on_event(kind: str, data: dict[str, Any]) -> None:
-        transcript.record(kind, data=data)
-        if kind == "match_created":
-            # The id another agent needs to join (--match), before the match is played out.
-            print(f"boardgame: created {data['game']} match {data['match_id']}", file=sys.stderr, flush=True)
+            result = await client.play()
+            transcript.record("result", line=result.line(), outcome=result.outcome, winners=result.winners,
+                              match_id=result.match_id, moves=result.moves, illegal=result.illegal,
+                              fallbacks=result.fallbacks)
+            reason = result.outcome
+            print(result.line(), flush=True)
+            return 0 if result.status == "ended" else 1
+        except ClientError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            transcript.record("error", message=str(exc))
+            reason = "error"
+            raise
+        except asyncio.CancelledError:
+            transcript.record("interrupted")
+            raise
+        finally:
+            transcript.record("session_end", reason=reason)
+            await transcript.close()
 
     status = 0
     try:
@@ -109,26 +149,14 @@ async def run(config: BoardgameConfig) -> int:
             settings = client_settings(config)
             if index and settings.match_id is not None:
                 break  # a joined match is played once
-            client = MatchClient(settings, player, offline, on_event=on_event,
-                                 on_frame=lambda direction, text: transcript.record(f"frame_{direction}", frame=text),
-                                 text_player=text_player if llm is not None else None)
             try:
-                result = await client.play()
-            except ClientError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                transcript.record("error", message=str(exc))
-                return 1
-            transcript.record("result", line=result.line(), outcome=result.outcome, winners=result.winners)
-            print(result.line(), flush=True)
-            if result.status != "ended":
-                status = 1
-    except asyncio.CancelledError:
-        transcript.record("interrupted")
-        raise
+                if await play_match(index, settings):
+                    status = 1
+            except ClientError:
+                return 1  # said on stderr and in the transcript
     finally:
         if llm is not None:
             await llm.aclose()
-        await transcript.close()
     return status
 
 

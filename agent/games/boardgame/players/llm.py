@@ -9,14 +9,16 @@ action is legal is the client's check (the same for every player), not this modu
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+import time
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.core.llm import LLMClient, LLMResult
 from agent.core.prompts import PromptSet
+from agent.core.transcript import Transcript
 from agent.games.boardgame.players.base import InvalidChoice, Player, PlayerUnavailable, TextPlayer, TextTurn, Turn
 from agent.games.boardgame.rules.base import GameRules, WireAction
 
@@ -153,19 +155,17 @@ def parse_reply(data: dict[str, Any] | None, text: str) -> WireAction:
     return WireAction(reply.type, reply.data)
 
 
-Recorder = Callable[..., None]
-
-
 class LLMPlayer(Player, TextPlayer):
     """Asks the LLM for each action. The client belongs to whoever made it (shared between matches)."""
 
     label = "llm"
 
-    def __init__(self, client: LLMClient, prompts: PromptSet, record: Recorder | None = None,
+    def __init__(self, client: LLMClient, prompts: PromptSet, transcript: Transcript | None = None,
                  max_calls: int = 200) -> None:
         self._client = client
         self._prompts = prompts
-        self._record: Recorder = record or (lambda kind, **data: None)
+        self._transcript = transcript
+        """Where each call leaves its ``llm`` record (the turn id comes from the caller's record_scope)."""
         self.max_calls = max_calls
         """Calls this player makes in its match (bounds cost); past it the offline player acts."""
         self.calls = 0
@@ -179,7 +179,7 @@ class LLMPlayer(Player, TextPlayer):
             {"role": "system", "content": self._prompts.render("system", context)},
             {"role": "user", "content": self._prompts.render("turn", context)},
         ]
-        result = await self._call(turn.turn, len(turn.feedback) + 1, messages, reply_schema(turn.rules))
+        result = await self._call("move", len(turn.feedback) + 1, messages, reply_schema(turn.rules))
         return parse_reply(result.data, result.text)
 
     async def choose_text(self, turn: TextTurn) -> WireAction:
@@ -189,21 +189,44 @@ class LLMPlayer(Player, TextPlayer):
             {"role": "system", "content": self._prompts.render("system_text", context)},
             {"role": "user", "content": self._prompts.render("turn_text", context)},
         ]
-        result = await self._call(turn.turn, len(turn.feedback) + 1, messages, TEXT_REPLY_SCHEMA)
+        result = await self._call("move_text", len(turn.feedback) + 1, messages, TEXT_REPLY_SCHEMA)
         return parse_text_reply(result.data, result.text)
 
-    async def _call(self, turn: int, attempt: int, messages: list[dict[str, Any]],
+    async def _call(self, purpose: str, attempt: int, messages: list[dict[str, Any]],
                     schema: dict[str, Any]) -> LLMResult:
+        """One call, recorded however it ends: a call the turn's time limit cuts short (the client
+        cancels the player) leaves an ``llm`` record with outcome ``cancelled`` before it goes on."""
         if self.calls >= self.max_calls:
             raise PlayerUnavailable(f"this match already used its {self.max_calls} LLM calls")
         self.calls += 1
-        self._record("llm_request", turn=turn, attempt=attempt, messages=messages)
-        result = await self._client.complete_json(messages, schema, schema_name="board_game_action")
+        started = time.monotonic()
+        try:
+            result = await self._client.complete_json(messages, schema, schema_name="board_game_action")
+        except asyncio.CancelledError:
+            # No model field: the analysis takes the session's configured model.
+            self._record_llm(purpose, attempt, messages, started, outcome="cancelled", text=None,
+                             error="cancelled before an answer", prompt_tokens=0, completion_tokens=0)
+            raise
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
-        self._record("llm_reply", turn=turn, ok=result.ok, text=result.text[:4000], error=result.error,
-                     latency_s=round(result.latency_s, 3), prompt_tokens=result.prompt_tokens,
-                     completion_tokens=result.completion_tokens)
+        self._record_llm(purpose, attempt, messages, started, outcome="ok" if result.ok else "error",
+                         model=result.model, text=result.text[:4000], error=result.error,
+                         prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                         latency_s=round(result.latency_s, 3), attempts=len(result.attempts),
+                         fell_back_to_text=result.fell_back_to_text)
         if not result.ok:
             raise PlayerUnavailable(f"the LLM call failed: {result.error}")
         return result
+
+    def _record_llm(self, purpose: str, attempt: int, messages: list[dict[str, Any]], started: float,
+                    **fields: Any) -> None:
+        transcript = self._transcript
+        if transcript is None:
+            return
+        # The system prompt repeats every turn: written in full once per transcript, then by hash.
+        system = [str(m["content"]) for m in messages if m["role"] == "system"]
+        transcript.record("llm", purpose=purpose, attempt=attempt,
+                          system_sha256=transcript.text_once("system_prompt", system[0]) if system else None,
+                          messages=[{"role": m["role"], "text": str(m["content"])} for m in messages
+                                    if m["role"] != "system"],
+                          elapsed_s=round(time.monotonic() - started, 3), **fields)
