@@ -63,6 +63,8 @@ async def test_a_match_gives_metadata_tags_turn_ids_and_analysis_tables(fake_ope
         performed = [r for r, frame in zip([r for r in records if r["kind"] == "frame_out"], moves, strict=True)
                      if frame["type"] == "perform_action"]
         assert [r["turn"] for r in performed] == turn_ids
+        answers = [r for r in records if r["kind"] == "frame_in" and '"perform_action_response"' in r["frame"]]
+        assert [r["turn"] for r in answers] == turn_ids  # read by the link's task, joined to the turn all the same
 
     tables = build_tables([read_transcript(p) for p in paths], {})
     assert len(tables.sessions) == 2

@@ -167,6 +167,8 @@ class MatchClient:
         self._reconnects = 0
         self._turn_ids = 0
         """Our turns in this match, 1, 2, ...: the ``turn`` id every record made during one carries."""
+        self._turn_scope: dict[str, Any] = {}
+        """The turn in progress, for frames and pushes the link's reader task observes meanwhile."""
 
     # ---- the whole match ------------------------------------------------------------------------
 
@@ -226,6 +228,7 @@ class MatchClient:
         self._turn_ids += 1
         turn_id = self._turn_ids
         started = time.monotonic()
+        self._turn_scope = {"turn": turn_id}
         with record_scope(turn=turn_id):
             self._on_event("turn_start", {"turn": turn_id, "match_id": state.match_id, "engine_turn": state.turn})
             outcome = "error"
@@ -245,6 +248,7 @@ class MatchClient:
                 if decision is not None:
                     ended.update(attempts=decision.attempts, illegal=decision.illegal)
                 self._on_event("turn_end", ended)
+                self._turn_scope = {}
         return decision
 
     async def _take_turn(self, state: GetStateResponse, rules: GameRules[Any]) -> Decision | None:
@@ -461,7 +465,7 @@ class MatchClient:
                 delay = min(delay * 2, self.settings.reconnect_max_delay)
             try:
                 self._link = await Link.open(self.settings.url, self._push, self.settings.response_timeout,
-                                             self._on_frame)
+                                             self._observe_frame if self._on_frame is not None else None)
             except InvalidURI as exc:
                 raise ClientError(f"{self.settings.url} is not a WebSocket URL: {exc}") from None
             except LinkLost as exc:
@@ -473,9 +477,17 @@ class MatchClient:
             return
         raise ClientError(f"cannot reach the engine: {last}")
 
+    def _observe_frame(self, direction: str, text: str) -> None:
+        # Frames read by the link's own task arrive outside the turn's scope: give them the turn
+        # in progress (turns are one at a time), so a turn's answers join it too.
+        assert self._on_frame is not None
+        with record_scope(**self._turn_scope):
+            self._on_frame(direction, text)
+
     def _push(self, event: PushEvent) -> None:
         if event.match_id == self._match_id:
-            self._on_event("push", dict(event.event.data))
+            with record_scope(**self._turn_scope):
+                self._on_event("push", dict(event.event.data))
             self._changed.set()
 
     def _rules_for(self, state: GetStateResponse) -> GameRules[Any] | None:
