@@ -10,7 +10,7 @@ from pathlib import Path
 from agent.analyze.tables import build_tables, find_transcripts, read_transcript
 from agent.cli import prepare
 from agent.core.study import config_hash, templates_hash
-from agent.core.testing.fake_openai import FakeOpenAI
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.boardgame.config import BoardgameConfig
 from agent.games.boardgame.runner import run
 from agent.games.boardgame.testing import legal_responder
@@ -72,3 +72,23 @@ async def test_a_match_gives_metadata_tags_turn_ids_and_analysis_tables(fake_ope
                for s in tables.sessions)
     assert tables.turns and all(t["llm_calls"] == 1 for t in tables.turns)
     assert tables.llm_calls and all(row["turn"] is not None for row in tables.llm_calls)
+
+
+async def test_an_llm_call_cut_off_by_the_turns_time_limit_is_recorded_as_cancelled(fake_openai: FakeOpenAI,
+                                                                                     tmp_path: Path) -> None:
+    fake_openai.responder = lambda request: FakeReply.stall(2.0)
+    async with running_engine(games=("tictactoe",), bot="strong", seed=3) as (_engine, url):
+        config = BoardgameConfig.model_validate({
+            "game": "boardgame", "player": "llm", "prompts_dir": str(PROMPTS_DIR),
+            "llm": {"base_url": fake_openai.base_url, "model": "fake-model", "api_key_required": False,
+                    "request_timeout": 5, "retry": {"max_attempts": 1}},
+            "engine": {"url": url, "agent_id": "A"}, "play": {"decision_seconds": 0.2, "search_seconds": 0.02},
+            "transcripts": {"dir": str(tmp_path / "t")}})
+        assert await run(config) == 0
+    (path,) = find_transcripts(tmp_path / "t")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    calls = [r for r in records if r["kind"] == "llm"]
+    ends = [r for r in records if r["kind"] == "turn_end"]
+    assert calls and [c["turn"] for c in calls] == [e["turn"] for e in ends]
+    assert all(c["outcome"] == "cancelled" and c["elapsed_s"] >= 0.15 for c in calls)
+    assert all(e["outcome"] == "fallback" for e in ends)

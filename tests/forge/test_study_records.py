@@ -9,12 +9,16 @@ from pathlib import Path
 from agent.analyze.tables import build_tables, find_transcripts, read_transcript
 from agent.cli import prepare
 from agent.core.study import config_hash, templates_hash
-from agent.core.testing.fake_openai import FakeOpenAI
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+from agent.games.forge.fake.catalogue import catalogue
 from agent.games.forge.fake.client import FakeForge
 from agent.games.forge.fake.engine import Game
 from agent.games.forge.fake.llm import sensible
 
 from .conftest import forge_config, running
+
+LAND = dict(catalogue())["turn 3: land before spells"]
+BOLT = dict(catalogue())["target: Bolt kills what it can"]
 
 
 def test_tags_on_the_command_line_reach_the_forge_config() -> None:
@@ -57,3 +61,20 @@ async def test_a_forge_game_gives_metadata_tags_turn_ids_and_analysis_tables(tmp
     assert session["turns"] == len(decisions) and session["llm_calls"] == len(calls) > 0
     assert len(tables.turns) == len(decisions) and all(t["llm_calls"] == 1 for t in tables.turns)
     assert all(row["turn"] is not None for row in tables.llm_calls)
+
+
+async def test_llm_calls_that_fail_or_run_out_of_time_are_recorded_in_their_turn(fake_openai: FakeOpenAI,
+                                                                                  tmp_path: Path) -> None:
+    fake_openai.enqueue(FakeReply.stall(2.0, content=json.dumps({"index": 0, "reason": "too late"})),
+                        FakeReply.http_error(500, "provider down"))
+    config = forge_config(tmp_path, fake_openai, decision={"deadline": 0.3})
+    async with running(config) as (_, url), FakeForge(url) as forge:
+        await forge.send({**LAND, "gameId": "slow"})
+        await forge.send({**BOLT, "gameId": "slow"})
+    (path,) = find_transcripts(tmp_path / "transcripts")
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    calls = [r for r in records if r["kind"] == "llm"]
+    assert [(c["turn"], c["outcome"]) for c in calls] == [(1, "timeout"), (2, "error")]
+    assert calls[0]["elapsed_s"] >= 0.3 and calls[0]["model"] == "fake-model" and calls[0]["prompt_tokens"] == 0
+    ends = [r for r in records if r["kind"] == "turn_end"]
+    assert [(e["turn"], e["outcome"]) for e in ends] == [(1, "heuristic-after-llm"), (2, "heuristic-after-llm")]
