@@ -12,15 +12,14 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from agent.core.config import PROJECT_DIR, GameConfig, StrictModel
+from agent.core.net import ListenConfig
 
 EARLY_CLIENT_TIMEOUT_S = 30.0
 """The early Forge client gives up on a decision after this long (FORGE_FACTS)."""
 
 
-class ServerConfig(StrictModel):
-    host: str = Field("localhost", description="'localhost' listens on 127.0.0.1 and ::1.")
+class ServerConfig(ListenConfig):
     port: int = Field(5005, ge=0, le=65535, description="The port in Forge's agent endpoint URL.")
-    allow_remote: bool = Field(False, description="Must be true to listen on a non-loopback address.")
     token: str | None = Field(None, description="If set, requests need 'Authorization: Bearer <token>'.")
     max_body_bytes: int = Field(4 * 1024 * 1024, ge=64 * 1024, le=64 * 1024 * 1024,
                                 description="Largest request body accepted; bigger ones get 413.")

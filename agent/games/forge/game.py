@@ -13,7 +13,7 @@ import sys
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, stop_signals
-from agent.core.net import is_loopback
+from agent.core.net import add_listen_arguments, apply_listen_arguments, is_loopback
 from agent.games.forge.config import ForgeConfig
 
 log = logging.getLogger("agent")
@@ -23,25 +23,13 @@ SHUTDOWN_GRACE_S = 5.0
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--host", help="interface to listen on (default: localhost = 127.0.0.1 and ::1)")
-    group.add_argument("--port", type=int, help="port to listen on (default: 5005)")
-    group.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
-    group.add_argument("--token", help="require 'Authorization: Bearer TOKEN' on every request")
+    add_listen_arguments(group, port_help="port to listen on (default: 5005)",
+                         token_help="require 'Authorization: Bearer TOKEN' on every request")
     group.add_argument("--deadline", type=float, help="seconds the LLM has per decision before the heuristic answers")
 
 
 def apply_arguments(config: ForgeConfig, args: argparse.Namespace) -> ForgeConfig:
-    server = config.server.model_copy()
-    if getattr(args, "host", None) is not None:
-        server.host = args.host
-    if getattr(args, "port", None) is not None:
-        if not 0 <= args.port <= 65535:
-            raise ConfigError(f"--port {args.port} is not a port number")
-        server.port = args.port
-    if getattr(args, "allow_remote", False):
-        server.allow_remote = True
-    if getattr(args, "token", None):
-        server.token = args.token
+    server = apply_listen_arguments(config.server, args)
     decision = config.decision.model_copy()
     if getattr(args, "deadline", None) is not None:
         if not 0.05 < args.deadline <= 25:

@@ -21,6 +21,7 @@ from agent.core.config import (
     TranscriptConfig,
 )
 from agent.core.config import load_config as _load_config
+from agent.core.net import ListenConfig
 from agent.core.resources import prompts_dir as shipped_prompts
 
 __all__ = [
@@ -56,11 +57,9 @@ class TurnConfig(StrictModel):
     max_feedback_iterations: int = Field(3, ge=0, le=20, description="Corrective plays after the first one.")
 
 
-class ServerConfig(StrictModel):
-    host: str = Field("localhost", description="'localhost' listens on 127.0.0.1 and ::1.")
-    port: int = Field(5000, ge=0, le=65535)
+class ServerConfig(ListenConfig):
+    port: int = Field(5000, ge=0, le=65535, description="The port the game dials.")
     max_frame_bytes: int = Field(16 * 1024 * 1024, ge=64 * 1024, description="Largest frame accepted from the game.")
-    allow_remote: bool = Field(False, description="Must be true to listen on a non-loopback address.")
     token: str | None = Field(None, description="If set, clients must connect with ?token=<this>.")
     ping_interval: float | None = Field(20.0, description="Seconds between keep-alive pings; null disables.")
     max_connections: int = Field(64, ge=1, le=10_000, description=(

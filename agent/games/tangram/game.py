@@ -14,6 +14,7 @@ import sys
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, stop_signals
+from agent.core.net import add_listen_arguments, apply_listen_arguments
 from agent.games.tangram.config import Config, ConsoleConfig
 
 log = logging.getLogger("agent")
@@ -23,10 +24,8 @@ SHUTDOWN_S = 15.0
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--host", help="interface to listen on (default: localhost = 127.0.0.1 and ::1)")
-    group.add_argument("--port", type=int, help="port to listen on (default: 5000, which the game dials)")
-    group.add_argument("--allow-remote", action="store_true", help="permit a non-loopback --host")
-    group.add_argument("--token", help="require clients to connect with ?token=TOKEN")
+    add_listen_arguments(group, port_help="port to listen on (default: 5000, which the game dials)",
+                         token_help="require clients to connect with ?token=TOKEN")
     group.add_argument("--console", nargs="?", const="", metavar="HOST:PORT",
                        help="serve the experimenter console (default 127.0.0.1:8080; see docs/console.md)")
     group.add_argument("--console-token", metavar="TOKEN",
@@ -34,17 +33,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
 
 
 def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
-    server = config.server.model_copy()
-    if args.host is not None:
-        server.host = args.host
-    if args.port is not None:
-        if not 0 <= args.port <= 65535:
-            raise ConfigError(f"--port {args.port} is not a port number")
-        server.port = args.port
-    if args.allow_remote:
-        server.allow_remote = True
-    if args.token:
-        server.token = args.token
+    server = apply_listen_arguments(config.server, args)
     return config.model_copy(update={"server": server, "console": _console_arguments(config, args)})
 
 
