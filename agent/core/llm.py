@@ -222,6 +222,11 @@ class LLMClient:
         return f"LLMClient(model={self._config.model!r}, base_url={self.base_url!r}, mode={self._mode!r})"
 
     @property
+    def model(self) -> str:
+        """The model every call asks for."""
+        return self._config.model
+
+    @property
     def base_url(self) -> str:
         """The endpoint in use, with any user:password@ part masked."""
         return re.sub(r"//[^/@]*@", "//***@", str(self._sdk.base_url))

@@ -14,9 +14,9 @@ import logging
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
-from agent.core.llm import LLMClient, LLMResult
+from agent.core.llm import LLMClient
+from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.forge import heuristic
@@ -96,12 +96,12 @@ class Decider:
                 result = await self.client.complete_json(messages, SCHEMAS[key], schema_name=f"forge_{key}")
         except TimeoutError:
             error = f"no answer within the {cfg.deadline:g}s decision deadline"
-            self._record_unfinished(transcript, "timeout", error, messages, started)
+            record_llm_unfinished(transcript, "decide", messages, started, "timeout", self.config.llm.model, error)
             return self._fallback(fallback, error, "timeout")
         except asyncio.CancelledError:
-            self._record_unfinished(transcript, "cancelled", "cancelled before an answer", messages, started)
+            record_llm_unfinished(transcript, "decide", messages, started, "cancelled", self.config.llm.model)
             raise
-        self._record(transcript, result, messages, started)
+        record_llm_result(transcript, "decide", messages, started, result)
         llm_outcome = "ok" if result.ok else "error"
         if not result.ok or result.data is None:
             return self._fallback(fallback, f"LLM call failed: {result.error}", llm_outcome)
@@ -124,33 +124,3 @@ class Decider:
     def _fallback(fallback: Outcome, why: str, llm_outcome: str) -> Outcome:
         log.warning("%s; the heuristic answers: %s", why, fallback.reason)
         return Outcome(fallback.decision, fallback.reason, "heuristic-after-llm", note=why, llm_outcome=llm_outcome)
-
-    # ---- the transcript's llm records (the same shape in every game) ---------------------------------
-
-    @staticmethod
-    def _request_fields(transcript: Transcript, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        # The system prompt is the same in every call: written in full once per game, then by hash.
-        system = [str(m["content"]) for m in messages if m["role"] == "system"]
-        return {"system_sha256": transcript.text_once("system_prompt", system[0]) if system else None,
-                "messages": [{"role": m["role"], "text": str(m["content"])} for m in messages
-                             if m["role"] != "system"]}
-
-    def _record(self, transcript: Transcript | None, result: LLMResult, messages: list[dict[str, Any]],
-                started: float) -> None:
-        if transcript is None:
-            return
-        transcript.record(
-            "llm", purpose="decide", outcome="ok" if result.ok else "error", model=result.model,
-            **self._request_fields(transcript, messages), text=result.text, error=result.error,
-            prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-            latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
-            attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text)
-
-    def _record_unfinished(self, transcript: Transcript | None, outcome: str, error: str,
-                           messages: list[dict[str, Any]], started: float) -> None:
-        if transcript is None:
-            return
-        transcript.record(
-            "llm", purpose="decide", outcome=outcome, model=self.config.llm.model,
-            **self._request_fields(transcript, messages), text=None, error=error, prompt_tokens=0,
-            completion_tokens=0, elapsed_s=round(time.monotonic() - started, 3))

@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.core.llm import LLMClient, LLMResult
+from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.boardgame.players.base import InvalidChoice, Player, PlayerUnavailable, TextPlayer, TextTurn, Turn
@@ -203,30 +204,12 @@ class LLMPlayer(Player, TextPlayer):
         try:
             result = await self._client.complete_json(messages, schema, schema_name="board_game_action")
         except asyncio.CancelledError:
-            # No model field: the analysis takes the session's configured model.
-            self._record_llm(purpose, attempt, messages, started, outcome="cancelled", text=None,
-                             error="cancelled before an answer", prompt_tokens=0, completion_tokens=0)
+            record_llm_unfinished(self._transcript, purpose, messages, started, "cancelled", self._client.model,
+                                  attempt=attempt)
             raise
         self.prompt_tokens += result.prompt_tokens
         self.completion_tokens += result.completion_tokens
-        self._record_llm(purpose, attempt, messages, started, outcome="ok" if result.ok else "error",
-                         model=result.model, text=result.text[:4000], error=result.error,
-                         prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                         latency_s=round(result.latency_s, 3), attempts=len(result.attempts),
-                         fell_back_to_text=result.fell_back_to_text)
+        record_llm_result(self._transcript, purpose, messages, started, result, attempt=attempt)
         if not result.ok:
             raise PlayerUnavailable(f"the LLM call failed: {result.error}")
         return result
-
-    def _record_llm(self, purpose: str, attempt: int, messages: list[dict[str, Any]], started: float,
-                    **fields: Any) -> None:
-        transcript = self._transcript
-        if transcript is None:
-            return
-        # The system prompt repeats every turn: written in full once per transcript, then by hash.
-        system = [str(m["content"]) for m in messages if m["role"] == "system"]
-        transcript.record("llm", purpose=purpose, attempt=attempt,
-                          system_sha256=transcript.text_once("system_prompt", system[0]) if system else None,
-                          messages=[{"role": m["role"], "text": str(m["content"])} for m in messages
-                                    if m["role"] != "system"],
-                          elapsed_s=round(time.monotonic() - started, 3), **fields)

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.core.images import data_url
 from agent.core.llm import LLMClient, LLMResult
+from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
@@ -139,44 +140,12 @@ class LLMPlayer:
                 result = await self.client.complete_json(messages, schema, schema_name,
                                                          priority="chat" if purpose == "chat" else "play")
         except TimeoutError:
-            self._record_unfinished("timeout", purpose, messages, image_bytes, started)
+            record_llm_unfinished(self.transcript, purpose, messages, started, "timeout", self.config.llm.model,
+                                  image_bytes=image_bytes)
             return None
         except asyncio.CancelledError:
-            self._record_unfinished("cancelled", purpose, messages, image_bytes, started)
+            record_llm_unfinished(self.transcript, purpose, messages, started, "cancelled", self.config.llm.model,
+                                  image_bytes=image_bytes)
             raise
-        self._record(result, purpose, messages, image_bytes, started)
+        record_llm_result(self.transcript, purpose, messages, started, result, image_bytes=image_bytes)
         return result
-
-    def _request_fields(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        # The system prompt is the same in most calls: written in full once per session, then by hash.
-        texts = _texts(messages)
-        system = [m["text"] for m in texts if m["role"] == "system"]
-        digest = self.transcript.text_once("system_prompt", system[0]) if system else None
-        return {"system_sha256": digest, "messages": [m for m in texts if m["role"] != "system"]}
-
-    def _record(self, result: LLMResult, purpose: str, messages: list[dict[str, Any]], image_bytes: int,
-                started: float) -> None:
-        self.transcript.record(
-            "llm", purpose=purpose, outcome="ok" if result.ok else "error", model=result.model,
-            **self._request_fields(messages), text=result.text, error=result.error,
-            prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-            latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
-            attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text, image_bytes=image_bytes)
-
-    def _record_unfinished(self, outcome: str, purpose: str, messages: list[dict[str, Any]], image_bytes: int,
-                           started: float) -> None:
-        error = "no answer in time" if outcome == "timeout" else "cancelled before an answer"
-        self.transcript.record(
-            "llm", purpose=purpose, outcome=outcome, model=self.config.llm.model, **self._request_fields(messages),
-            text=None, error=error, prompt_tokens=0, completion_tokens=0,
-            elapsed_s=round(time.monotonic() - started, 3), image_bytes=image_bytes)
-
-
-def _texts(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The request as the transcript keeps it: every text part, images as a placeholder."""
-    out = []
-    for m in messages:
-        parts = m["content"] if isinstance(m["content"], list) else [{"type": "text", "text": m["content"]}]
-        text = "\n".join(p["text"] if p["type"] == "text" else "[image]" for p in parts)
-        out.append({"role": m["role"], "text": text})
-    return out
