@@ -324,7 +324,3 @@ def chat_frame(text: str) -> str:
     # The API document names the field "message"; an older game build reads "content". Both are
     # sent so every build shows the line.
     return _encode({"type": "chat", "message": text, "content": text, "timestamp": now_iso()})
-
-
-def error_frame(text: str) -> str:
-    return _encode({"type": "error", "message": clean_chat_text(text, 300), "timestamp": now_iso()})
