@@ -47,9 +47,6 @@ RAID_AGGRESSION = 0.2
 HOLD_AGGRESSION = 0.5
 """From this on, a raider whose enemy hive is walled in stays beside it to rebuild what is broken."""
 
-SEALED_POCKET = 12
-"""Our hive counts as sealed when walls and enemy bees leave it a pocket this small or smaller."""
-
 COST_FREE = 1
 COST_BEE = 3
 COST_WALL = 4
@@ -109,18 +106,11 @@ class Strategy:
         world = self.world
         around = self._around(view)
         role = self.role_of(view.bee)
-        sealed = self._hive_sealed()
         if view.carrying:
             hive_dir = self._adjacent(around, {int(Cell.HIVE_0 + world.player)})
             if hive_dir is not None:
                 self.claims.pop(view.bee, None)
                 return Decision(Action.FORAGE, hive_dir, "deliver")
-            if sealed:
-                # Our hive is walled in by enemy bees: a carried flower only keeps the match going
-                # while they score; put it down to destroy it.
-                drop = self._adjacent(around, {int(Cell.EMPTY)})
-                if drop is not None:
-                    return Decision(Action.FORAGE, drop, "drop a flower: our hive is sealed")
             costs = self._costs(me)
             field_home = distance_field(costs, [world.hive], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
@@ -142,8 +132,6 @@ class Strategy:
         flower_dir = self._adjacent(around, {int(Cell.FLOWER)})
         if flower_dir is not None:
             self.claims.pop(view.bee, None)
-            if sealed:
-                return Decision(Action.GUARD, flower_dir, "destroy a flower: our hive is sealed")
             return Decision(Action.FORAGE, flower_dir, "pick up a flower")
 
         costs = self._costs(me)
@@ -170,32 +158,6 @@ class Strategy:
             index = r * COLS + c if 0 <= r < 25 and 0 <= c < COLS else -1
             result.append((view.at(dr, dc), index))
         return result
-
-    def _hive_sealed(self) -> bool:
-        """Walls and enemy bees enclose our hive in a pocket of at most SEALED_POCKET cells.
-
-        Fortress builders park bees next to the hive and wall the rest, often in two rings; a
-        carrier outside breaks a wall at 1/2 a try while the parked bees rebuild it.
-        """
-        cells = self.world.cells
-        enemy = (Cell.BEE_0 + self.world.opponent, Cell.BEE_0_WITH_FLOWER + self.world.opponent)
-        pocket = {self.world.hive}
-        boundary: set[int] = set()
-        frontier = [self.world.hive]
-        while frontier:
-            cell = frontier.pop()
-            for n in NEIGHBOURS[cell]:
-                if n in pocket:
-                    continue
-                if cells[n] == Cell.WALL or cells[n] in enemy:
-                    boundary.add(n)
-                    continue
-                pocket.add(n)
-                if len(pocket) > SEALED_POCKET:
-                    return False
-                frontier.append(n)
-        # Walls nobody guards can be broken for good; only a guarded enclosure is hopeless.
-        return any(cells[b] in enemy or any(cells[n] in enemy for n in NEIGHBOURS[b]) for b in boundary)
 
     @staticmethod
     def _settle(me: int) -> set[int]:
