@@ -177,7 +177,7 @@ async def test_a_slow_failing_coach_never_delays_a_move(fake_openai: FakeOpenAI,
     assert session.coach is not None and session.coach.stats.asked >= 2
     assert session.coach.stats.applied == 0
     kinds = [json.loads(line)["kind"] for line in transcript.path.read_text().splitlines()]  # type: ignore[union-attr]
-    assert "turn" in kinds and "coach_request" in kinds and "seat" in kinds
+    assert "turn_end" in kinds and "coach_request" in kinds and "llm" in kinds and "seat" in kinds
 
 
 async def test_direct_mode_uses_the_llm_move_or_falls_back_in_time(fake_openai: FakeOpenAI) -> None:

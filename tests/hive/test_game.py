@@ -116,4 +116,4 @@ async def test_ctrl_c_leaves_the_arena_and_flushes_the_transcript(tmp_path: Path
     assert proc.returncode == 130, err
     files = await asyncio.to_thread(lambda: list(tmp_path.glob("*.jsonl")))
     records = [json.loads(line) for f in files for line in f.read_text().splitlines()]
-    assert records[-1]["kind"] == "end" and records[-1]["ending"] == "interrupted"
+    assert records[-1]["kind"] == "session_end" and records[-1]["reason"] == "interrupted"

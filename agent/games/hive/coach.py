@@ -20,7 +20,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.core.llm import LLMClient
+from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet, load_prompts
+from agent.core.transcript import Transcript, record_scope
 from agent.games.hive.config import CoachConfig
 from agent.games.hive.plan import ROLES, Plan, plan_json_schema
 from agent.games.hive.rules import COLS, ROUND, hive_position
@@ -90,8 +92,10 @@ class Coach:
     """One per match. Call ``maybe_ask`` after answering a state; ``aclose`` at the end."""
 
     def __init__(self, client: LLMClient, prompts: PromptSet, config: CoachConfig, strategy: Strategy,
-                 team: str, record: Recorder | None = None) -> None:
+                 team: str, record: Recorder | None = None, transcript: Transcript | None = None) -> None:
         self.client = client
+        self.transcript = transcript
+        """Where the LLM calls go, as ``llm`` records in the shape every game writes."""
         self.prompts = prompts
         self.config = config
         self.strategy = strategy
@@ -129,6 +133,10 @@ class Coach:
         return True
 
     async def _ask(self, asked_turn: int, messages: list[dict[str, Any]]) -> None:
+        with record_scope(turn=asked_turn):
+            await self._ask_in_scope(asked_turn, messages)
+
+    async def _ask_in_scope(self, asked_turn: int, messages: list[dict[str, Any]]) -> None:
         started = time.monotonic()
         self.record("coach_request", turn=asked_turn, prompt=messages[-1]["content"])
         try:
@@ -136,12 +144,18 @@ class Coach:
                                             self.config.timeout)
         except TimeoutError:
             self.stats.failed += 1
-            self.record("coach_error", turn=asked_turn, error=f"no answer within {self.config.timeout:g} s")
+            error = f"no answer within {self.config.timeout:g} s"
+            record_llm_unfinished(self.transcript, "coach", messages, started, "timeout", self.client.model, error)
+            self.record("coach_error", turn=asked_turn, error=error)
             return
+        except asyncio.CancelledError:
+            record_llm_unfinished(self.transcript, "coach", messages, started, "cancelled", self.client.model)
+            raise
         except Exception as exc:  # the client should not raise; if it does, the match goes on
             self.stats.failed += 1
             self.record("coach_error", turn=asked_turn, error=f"{type(exc).__name__}: {exc}"[:300])
             return
+        record_llm_result(self.transcript, "coach", messages, started, result)
         latency = round(time.monotonic() - started, 3)
         if not result.ok or result.data is None:
             self.stats.failed += 1

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.redact import Secrets
+from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.hive.client import ClientOutcome, play
 from agent.games.hive.config import HiveConfig
@@ -66,14 +67,15 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
     session = HiveSession(team=config.arena.team, seed=config.seed, transcript=transcript, llm=llm,
                           prompts=prompts, coach_config=config.coach if config.uses_llm() else None,
                           direct=config.direct if llm is not None else None)
-    transcript.record("start", game="hive", team=config.arena.team, arena=f"{config.arena.host}:{config.arena.port}",
-                      player=config.player, model=config.llm.model if llm else None, tags=config.tags)
+    study = await asyncio.to_thread(study_metadata, config, config.resolve_dir(config.prompts_dir))
+    transcript.record("session_start", team=config.arena.team, arena=f"{config.arena.host}:{config.arena.port}",
+                      player=config.player, **study)
     try:
         outcome = await play(config.arena.host, config.arena.port, config.arena.team, session,
                              connect_timeout=config.arena.connect_timeout, idle_timeout=config.arena.idle_timeout)
     except asyncio.CancelledError:
         # Interrupted (Ctrl-C): still stop the coach and flush what the transcript has.
-        transcript.record("end", ending="interrupted", **session.summary())
+        transcript.record("session_end", reason="interrupted", ending="interrupted", **session.summary())
         await session.aclose()
         if llm is not None:
             await llm.aclose()
@@ -91,7 +93,7 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
                 break
             await asyncio.sleep(0.1)
     summary = session.summary()
-    transcript.record("end", ending=outcome.ending, detail=outcome.detail, seat=outcome.player,
-                      states=outcome.states, **summary)
+    transcript.record("session_end", reason=outcome.ending, ending=outcome.ending, detail=outcome.detail,
+                      seat=outcome.player, states=outcome.states, **summary)
     await transcript.close()
     return MatchOutcome(config.arena.team, outcome, session.score, parsed, summary)

@@ -64,7 +64,8 @@ class HiveSession:
         self.strategy = strategy
         if self.llm is not None and self.prompts is not None and self.coach_config is not None:
             if self.coach is None:
-                self.coach = Coach(self.llm, self.prompts, self.coach_config, strategy, self.team, self._record)
+                self.coach = Coach(self.llm, self.prompts, self.coach_config, strategy, self.team, self._record,
+                                   self.transcript)
             else:
                 self.coach.rebind(strategy)
         self._record("seat", player=player)
@@ -77,9 +78,10 @@ class HiveSession:
             strategy = self._start(view.player)
         decision = strategy.decide(view)
         ms = round((time.perf_counter() - started) * 1000, 3)
-        self._record("turn", turn=view.turn, bee=view.bee, row=view.row, col=view.col, carrying=view.carrying,
-                     action=Action(decision.action).name, direction=Direction(decision.direction).name,
-                     reason=decision.reason, target=_rc(decision.target), ms=ms)
+        # One record per answered state, named as every game names a finished turn so the analysis joins it.
+        self._record("turn_end", turn=view.turn, bee=view.bee, row=view.row, col=view.col, carrying=view.carrying,
+                     outcome=Action(decision.action).name, direction=Direction(decision.direction).name,
+                     reason=decision.reason, target=_rc(decision.target), ms=ms, seconds=ms / 1000)
         if self.coach is not None:
             # After the answer is written: building the summary and prompt takes a millisecond or two.
             asyncio.get_running_loop().call_soon(self.coach.maybe_ask, view.turn, self.score)
