@@ -289,3 +289,113 @@ def test_the_forager_bot_never_raids() -> None:
     bot.decide(state_view(state))
     strategy = getattr(bot, "strategy", None)
     assert strategy is not None and all(strategy.role_of(b) == "forage" for b in range(5))
+
+
+# ---- the hive guard and the flower relay (against wall builders) ---------------------------
+
+def decide_synced(state: ArenaState, seed: int = 0) -> tuple[int, int, str]:
+    """Like decide, with the world told where player 0's other bees really are."""
+    strategy = new_strategy(0, seed)
+    for bee, (row, col) in enumerate(state.bees[0]):
+        strategy.world.bees[bee].position = row * COLS + col
+    d = strategy.decide(state_view(state))
+    return d.action, d.direction, d.reason
+
+
+def wall_our_ring(state: ArenaState, keep: set[tuple[int, int]]) -> None:
+    for d in range(8):
+        r, c = step(12, 1, d)
+        if (r, c) not in keep and state.get(r, c) == Cell.EMPTY:
+            state.set(r, c, Cell.WALL)
+
+
+def test_a_carrier_walled_out_passes_its_flower_to_a_bee_at_our_hive() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 1, 12, 2)  # our bee inside the ring
+    wall_our_ring(state, keep={(12, 2)})
+    state.set(11, 3, Cell.WALL)
+    state.set(13, 3, Cell.WALL)
+    put(state, 0, 0, 12, 4, carrying=True)
+    action, direction, reason = decide_synced(state)
+    assert (action, direction) == (Action.FORAGE, Direction.W) and "pass" in reason
+
+
+def test_no_flower_is_passed_to_a_bee_that_is_not_there() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    wall_our_ring(state, keep=set())
+    put(state, 0, 0, 12, 4, carrying=True)
+    strategy = new_strategy(0, 0)
+    strategy.world.bees[1].position = 12 * COLS + 2  # believed in the ring, but a wall is seen there
+    d = strategy.decide(state_view(state))
+    assert d.action != Action.FORAGE
+
+
+def test_a_guard_at_our_hive_takes_a_passed_flower() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 0, 0, 12, 2)
+    put(state, 1, 0, 11, 1)  # an enemy bee beside our hive
+    state.set(13, 3, Cell.FLOWER)
+    action, direction, reason = decide_synced(state)
+    assert (action, direction) == (Action.FORAGE, Direction.SE) and reason == "take a passed flower"
+
+
+def test_a_guard_holds_its_cell_at_a_threatened_hive_and_forages_otherwise() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 2)
+    put(state, 1, 0, 11, 1)
+    action, direction, reason = decide_synced(state)
+    assert action == Action.MOVE and state.get(*step(12, 2, direction)) != Cell.EMPTY
+    assert reason == "hold a cell at our hive"
+    put(state, 1, 0, 0, 29)  # the enemy bee gone: no threat, the bee goes foraging
+    action, _, reason = decide_synced(state)
+    assert action == Action.MOVE and reason == "explore"
+
+
+def test_a_guard_breaks_the_walls_sealing_our_hive() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    wall_our_ring(state, keep=set())
+    put(state, 0, 0, 12, 3)
+    action, direction, reason = decide_synced(state)
+    assert action == Action.GUARD and reason == "break a wall sealing our hive"
+    assert step(12, 3, direction) in {(11, 2), (12, 2), (13, 2)}
+
+
+def test_only_the_nearest_empty_handed_forager_guards() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 1, 0, 11, 1)
+    put(state, 0, 2, 12, 2)
+    strategy = new_strategy(0, 0)
+    for bee, (row, col) in enumerate(state.bees[0]):
+        strategy.world.bees[bee].position = row * COLS + col
+    strategy.world.update(state_view(state))
+    assert [strategy._is_guard(b) for b in range(5)] == [False, False, True, False, False]
+    strategy.world.bees[2].carrying = True
+    assert strategy._is_guard(0) and not strategy._is_guard(2)
+
+
+def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 1, 0, 12, 5)  # four cells off: a scout, not a builder
+    strategy = new_strategy(0, 0)
+    strategy.world.update(state_view(state))
+    assert not strategy._threat()
+    put(state, 1, 0, 12, 4)
+    strategy.world.update(state_view(state))
+    assert strategy._threat()
+    put(state, 1, 0, 0, 29)
+    strategy.world.turn += 100  # the bee's last sighting grows old
+    assert not strategy._threat()
+    state.set(13, 2, Cell.WALL)
+    strategy.world.update(state_view(state))
+    assert strategy._threat()

@@ -47,6 +47,14 @@ RAID_AGGRESSION = 0.2
 HOLD_AGGRESSION = 0.5
 """From this on, a raider whose enemy hive is walled in stays beside it to rebuild what is broken."""
 
+GUARD_RADIUS = 3
+"""An enemy bee this close to our hive (Chebyshev) is taken for a wall builder. Only one in
+its ring (radius 1) was as good on seeds 3000-3011 but clearly worse on 4000-4011 (the guard
+came too late), and no better against the agents that only scout near our hive."""
+GUARDS = 1
+"""How many empty-handed bees turn guard while our hive is threatened: against the 2022 wall
+builders one guard and two did equally well (seeds 3000-3011), and one leaves more foragers."""
+
 COST_FREE = 1
 COST_BEE = 3
 COST_WALL = 4
@@ -111,8 +119,15 @@ class Strategy:
             if hive_dir is not None:
                 self.claims.pop(view.bee, None)
                 return Decision(Action.FORAGE, hive_dir, "deliver")
+            receivers = self._receivers(view.bee) if self._walled_out(me) else []
+            if receivers:
+                near = {n for g in receivers for n in NEIGHBOURS[g]}
+                for direction, (cell, index) in enumerate(around):
+                    if cell == Cell.EMPTY and index in near:
+                        return Decision(Action.FORAGE, direction, "pass the flower to a guard at our hive",
+                                        world.hive)
             costs = self._costs(me)
-            field_home = distance_field(costs, [world.hive], until=self._settle(me))
+            field_home = distance_field(costs, [world.hive, *receivers], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
 
         enemy_carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
@@ -120,6 +135,10 @@ class Strategy:
         if knock is not None:
             return Decision(Action.GUARD, knock, "knock the flower off an enemy carrier")
 
+        if role == "forage" and self._is_guard(view.bee):
+            guard = self._guard(view, me, around)
+            if guard is not None:
+                return guard
         if role == "raid":
             raid = self._raid(view, me, around)
             if raid is not None:
@@ -324,6 +343,108 @@ class Strategy:
             dist = distance_field(costs, walled)
             return self._step(view, around, dist, "go clear our hive", world.hive)
         return None
+
+    # ---- hive guard (against wall builders) ------------------------------------------------
+
+    def _threat(self) -> bool:
+        """Enemy bees seen lately near our hive, or walls already in its ring."""
+        world = self.world
+        hr, hc = divmod(world.hive, COLS)
+        enemy = world.opponent
+        cells = world.cells
+        for r in range(max(0, hr - GUARD_RADIUS), min(25, hr + GUARD_RADIUS + 1)):
+            for c in range(max(0, hc - GUARD_RADIUS), min(COLS, hc + GUARD_RADIUS + 1)):
+                i = r * COLS + c
+                cell = cells[i]
+                if cell == Cell.WALL and max(abs(r - hr), abs(c - hc)) <= 1:
+                    return True
+                if cell in (Cell.BEE_0, Cell.BEE_1, Cell.BEE_0_WITH_FLOWER, Cell.BEE_1_WITH_FLOWER) \
+                        and owner(cell) == enemy and world.age(i) <= FRESH_BEE:
+                    return True
+        return False
+
+    def _is_guard(self, bee: int) -> bool:
+        """While our hive is threatened, the empty-handed bees nearest it guard it."""
+        if not self._threat():
+            return False
+        hr, hc = divmod(self.world.hive, COLS)
+
+        def distance(position: int) -> int:
+            r, c = divmod(position, COLS)
+            return max(abs(r - hr), abs(c - hc))
+
+        free = sorted((distance(b.position), b.index) for b in self.world.bees
+                      if not b.carrying and self.role_of(b.index) == "forage")
+        return bee in {index for _, index in free[:GUARDS]}
+
+    def _guard(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
+        """Keep a delivery lane into our hive: break the ring's walls, hold a ring cell."""
+        world = self.world
+        ring = set(NEIGHBOURS[world.hive])
+        if me in ring:
+            flower_dir = self._adjacent(around, {int(Cell.FLOWER)})
+            if flower_dir is not None:
+                return Decision(Action.FORAGE, flower_dir, "take a passed flower", world.hive)
+        lane = self._lane_walls()
+        best_dir, best_rank = None, INF
+        for direction, (cell, index) in enumerate(around):
+            if cell == Cell.WALL and index in lane and lane[index] < best_rank:
+                best_dir, best_rank = direction, lane[index]
+        if best_dir is not None:
+            return Decision(Action.GUARD, best_dir, "break a wall sealing our hive", world.hive)
+        if me in ring:
+            # A bee of ours here is a cell they cannot wall, and a receiver for passed flowers.
+            return self._wait(view, around, "hold a cell at our hive")
+        costs = self._costs(me)
+        targets = [i for i in ring if world.cells[i] == Cell.EMPTY]
+        targets += [n for w in lane for n in NEIGHBOURS[w] if world.cells[n] == Cell.EMPTY]
+        if not targets:
+            return None
+        dist = distance_field(costs, targets, until=self._settle(me))
+        return self._step(view, around, dist, "go guard our hive", world.hive)
+
+    def _walled_out(self, me: int) -> bool:
+        """Our hive is threatened and no free cell beside it can be reached over free cells."""
+        if not self._threat():
+            return False
+        world = self.world
+        cells = world.cells
+        mine = (int(Cell.BEE_0 + world.player), int(Cell.BEE_0_WITH_FLOWER + world.player))
+        costs = bytearray(CELLS)
+        for i in range(CELLS):
+            if cells[i] == Cell.EMPTY or cells[i] in mine:
+                costs[i] = COST_FREE
+        costs[me] = COST_FREE
+        entries = [i for i in NEIGHBOURS[world.hive] if cells[i] == Cell.EMPTY and world.known(i)]
+        return not entries or distance_field(costs, entries, until={me})[me] >= INF
+
+    def _receivers(self, bee: int) -> list[int]:
+        """Cells of our empty-handed bees next to our hive: a carrier kept out by walls drops
+        its flower beside one of them, which picks it up and delivers it over the walls."""
+        world = self.world
+        ring = set(NEIGHBOURS[world.hive])
+        mine = int(Cell.BEE_0 + world.player)
+        # The map must agree: a bee we last saw there, not one that has left since.
+        return [b.position for b in world.bees
+                if b.index != bee and not b.carrying and b.position in ring and world.cells[b.position] == mine]
+
+    def _lane_walls(self) -> dict[int, int]:
+        """Walls within two cells of our hive, ranked: those on the cheapest way in first."""
+        world = self.world
+        hr, hc = divmod(world.hive, COLS)
+        costs = bytearray(CELLS)
+        cells = world.cells
+        for i in range(CELLS):
+            cell = cells[i]
+            costs[i] = BLOCKED if cell >= Cell.HIVE_0 else (COST_WALL if cell == Cell.WALL else COST_FREE)
+        home = distance_field(costs, [world.hive])
+        ranks: dict[int, int] = {}
+        for r in range(max(0, hr - 2), min(25, hr + 3)):
+            for c in range(max(0, hc - 2), min(COLS, hc + 3)):
+                i = r * COLS + c
+                if cells[i] == Cell.WALL:
+                    ranks[i] = home[i]
+        return ranks
 
 
 def new_strategy(player: int, seed: int | None = None, plan: Plan | None = None) -> Strategy:
