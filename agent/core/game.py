@@ -19,9 +19,11 @@ import contextlib
 import signal
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from agent.core.config import GameConfig
+
+T = TypeVar("T")
 
 
 def _no_arguments(group: argparse._ArgumentGroup) -> None:
@@ -75,10 +77,26 @@ def stop_signals() -> Iterator[asyncio.Event]:
             loop.remove_signal_handler(sig)
 
 
-async def wait_for_stop_signal() -> None:
-    """Returns at the first SIGINT or SIGTERM (see :func:`stop_signals`, which avoids a start-up race).
+class Interrupted(Exception):
+    """A SIGINT or SIGTERM ended the work before it finished."""
 
-    For games' ``main``: start serving, await this, then stop politely within a bound.
+
+async def run_interruptible(work: Coroutine[Any, Any, T]) -> T:
+    """``work``'s result, unless SIGINT or SIGTERM comes first: then ``work`` is cancelled (so it can
+    leave its peer and flush its transcript), awaited, and :class:`Interrupted` is raised.
+
+    For client-side games' ``main``: one match from dial to the end, stoppable by Ctrl-C.
     """
     with stop_signals() as stop:
-        await stop.wait()
+        task = asyncio.create_task(work)
+        stopped = asyncio.create_task(stop.wait())
+        try:
+            await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+            raise Interrupted
+        return task.result()

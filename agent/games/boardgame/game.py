@@ -70,26 +70,17 @@ def check(config: BoardgameConfig) -> None:
 
 
 async def main(config: BoardgameConfig, args: argparse.Namespace) -> int:
-    import asyncio
-    import contextlib
     import sys
 
-    from agent.core.game import stop_signals
+    from agent.core.game import Interrupted, run_interruptible
     from agent.games.boardgame.runner import run
 
-    with stop_signals() as stop:
-        play = asyncio.create_task(run(config))
-        stopped = asyncio.create_task(stop.wait())
-        await asyncio.wait({play, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        stopped.cancel()
-        if not play.done():
-            # Ctrl-C or SIGTERM: leave the match (the engine's clock decides it), flush the transcript.
-            play.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await play
-            print("boardgame: interrupted before the match ended", file=sys.stderr, flush=True)
-            return 130
-    return play.result()
+    try:
+        return await run_interruptible(run(config))
+    except Interrupted:
+        # Ctrl-C or SIGTERM: the match was left (the engine's clock decides it), the transcript flushed.
+        print("boardgame: interrupted before the match ended", file=sys.stderr, flush=True)
+        return 130
 
 
 GAME = Game(

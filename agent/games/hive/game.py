@@ -60,26 +60,15 @@ def check(config: HiveConfig) -> None:
 
 
 async def main(config: HiveConfig, args: argparse.Namespace) -> int:
-    import asyncio
-    import contextlib
-
-    from agent.core.game import wait_for_stop_signal
+    from agent.core.game import Interrupted, run_interruptible
     from agent.games.hive.match import play_configured
 
-    match = asyncio.create_task(play_configured(config, getattr(args, "arena_log", None)))
-    stop = asyncio.create_task(wait_for_stop_signal())
-    await asyncio.wait({match, stop}, return_when=asyncio.FIRST_COMPLETED)
-    if not match.done():
-        # Ctrl-C or SIGTERM: leave the arena (it will count a forfeit) and flush the transcript.
-        match.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await match
+    try:
+        outcome = await run_interruptible(play_configured(config, getattr(args, "arena_log", None)))
+    except Interrupted:
+        # Ctrl-C or SIGTERM: the match left the arena (it counts a forfeit) and flushed the transcript.
         print("hive: interrupted before the match ended", file=sys.stderr, flush=True)
         return 130
-    stop.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await stop
-    outcome = match.result()
     print(outcome.result_line(), flush=True)
     if outcome.client.ending != "gameover":
         print(f"error: {outcome.client.detail or outcome.client.ending}", file=sys.stderr)
