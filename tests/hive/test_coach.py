@@ -203,3 +203,20 @@ def test_direct_answers_are_checked() -> None:
     assert parse_direct(None) is None
     text = render_view(parse_state(",".join(map(str, view(empty_arena())))))
     assert text.splitlines()[3][3] == "B" and text.splitlines()[5][2] == "H"
+
+
+async def test_the_coach_reasons_first_and_the_reasoning_reaches_the_record_only(fake_openai: FakeOpenAI) -> None:
+    long = "The enemy walls our hive. " * 200
+    fake_openai.enqueue(FakeReply.ok_json({"reasoning": long, **PLAN}))
+    records: list[tuple[str, dict[str, object]]] = []
+    coach = make_coach(fake_openai)
+    coach.record = lambda kind, **data: records.append((kind, data))
+    assert coach.maybe_ask(0, 0)
+    await finish(coach)
+    sent = fake_openai.chat_requests[0].json["response_format"]["json_schema"]["schema"]
+    assert next(iter(sent["properties"])) == "reasoning"
+    plan = coach.strategy.plan
+    assert plan is not None and plan.reasoning == long[:2000]  # clipped, not refused
+    assert [d["plan"]["reasoning"] for k, d in records if k == "coach_plan"] == [long[:2000]]  # type: ignore[index]
+    # The next prompt shows the plan, not the reasoning behind it.
+    assert "enemy walls" not in summary_context(coach.strategy, "bees", 0, 10)["current_plan"]

@@ -68,7 +68,7 @@ def summary_context(strategy: Strategy, team: str, our_score: int, every_rounds:
         "explored_pct": round(100 * world.explored_fraction()),
         "enemy_carriers": len(world.enemy_carriers(FRESH_BEE)),
         "bees": bees, "map": world.render(marks),
-        "current_plan": plan.model_dump_json() if plan else "none (all bees forage)",
+        "current_plan": plan.model_dump_json(exclude={"reasoning"}) if plan else "none (all bees forage)",
         "every_rounds": every_rounds,
         "bee": bees[0], "view": "", "suggestion": "", "roles": list(ROLES),
     }

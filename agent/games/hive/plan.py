@@ -10,6 +10,9 @@ from agent.games.hive.rules import BEES, COLS, ROWS
 
 Role = Literal["forage", "explore", "raid", "defend"]
 ROLES: tuple[Role, ...] = ("forage", "explore", "raid", "defend")
+MAX_REASONING_CHARS = 2000
+"""Longer reasoning is clipped, not refused: it is a note for the transcript, and refusing it would
+throw away a plan that is otherwise fine (llama.cpp's grammars ignore maxLength)."""
 
 
 class BeeOrder(BaseModel):
@@ -34,9 +37,17 @@ class Plan(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # First, in the schema as here: models write fields in schema order, so the coach thinks before
+    # it decides. Kept in the transcript's coach_plan record, not fed back into the next prompt.
+    reasoning: str = Field(default="", description="Brief reasoning about the match, written before the plan")
     bees: list[BeeOrder] = Field(max_length=BEES)
     aggression: float = Field(ge=0.0, le=1.0)
     note: str = Field(default="", max_length=300)
+
+    @field_validator("reasoning", mode="before")
+    @classmethod
+    def _clip_reasoning(cls, value: object) -> object:
+        return value[:MAX_REASONING_CHARS] if isinstance(value, str) else value
 
     @field_validator("bees")
     @classmethod
@@ -69,8 +80,9 @@ def plan_json_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "additionalProperties": False,
-        "required": ["bees", "aggression", "note"],
+        "required": ["reasoning", "bees", "aggression", "note"],
         "properties": {
+            "reasoning": {"type": "string"},
             "bees": {"type": "array", "items": order, "maxItems": BEES},
             "aggression": {"type": "number", "minimum": 0, "maximum": 1},
             "note": {"type": "string"},

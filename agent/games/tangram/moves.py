@@ -29,6 +29,9 @@ class Move(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    # First: with structured outputs a model writes fields in schema order, so the reasoning is
+    # written before the move it should lead to, not after the move is already chosen.
+    reasoning: str = Field(description="Brief private reasoning, written first; not shown to the partner.")
     action: Literal["place", "rotate", "pass"] = Field(
         description="'place' to move a piece, 'rotate' to turn a piece on the board where it stands, 'pass' to skip.")
     piece: PieceName | None = Field(description="The piece to move (null when passing).")
@@ -43,7 +46,6 @@ class Move(BaseModel):
         description="Optional second relation, to a second anchor, both at once.")
     anchor2: PieceName | None = Field(description="The second piece on the board (with relation2), or null.")
     chat: str = Field(description="One short sentence for the partner: what you do and why.")
-    reasoning: str = Field(description="Brief private reasoning; not shown to the partner.")
 
     @field_validator("rotation", "x", "y")
     @classmethod
@@ -108,8 +110,8 @@ def parse_move(data: Any) -> tuple[Move | None, str | None]:
     if not isinstance(data, dict):
         return None, "reply is not a JSON object"
     # Models often leave out the fields that do not apply; treat absent as null.
-    filled = {"piece": None, "rotation": None, "x": None, "y": None, "relation": None,
-              "anchor": None, "relation2": None, "anchor2": None, "chat": "", "reasoning": "", **data}
+    filled = {"reasoning": "", "piece": None, "rotation": None, "x": None, "y": None, "relation": None,
+              "anchor": None, "relation2": None, "anchor2": None, "chat": "", **data}
     if isinstance(filled.get("action"), str):
         filled["action"] = filled["action"].strip().lower()
     try:

@@ -1,0 +1,75 @@
+"""Every decision schema sent to an LLM puts ``reasoning`` first and keeps to the rules of all three
+structured-output engines we support (OpenAI strict mode, vLLM's xgrammar, llama.cpp's converter).
+
+Models write a structured answer in schema order: a reasoning field after the decision is written
+after the decision is taken. The chat reply and the bee's direct move are not decisions that need it
+(a chat line is its own reasoning; the direct move has a 2 s budget).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from agent.games.boardgame.players.llm import reply_schema
+from agent.games.boardgame.rules.registry import get_rules
+from agent.games.hive.plan import plan_json_schema
+from agent.games.tangram.moves import MOVE_SCHEMA
+
+ALLOWED_KEYS = {"type", "properties", "required", "additionalProperties", "items", "enum", "anyOf", "description",
+                "minimum", "maximum", "minItems", "maxItems", "$defs", "$ref", "const"}
+"""Keywords all three engines accept. Ranges are kept as hints only: llama.cpp drops some of them,
+so every number is validated again in code."""
+
+
+def strict_problems(node: Any, where: str = "$") -> list[str]:
+    """Where the schema ``node`` breaks OpenAI's strict rules (and what xgrammar / llama.cpp would not take)."""
+    if not isinstance(node, dict):
+        return [f"{where}: not a schema object"]
+    problems = [f"{where}: keyword {k!r}" for k in node if k not in ALLOWED_KEYS]
+    if node.get("type") == "object":
+        if node.get("additionalProperties") is not False:
+            problems.append(f"{where}: additionalProperties must be false")
+        if list(node.get("required", [])) != list(node.get("properties", {})):
+            problems.append(f"{where}: every property must be required, in order")
+    if "enum" in node and not node["enum"]:
+        problems.append(f"{where}: empty enum")
+    for name, sub in node.get("properties", {}).items():
+        problems += strict_problems(sub, f"{where}.{name}")
+    for i, sub in enumerate(node.get("anyOf", [])):
+        problems += strict_problems(sub, f"{where}.anyOf[{i}]")
+    for name, sub in node.get("$defs", {}).items():
+        problems += strict_problems(sub, f"{where}.$defs.{name}")
+    if isinstance(node.get("items"), dict):
+        problems += strict_problems(node["items"], f"{where}.items")
+    return problems
+
+
+SCHEMAS = {
+    "tangram move": MOVE_SCHEMA,
+    "hive coach plan": plan_json_schema(),
+    "boardgame tictactoe": reply_schema(get_rules("tictactoe")),
+    "boardgame connect_four": reply_schema(get_rules("connect_four")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_reasoning_is_the_first_property(name: str) -> None:
+    schema = SCHEMAS[name]
+    assert next(iter(schema["properties"])) == "reasoning"
+    assert schema["required"][0] == "reasoning"
+    assert schema["properties"]["reasoning"]["type"] == "string"
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_the_schema_keeps_to_the_strict_rules(name: str) -> None:
+    assert strict_problems(SCHEMAS[name]) == []
+
+
+def test_the_checker_catches_what_strict_mode_refuses() -> None:
+    loose = {"type": "object", "properties": {"a": {"type": "string", "default": "x"}}, "required": []}
+    found = strict_problems(loose)
+    assert any("additionalProperties" in p for p in found)
+    assert any("required" in p for p in found)
+    assert any("'default'" in p for p in found)
