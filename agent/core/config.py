@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent.core.resources import PACKAGE_DIR, PROJECT_DIR, search_roots
 
-__all__ = ["PACKAGE_DIR", "PROJECT_DIR", "C", "ConfigError", "GameConfig", "ImageConfig", "LLMConfig", "LogLevel",
+__all__ = ["PACKAGE_DIR", "PROJECT_DIR", "C", "ConfigError", "GameConfig", "GuardedLLMConfig", "ImageConfig",
+           "LLMConfig", "LogLevel",
            "RetryConfig", "StrictModel", "TranscriptConfig", "apply_tags", "check_api_key", "load_config",
            "read_config_mapping",
            "validate_config"]
@@ -57,6 +58,15 @@ class LLMConfig(StrictModel):
     max_in_flight: int = Field(32, ge=1, le=1024, description=(
         "LLM requests in flight at once for the whole process; waiting plays go before waiting chats."))
     retry: RetryConfig = Field(default_factory=RetryConfig)
+
+
+class GuardedLLMConfig(LLMConfig):
+    """The LLM section of a game whose offline player can prove a position decided (a win to take,
+    a loss to avoid): the game may override a model's choice that throws such a position away."""
+
+    guard: Literal["decided", "off"] = Field("decided", description=(
+        "decided: replace a model's choice that throws away a position the offline player proves "
+        "decided (each override is a 'guard' transcript record); off: send the model's choice as it is."))
 
 
 class ImageConfig(StrictModel):

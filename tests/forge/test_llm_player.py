@@ -40,8 +40,13 @@ async def test_prompt_shows_the_state_and_numbered_options(agent_at: Running, fa
     prompt = request.messages[1]["content"]
     for expected in ("life 20", "Hand: Forest, Grizzly Bears, Centaur Courser, Giant Growth",
                      "Target creature gets +3/+3 until end of turn.", "0: play land: Forest",
-                     "1: cast spell: Grizzly Bears (cost {1}{G})", "3: pass priority", "Reply {\"index\""):
+                     "1: cast spell: Grizzly Bears (cost {1}{G})", "3: pass priority",
+                     'Reply {"reasoning": "<one line>", "index"'):
         assert expected in prompt, expected
+    # The schema names the offered options only, with the reasoning written first.
+    schema = request.json["response_format"]["json_schema"]["schema"]
+    assert list(schema["properties"]) == ["reasoning", "index"]
+    assert schema["properties"]["index"]["enum"] == [0, 1, 2, 3]
 
 
 async def test_a_valid_llm_answer_is_sent_and_logged(agent_at: Running, fake_openai: FakeOpenAI,

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from agent.core.config import GameConfig, StrictModel
+from agent.core.config import GameConfig, GuardedLLMConfig, StrictModel
 
 
 class EngineConnection(StrictModel):
@@ -55,6 +55,7 @@ class BoardgameConfig(GameConfig):
     player: Literal["offline", "llm", "random"] = Field(
         "offline", description="offline: perfect/search play; llm: the LLM with the offline player as fallback; "
                                "random: random legal moves.")
+    llm: GuardedLLMConfig = Field(default_factory=GuardedLLMConfig)
     engine: EngineConnection = Field(default_factory=EngineConnection)
     play: PlayConfig = Field(default_factory=PlayConfig)
     prompts_dir: Path = Field(Path("prompts/boardgame"), description="Folder of the LLM player's templates.")

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from agent.core.config import PROJECT_DIR, GameConfig, StrictModel
+from agent.core.config import PROJECT_DIR, GameConfig, GuardedLLMConfig, StrictModel
 from agent.core.net import ListenConfig
 
 EARLY_CLIENT_TIMEOUT_S = 30.0
@@ -39,6 +39,7 @@ class DecisionConfig(StrictModel):
 class ForgeConfig(GameConfig):
     game: Literal["forge"] = "forge"
     player: Literal["heuristic", "llm"] = Field("heuristic", description="Who decides: the rules heuristic or an LLM.")
+    llm: GuardedLLMConfig = Field(default_factory=GuardedLLMConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     decision: DecisionConfig = Field(default_factory=DecisionConfig)
     prompts_dir: Path = Field(PROJECT_DIR / "prompts" / "forge", description="Folder of Jinja2 templates.")

@@ -24,6 +24,7 @@ from agent.games.forge.models import (
     ActionState,
     AttackState,
     BlockState,
+    DefenderOption,
     ForgeRequest,
     TargetOption,
     TargetState,
@@ -138,6 +139,8 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
     if not view.sorcery_timing and not instant_speed:
         return 0.0, f"{name} is sorcery-speed"
     opp_creatures = view.opp.creatures
+    if lethal_to_opponent(effect, view):
+        return 200.0, f"{name} for lethal"  # A8: above even the land drop
     # A3: counterspells only answer an opponent's spell on the stack.
     if effect.counters_spell:
         theirs = [s for s in view.stack if s.controller and s.controller != view.me.name]
@@ -147,8 +150,6 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
         return (swing + cmc, f"{name} sweeps a board that favours them") if swing > 3 else (0.0, "sweeper not worth it")
     if effect.removal:
         killable = [c for c in opp_creatures if _kills(effect, c)]
-        if effect.damage_to_players and effect.damage >= view.opp.life:
-            return 200.0, f"{name} for lethal"  # A8: above even the land drop
         if killable:
             target = max(killable, key=lambda c: c.value)
             if not (view.sorcery_timing or view.combat or view.stack or _their_end_step(view)):
@@ -179,6 +180,28 @@ def score_spell(option: ActionOption, facts: CardFacts, view: View) -> tuple[flo
     return 3.0 + cmc * 0.5, f"cast {name}"
 
 
+def lethal_to_opponent(effect: Effect, view: View) -> bool:
+    """The effect can deal the opponent at least their remaining life (A8)."""
+    return effect.damage_to_players and 0 < view.opp.life <= effect.damage
+
+
+def burns_for_lethal(option: ActionOption, view: View) -> bool:
+    """A spell or ability that is offered now, can be paid and timed, and deals the opponent
+    at least their remaining life: taking it wins the game."""
+    kind = option.type.lower()
+    facts = view.facts(option.card_name)
+    if kind == "cast_spell":
+        if not affordable(option.mana_cost, facts, view) or not (view.sorcery_timing or facts.is_instant):
+            return False
+        return lethal_to_opponent(read_effect(facts.oracle or option.ability_description), view)
+    if kind == "activate_ability":
+        cost_part, _, effect_part = option.ability_description.lower().partition(":")
+        if "sacrifice" in cost_part or ("pay" in cost_part and "life" in cost_part):
+            return False
+        return lethal_to_opponent(read_effect(effect_part or cost_part), view)
+    return False
+
+
 def _fighters(view: View) -> list[Creature]:
     """Our creatures in combat now; when the client says nothing about combat, any of ours in a combat step."""
     if not view.combat:
@@ -205,6 +228,8 @@ def score_ability(option: ActionOption, facts: CardFacts, view: View) -> tuple[f
     if "sacrifice" in cost_part or ("pay" in cost_part and "life" in cost_part):
         return 0.0, "ability costs too much"
     effect = read_effect(effect_part)
+    if burns_for_lethal(option, view):
+        return 200.0, f"{option.card_name} ability for lethal"  # A8
     if effect.removal:
         killable = [c for c in view.opp.creatures if _kills(effect, c)]
         if killable:
@@ -323,7 +348,7 @@ def can_block(blocker: Creature, attacker: Creature) -> bool:
     return not (attacker.has("flying") and not (blocker.has("flying") or blocker.has("reach")))
 
 
-def _attackers(opts: AttackState, view: View) -> list[tuple[int, Creature]]:
+def attacker_creatures(opts: AttackState, view: View) -> list[tuple[int, Creature]]:
     out = []
     for opt in opts.attackers:
         known = view.creature(opt.id, opt.name)
@@ -333,27 +358,40 @@ def _attackers(opts: AttackState, view: View) -> list[tuple[int, Creature]]:
     return out
 
 
+def potential_blockers(view: View) -> list[Creature]:
+    return [c for c in view.opp.creatures if not c.tapped and not c.has("can't block")]
+
+
+def damage_through(attackers: list[Creature], view: View) -> int:
+    """Damage sure to reach the opponent: evasive attackers' power, plus what is left of the rest
+    when each untapped potential blocker stops one of the biggest blockable ones (C1)."""
+    blockers = potential_blockers(view)
+    free = sum(a.power for a in attackers if not any(can_block(b, a) for b in blockers))
+    blockable = sorted((a.power for a in attackers if any(can_block(b, a) for b in blockers)), reverse=True)
+    return free + sum(blockable[len(blockers):])
+
+
+def opponent_defender(opts: AttackState, view: View) -> DefenderOption | None:
+    """The opposing player among the defenders, if offered."""
+    return next((d for d in opts.defenders if d.type.lower() == "player" and d.name != view.me.name), None)
+
+
 def decide_attack(opts: AttackState, view: View) -> Choice:
     defenders = opts.defenders
     if not opts.attackers or not defenders:
         return Choice(AttackDecision(()), "no attack possible")
-    player = next((d for d in defenders if d.type.lower() == "player" and d.name != view.me.name), None)
+    player = opponent_defender(opts, view)
     target = player or defenders[0]
     assert target.index is not None
-    attackers = _attackers(opts, view)
-    blockers = [c for c in view.opp.creatures if not c.tapped and not c.has("can't block")]
+    attackers = attacker_creatures(opts, view)
+    blockers = potential_blockers(view)
 
     def eaten(a: Creature) -> bool:
         """Some blocker kills ``a`` and lives."""
         return any(can_block(b, a) and _fight(a, b) == (True, False) for b in blockers)
 
-    def unblockable(a: Creature) -> bool:
-        return not any(can_block(b, a) for b in blockers)
-
     # C1: lethal: even if each potential blocker stops one of our biggest blockable attackers.
-    free = sum(a.power for _, a in attackers if unblockable(a))
-    blockable = sorted((a.power for _, a in attackers if not unblockable(a)), reverse=True)
-    through = free + sum(blockable[len(blockers):])
+    through = damage_through([a for _, a in attackers], view)
     life = view.opp.life if target is player else 10**6
     if attackers and through >= life:
         pairs = tuple((i, target.index) for i, a in attackers if a.power > 0)
@@ -391,8 +429,13 @@ def _keep_defence(chosen: list[tuple[int, Creature]], attackers: list[tuple[int,
 # ---- rule B: blocking ----------------------------------------------------------------------------
 
 
-def decide_blocks(opts: BlockState, view: View) -> Choice:
-    attackers: list[tuple[int, Creature, bool]] = []
+IncomingSide = list[tuple[int, Creature, bool]]
+"""(attacker index, creature, attacking us) for each attacker of a blockers request."""
+
+
+def block_sides(opts: BlockState, view: View) -> tuple[IncomingSide, list[tuple[int, Creature]]]:
+    """The attackers (with whether each attacks us) and our possible blockers, as creatures."""
+    attackers: IncomingSide = []
     for inc in opts.attackers:
         known = view.creature(inc.id, inc.name)
         power = inc.power if inc.power is not None else (known.power if known else None)
@@ -405,6 +448,31 @@ def decide_blocks(opts: BlockState, view: View) -> Choice:
         power = opt.power if opt.power is not None else (known.power if known else None)
         tough = opt.toughness if opt.toughness is not None else (known.toughness if known else None)
         blockers.append((opt.index or 0, make_creature(view.definitions, opt.name, opt.id, power, tough)))
+    return attackers, blockers
+
+
+def incoming_damage(attackers: IncomingSide, blockers: dict[int, Creature],
+                    pairs: Collection[tuple[int, int]]) -> int:
+    """Combat damage to us when ``pairs`` (blocker index, attacker index) block: unblocked
+    attackers at us (double strike twice), and trample beyond the blockers' toughness."""
+    blocked_by: dict[int, list[Creature]] = {}
+    for bi, target in pairs:
+        if bi in blockers:
+            blocked_by.setdefault(target, []).append(blockers[bi])
+    total = 0
+    for ai, attacker, at_me in attackers:
+        if not at_me:
+            continue
+        strikes = 2 if attacker.has("double strike") else 1
+        if ai not in blocked_by:
+            total += attacker.power * strikes
+        elif attacker.has("trample"):
+            total += max(0, attacker.power - sum(b.toughness for b in blocked_by[ai]))
+    return total
+
+
+def decide_blocks(opts: BlockState, view: View) -> Choice:
+    attackers, blockers = block_sides(opts, view)
     free = dict(blockers)
     blocks: dict[int, int] = {}  # attacker index -> blocker index
     notes: list[str] = []
@@ -446,15 +514,7 @@ def decide_blocks(opts: BlockState, view: View) -> Choice:
 
     # B4: survive: chump the biggest unblocked attackers while the rest would be lethal.
     def incoming() -> int:
-        total = 0
-        for ai, a, at_me in attackers:
-            if not at_me:
-                continue
-            if ai not in blocks:
-                total += a.power * (2 if a.has("double strike") else 1)
-            elif a.has("trample"):
-                total += max(0, a.power - dict(blockers)[blocks[ai]].toughness)
-        return total
+        return incoming_damage(attackers, dict(blockers), [(bi, ai) for ai, bi in blocks.items()])
 
     for ai, a, at_me in sorted(attackers, key=lambda x: -x[1].power):
         if incoming() < view.me.life:

@@ -4,7 +4,9 @@ The heuristic's decision is computed first (well under a millisecond), so it is 
 the LLM fails, answers nonsense or runs past ``decision.deadline``. An LLM answer goes through
 the same validator as the heuristic's: valid answers are sent, invalid ones repaired (invalid
 entries dropped) when what remains is still a decision, and otherwise replaced by the heuristic's;
-each case is logged with the reason.
+each case is logged with the reason. With ``llm.guard: decided`` a valid answer that throws away a
+position the heuristic proves decided (lethal to take, a block to survive) is replaced
+(:mod:`~agent.games.forge.guard`), and the override is a ``guard`` transcript record.
 """
 
 from __future__ import annotations
@@ -19,11 +21,11 @@ from agent.core.llm import LLMClient
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
-from agent.games.forge import heuristic
+from agent.games.forge import guard, heuristic
 from agent.games.forge.config import ForgeConfig
 from agent.games.forge.decisions import ActionDecision, Decision, safe_decision
 from agent.games.forge.models import ActionState, ForgeRequest
-from agent.games.forge.prompt_context import SCHEMAS, build_context, describe, read_reply, schema_key
+from agent.games.forge.prompt_context import build_context, describe, has_choice, read_reply, schema_for, schema_key
 from agent.games.forge.validate import problems, repair
 from agent.games.forge.view import View
 
@@ -35,7 +37,8 @@ class Outcome:
     decision: Decision
     reason: str
     source: str
-    """heuristic, llm, llm-repaired, heuristic-after-llm (the LLM failed), safe (deciding failed)."""
+    """heuristic, llm, llm-repaired, guard (the model's choice replaced), heuristic-after-llm (the LLM
+    failed), safe (deciding failed)."""
     note: str = ""
     """Why the LLM's answer was not used as it came, when it was not."""
     llm_outcome: str | None = None
@@ -71,9 +74,30 @@ class Decider:
                      transcript: Transcript | None = None) -> Outcome:
         """The decision; an LLM call is recorded in ``transcript`` (an ``llm`` record) however it ends."""
         fallback = heuristic_outcome(request, view, tried)
-        if self.client is None or self.prompts is None:
+        if self.client is None or self.prompts is None or not has_choice(request):
             return fallback
-        return await self._ask_llm(request, view, memory, tried, fallback, transcript)
+        outcome = await self._ask_llm(request, view, memory, tried, fallback, transcript)
+        if outcome.source in ("llm", "llm-repaired") and self.config.llm.guard == "decided":
+            return self._guarded(request, view, tried, outcome, transcript)
+        return outcome
+
+    @staticmethod
+    def _guarded(request: ForgeRequest, view: View, tried: Collection[str], outcome: Outcome,
+                 transcript: Transcript | None) -> Outcome:
+        try:
+            override = guard.review(request, view, outcome.decision, tried)
+        except Exception:  # a guard bug must not cost the model's valid answer
+            log.exception("the guard failed on a %s request; the model's answer stands", request.request_type)
+            return outcome
+        if override is None or problems(request, override.decision):
+            return outcome
+        chose, instead = describe(request, outcome.decision), describe(request, override.decision)
+        log.info("guard (%s): the model %s; sending %s instead", override.rule, chose, instead)
+        if transcript is not None:
+            transcript.record("guard", request_type=request.request_type, rule=override.rule, model_choice=chose,
+                              replacement=instead, reason=override.reason)
+        note = f"guard {override.rule}: replaced the model's choice ({chose})"
+        return Outcome(override.decision, override.reason, "guard", note=note, llm_outcome=outcome.llm_outcome)
 
     async def _ask_llm(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str],
                        fallback: Outcome, transcript: Transcript | None) -> Outcome:
@@ -93,7 +117,7 @@ class Decider:
         started = time.monotonic()
         try:
             async with asyncio.timeout(cfg.deadline):
-                result = await self.client.complete_json(messages, SCHEMAS[key], schema_name=f"forge_{key}")
+                result = await self.client.complete_json(messages, schema_for(request), schema_name=f"forge_{key}")
         except TimeoutError:
             error = f"no answer within the {cfg.deadline:g}s decision deadline"
             record_llm_unfinished(transcript, "decide", messages, started, "timeout", self.config.llm.model, error)

@@ -2,8 +2,9 @@
 
 The prompt shows the state compactly (life, hands, battlefields, stack, the cards' oracle text)
 and the options numbered with Forge's own indices, so the reply's numbers go to Forge unchanged.
-Each request type has its own strict JSON schema (OpenAI's strict rules: every property required,
-no extra properties): an index, a list of indices, or pairs, always with a one-line ``reason``.
+Each request gets its own strict JSON schema (OpenAI's strict rules: every property required, no
+extra properties), built from its options: ``reasoning`` first, then an index, a list of indices or
+pairs, each an enum of the numbers offered, so a schema-following model names only legal options.
 """
 
 from __future__ import annotations
@@ -28,23 +29,65 @@ PASS_NUMBER = -1
 MAX_PROMPT_CARDS = 120
 """Distinct cards whose text the prompt shows; a board bigger than this is cut, not the call."""
 
-_REASON = {"type": "string", "description": "one short line: why"}
+_REASONING = {"type": "string", "description": "one short line: why (written before the choice)"}
 
 
 def _obj(properties: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-SCHEMAS: dict[str, dict[str, Any]] = {
-    "action": _obj({"index": {"type": "integer"}, "reason": _REASON}),
-    "target": _obj({"indices": {"type": "array", "items": {"type": "integer"}}, "reason": _REASON}),
-    "attack": _obj({"attacks": {"type": "array", "items": _obj({"attacker": {"type": "integer"},
-                                                                  "defender": {"type": "integer"}})},
-                    "reason": _REASON}),
-    "block": _obj({"blocks": {"type": "array", "items": _obj({"blocker": {"type": "integer"},
-                                                                "attacker": {"type": "integer"}})},
-                   "reason": _REASON}),
-}
+def _choice(numbers: list[int], what: str) -> dict[str, Any]:
+    """One of the offered numbers: an enum (OpenAI strict, xgrammar and llama.cpp grammars all
+    take one), so a schema-following model cannot name anything else."""
+    return {"type": "integer", "enum": numbers, "description": what}
+
+
+def _offered(options: Any) -> list[int]:
+    return [o.index for o in options if o.index is not None]
+
+
+def schema_for(request: ForgeRequest) -> dict[str, Any]:
+    """The reply schema of this request: ``reasoning`` first (models write fields in order, so the
+    reason comes before the choice), then the choice, named among the request's own options.
+
+    Counts (a target's min and max) are not in the schema (llama.cpp's grammars drop range
+    keywords); the validator checks them. Callers ask only when every list here is non-empty
+    (:func:`has_choice`).
+    """
+    opts = request.options
+    if isinstance(opts, ActionState):
+        numbers = _offered(opts.options)
+        if pass_index(opts) is None and request.request_type == "action":
+            numbers.append(PASS_NUMBER)
+        return _obj({"reasoning": _REASONING, "index": _choice(numbers, "the number of the chosen action")})
+    if isinstance(opts, TargetState):
+        return _obj({"reasoning": _REASONING, "indices": {
+            "type": "array", "items": _choice(_offered(opts.targets), "a target number"),
+            "description": f"between {opts.min} and {opts.max} different target numbers"}})
+    if isinstance(opts, AttackState):
+        return _obj({"reasoning": _REASONING, "attacks": {"type": "array", "items": _obj({
+            "attacker": _choice(_offered(opts.attackers), "an attacker number"),
+            "defender": _choice(_offered(opts.defenders), "a defender number")})}})
+    assert isinstance(opts, BlockState)
+    return _obj({"reasoning": _REASONING, "blocks": {"type": "array", "items": _obj({
+        "blocker": _choice(_offered(opts.blockers), "a blocker number"),
+        "attacker": _choice(_offered(opts.attackers), "an attacker number")})}})
+
+
+def has_choice(request: ForgeRequest) -> bool:
+    """Whether the request offers a choice to ask a model about: an attack with no attacker or no
+    defender, blocks with no blocker or no attacker, or targets with none offered have just one
+    answer (the empty one), which the heuristic gives."""
+    opts = request.options
+    if isinstance(opts, ActionState):
+        return len(schema_for(request)["properties"]["index"]["enum"]) > 1
+    if isinstance(opts, TargetState):
+        return bool(opts.targets) and opts.max > 0
+    if isinstance(opts, AttackState):
+        return bool(_offered(opts.attackers)) and bool(_offered(opts.defenders))
+    if isinstance(opts, BlockState):
+        return bool(_offered(opts.blockers)) and bool(_offered(opts.attackers))
+    return False
 
 
 def schema_key(request: ForgeRequest) -> str:
@@ -202,7 +245,7 @@ def _pairs(items: Any, first: str, second: str) -> tuple[tuple[int, int], ...] |
 
 def read_reply(request: ForgeRequest, data: dict[str, Any]) -> tuple[Decision | None, str]:
     """The decision in the LLM's JSON, or (None, why not); range checks are the validator's job."""
-    reason = data.get("reason")
+    reason = data.get("reasoning", data.get("reason"))
     reason = _cut(reason, 200) if isinstance(reason, str) else ""
     opts = request.options
     if isinstance(opts, ActionState):

@@ -48,18 +48,18 @@ def sensible_content(body: dict[str, Any], rng: random.Random) -> str:
     first, second = _numbers(text)
     m = re.search(r"between (\d+) and (\d+) different", text)
     if kind == "action":
-        return json.dumps({"index": rng.choice(first) if first else -1, "reason": "fake: any offered option"})
+        return json.dumps({"index": rng.choice(first) if first else -1, "reasoning": "fake: any offered option"})
     if kind == "target":
         low = int(m.group(1)) if m else 1
         high = int(m.group(2)) if m else 1
         n = min(len(first), max(low, min(high, 1)))
-        return json.dumps({"indices": rng.sample(first, n), "reason": "fake: offered targets"})
+        return json.dumps({"indices": rng.sample(first, n), "reasoning": "fake: offered targets"})
     if kind == "attack":
         pairs = [{"attacker": a, "defender": second[0]} for a in first if second and rng.random() < 0.5]
-        return json.dumps({"attacks": pairs, "reason": "fake: some attackers"})
+        return json.dumps({"attacks": pairs, "reasoning": "fake: some attackers"})
     used = rng.sample(first, min(len(first), len(second)))
     pairs = [{"blocker": b, "attacker": rng.choice(second)} for b in used if rng.random() < 0.5]
-    return json.dumps({"blocks": pairs, "reason": "fake: some blocks"})
+    return json.dumps({"blocks": pairs, "reasoning": "fake: some blocks"})
 
 
 def sensible(seed: int = 0, delay: float = 0.0) -> Any:
@@ -87,22 +87,23 @@ def chaotic(seed: int = 0, stall_s: float = 5.0, delay: float = 0.0) -> Any:
         if mode == "sensible":
             return FakeReply(content=sensible_content(body, rng), delay=delay)
         if mode == "out_of_range":
-            content = {"action": {"index": big, "reason": "x"}, "target": {"indices": [big], "reason": "x"},
-                       "attack": {"attacks": [{"attacker": big, "defender": big}], "reason": "x"},
-                       "block": {"blocks": [{"blocker": big, "attacker": 0}], "reason": "x"}}.get(kind, {"index": big})
+            content = {"action": {"index": big, "reasoning": "x"}, "target": {"indices": [big], "reasoning": "x"},
+                       "attack": {"attacks": [{"attacker": big, "defender": big}], "reasoning": "x"},
+                       "block": {"blocks": [{"blocker": big, "attacker": 0}], "reasoning": "x"},
+                       }.get(kind, {"index": big})
             return FakeReply.ok_json(content, delay=delay)
         if mode == "duplicates":
             n = first[0] if first else 0
-            content = {"action": {"index": n, "reason": "dup"}, "target": {"indices": [n, n, n], "reason": "dup"},
-                       "attack": {"attacks": [{"attacker": n, "defender": 0}] * 3, "reason": "dup"},
-                       "block": {"blocks": [{"blocker": n, "attacker": s} for s in second] * 2, "reason": "dup"}
+            content = {"action": {"index": n, "reasoning": "dup"}, "target": {"indices": [n, n, n], "reasoning": "dup"},
+                       "attack": {"attacks": [{"attacker": n, "defender": 0}] * 3, "reasoning": "dup"},
+                       "block": {"blocks": [{"blocker": n, "attacker": s} for s in second] * 2, "reasoning": "dup"}
                        }.get(kind, {})
             return FakeReply.ok_json(content, delay=delay)
         if mode == "wrong_shape":
             return FakeReply.ok_json({"choice": "attack everything", "moves": [1, 2], "index": {"a": 1}}, delay=delay)
         if mode == "strings":
             return FakeReply.ok_json({"index": "two", "indices": ["0", "x"], "attacks": [["a", "b"]],
-                                      "blocks": "none", "reason": 5}, delay=delay)
+                                      "blocks": "none", "reasoning": 5}, delay=delay)
         if mode == "prose":
             return FakeReply(content="I think the best play here is to attack with everything!", delay=delay)
         if mode == "truncated":
@@ -119,13 +120,14 @@ def chaotic(seed: int = 0, stall_s: float = 5.0, delay: float = 0.0) -> Any:
             return FakeReply.garbage()
         if mode == "negative":
             return FakeReply.ok_json({"index": -7, "indices": [-1], "attacks": [{"attacker": -1, "defender": -1}],
-                                      "blocks": [{"blocker": -2, "attacker": -3}], "reason": "neg"}, delay=delay)
+                                      "blocks": [{"blocker": -2, "attacker": -3}], "reasoning": "neg"}, delay=delay)
         # too_many: every option at once, more targets than max, every blocker on every attacker
-        content = {"action": {"index": first[-1] if first else 0, "reason": "last"},
-                   "target": {"indices": first, "reason": "all"},
+        content = {"action": {"index": first[-1] if first else 0, "reasoning": "last"},
+                   "target": {"indices": first, "reasoning": "all"},
                    "attack": {"attacks": [{"attacker": a, "defender": d} for a in first for d in second],
-                              "reason": "all"},
-                   "block": {"blocks": [{"blocker": b, "attacker": a} for b in first for a in second], "reason": "all"},
+                              "reasoning": "all"},
+                   "block": {"blocks": [{"blocker": b, "attacker": a} for b in first for a in second],
+                             "reasoning": "all"},
                    }.get(kind, {})
         return FakeReply.ok_json(content, delay=delay)
 
