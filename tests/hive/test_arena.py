@@ -217,3 +217,45 @@ async def test_same_seed_same_match() -> None:
     first, second = await one(), await one()
     # Both bots draw the same numbers, so which connection got which seat does not matter.
     assert first.turns == second.turns and sorted(first.scores) == sorted(second.scores)
+
+
+# Python 3.12.1 made Server.wait_closed() wait for every open connection: an arena that waits for its
+# server before hanging up on the players never returns (the hive tests hung until pytest's time-out).
+# These fail within seconds instead.
+
+@pytest.mark.timeout(15)
+async def test_serve_returns_at_once_when_the_match_ends_while_players_stay_connected() -> None:
+    received: dict[str, bytes] = {}
+
+    def stay(name: str, answer: bytes) -> Script:
+        async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            while await _first_state(reader):
+                writer.write(answer)
+            received[name] = await reader.read()  # never hangs up itself: waits for the arena's EOF
+        return script
+
+    arena = Arena(port=0, seed=5, answer_timeout=0.3)
+    async with asyncio.timeout(5):
+        task = asyncio.create_task(arena.serve())
+        await arena.listening.wait()
+        players = [asyncio.create_task(raw_client(arena.port, b"bad\n", stay("bad", b"9,9\n"))),
+                   asyncio.create_task(raw_client(arena.port, b"good\n", stay("good", b"0,0\n")))]
+        result = await task
+        await asyncio.gather(*players)
+    assert result.played and result.forfeit == result.names.index("bad")
+    assert received == {"bad": b"", "good": b""}  # both connections were closed by the arena
+
+
+@pytest.mark.timeout(15)
+async def test_serve_returns_at_once_when_no_match_starts() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+
+    arena = Arena(port=0, seed=1, answer_timeout=0.3)
+    async with asyncio.timeout(5):
+        task = asyncio.create_task(arena.serve())
+        await arena.listening.wait()
+        player = asyncio.create_task(raw_client(arena.port, None, silent))
+        result = await task
+        assert await player == [b""]
+    assert not result.played

@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 ANSWER_TIMEOUT_S = 2.0
 MAX_TURNS = 60_000
 """Beyond any real match (each flower buys at most 1000 turns before the timeout); stops a runaway loop."""
+CLOSE_TIMEOUT_S = 2.0
+"""How long the closed server may wait for its connections to be gone."""
 LOG_CHUNK = 500
 """Log lines gathered before they are handed to the writer thread."""
 
@@ -91,10 +93,11 @@ class Arena:
         self._clients: list[_Client] = []
         self._accepting: asyncio.Queue[_Client] = asyncio.Queue(maxsize=2)
         self._connections = 0
+        self._closing = False
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._connections += 1
-        if self._connections > 2:
+        if self._connections > 2 or self._closing:
             writer.close()  # the real arena accepts exactly two connections
             return
         self._accepting.put_nowait(_Client(reader, writer))
@@ -106,31 +109,41 @@ class Arena:
         if self.on_listening:
             self.on_listening(self.port)
         result = ArenaResult()
+        # No `async with server:` here: its exit awaits Server.wait_closed(), which since Python 3.12.1
+        # waits for every open connection, and the players' connections close only after the match.
         try:
-            async with server:
-                for _ in range(2):
-                    client = await self._accepting.get()
-                    data = await _single_read(client.reader, self.answer_timeout)
-                    if not data.endswith(b"\n"):
-                        result.reason = "a client did not send its name"
-                        self._clients.append(client)
-                        return result
-                    client.name = data[:-1].decode("utf-8", errors="replace").strip() or "?"
+            for _ in range(2):
+                client = await self._accepting.get()
+                data = await _single_read(client.reader, self.answer_timeout)
+                if not data.endswith(b"\n"):
+                    result.reason = "a client did not send its name"
                     self._clients.append(client)
-                server.close()
-                return await self._play(result)
+                    return result
+                client.name = data[:-1].decode("utf-8", errors="replace").strip() or "?"
+                self._clients.append(client)
+            server.close()
+            return await self._play(result)
         finally:
-            while not self._accepting.empty():
-                self._clients.append(self._accepting.get_nowait())
-            for client in self._clients:
-                # Like the real arena: gameover after a match; without one it just hangs up.
-                with contextlib.suppress(Exception):
-                    if result.played:
-                        client.writer.write(GAMEOVER.encode() + b"\n")
-                        await asyncio.wait_for(client.writer.drain(), 1.0)
-                client.writer.close()
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(client.writer.wait_closed(), 1.0)
+            self._closing = True
+            server.close()
+            await self._hang_up(result.played)
+            # Every connection is closed by now, so this returns at once on every Python; the bound
+            # only guards against a connection the loop accepted but has not handed to _on_connect yet.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(server.wait_closed(), CLOSE_TIMEOUT_S)
+
+    async def _hang_up(self, played: bool) -> None:
+        while not self._accepting.empty():
+            self._clients.append(self._accepting.get_nowait())
+        for client in self._clients:
+            # Like the real arena: gameover after a match; without one it just hangs up.
+            with contextlib.suppress(Exception):
+                if played:
+                    client.writer.write(GAMEOVER.encode() + b"\n")
+                    await asyncio.wait_for(client.writer.drain(), 1.0)
+            client.writer.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.writer.wait_closed(), 1.0)
 
     async def _play(self, result: ArenaResult) -> ArenaResult:
         state = new_arena(self.rng)
