@@ -1,11 +1,24 @@
 # The two commands of the README: `make run` plays on the embedded default, `make test` runs the tests.
 # Both build .venv on first use, so a fresh clone needs nothing but Python 3.11+ and the package index.
+# Another interpreter gets its own venv: `make test PYTHON=python3.13 VENV=.venv-3.13` (what .ci/run does).
 PYTHON ?= python3
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench clean same-python
+
+# A PYTHON given on the command line or in the environment must be the one VENV was built with:
+# otherwise `make test PYTHON=python3.13` would quietly test whatever Python built .venv.
+ifneq ($(origin PYTHON),file)
+CHECK_PYTHON := same-python
+endif
+same-python: $(STAMP)
+	@want=$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])') && \
+	have=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])') && \
+	if [ "$$want" != "$$have" ]; then \
+		echo "$(VENV) was built with Python $$have, but PYTHON=$(PYTHON) is $$want: add VENV=.venv-$$want" >&2; \
+		exit 2; fi
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,13 +26,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-run: $(STAMP)
+run: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/python -m agent $(ARGS)
 
-test: $(STAMP)
+test: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: $(STAMP)
+lint: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/ruff check agent benchmarks tests
 	$(BIN)/mypy agent benchmarks
 

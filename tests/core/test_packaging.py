@@ -66,3 +66,17 @@ def test_license_is_an_spdx_expression_and_setup_adds_nothing_else() -> None:
     assert {"pandas", "matplotlib", "ruff", "mypy"} <= {
         d.split(">")[0].split("=")[0].split("[")[0] for d in project["optional-dependencies"]["dev"]}
     assert sys.version_info >= (3, 11)
+
+
+def test_the_pythons_ci_runs_are_the_ones_the_package_and_readme_promise() -> None:
+    import re
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    classified = {c.rsplit(" :: ", 1)[1] for c in project["classifiers"]
+                  if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)}
+    ci = re.search(r"^SUPPORTED=\(([^)]*)\)", (ROOT / ".ci" / "run").read_text(), re.MULTILINE)
+    assert ci is not None
+    supported = ci.group(1).split()
+    assert set(supported) == classified == {"3.11", "3.12", "3.13"}
+    assert project["requires-python"] == f">={supported[0]}"
+    assert f"Python {', '.join(supported[:-1])} or {supported[-1]}" in (ROOT / "README.md").read_text()
