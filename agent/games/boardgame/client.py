@@ -77,6 +77,14 @@ class ClientSettings:
     reconnect_max_delay: float = 5.0
     max_turns: int = 1_000
     """Stop a match that never ends (a misbehaving engine)."""
+    refusal_delay: float = 0.25
+    """Wait before the next action after the engine refused one; doubles with each refusal in a row."""
+    refusal_max_delay: float = 4.0
+    max_refusals: int = 10
+    """Engine refusals in a row (across turns, the offline player's included) before the match is
+    given up: an engine that refuses everything must not be asked for ever."""
+    max_engine_faults: int = 4
+    """Impossible states in a row (our turn on a finished or full board) before the match is given up."""
     check_locally: bool = True
     """Check actions against our rules before sending (off: let the engine judge, e.g. a variant)."""
 
@@ -87,6 +95,8 @@ class Decision:
     attempts: int
     illegal: int
     fallback: bool
+    accepted: bool = True
+    """False when no action of the turn was accepted (the turn is asked again)."""
 
 
 @dataclass
@@ -169,6 +179,10 @@ class MatchClient:
         """Our turns in this match, 1, 2, ...: the ``turn`` id every record made during one carries."""
         self._turn_scope: dict[str, Any] = {}
         """The turn in progress, for frames and pushes the link's reader task observes meanwhile."""
+        self._misses = 0
+        """Refused actions (and turns with no action to send) since the engine last accepted one."""
+        self._faults = 0
+        """Impossible states seen in a row."""
 
     # ---- the whole match ------------------------------------------------------------------------
 
@@ -208,6 +222,11 @@ class MatchClient:
                 return MatchResult(state.game, state.match_id, self.settings.agent_id, state.status,
                                    list(state.winners or []), mark, moves, decisions)
             if state.status == "started" and state.active_agent_id == self.settings.agent_id:
+                fault = _impossible(rules, state)
+                if fault is not None:
+                    await self._engine_fault(state, fault)
+                    continue
+                self._faults = 0
                 decision = await self._turn(state, rules, mark)
                 if decision is not None:
                     decisions.append(decision)
@@ -218,6 +237,21 @@ class MatchClient:
             except TimeoutError:
                 pass
         raise ClientError(f"match {self._match_id} did not end within {self.settings.max_turns} turns")
+
+    async def _engine_fault(self, state: GetStateResponse, fault: str) -> None:
+        """Our turn on a board where no move can be made: the engine's fault. Say so, wait for it
+        to end the match (a push or the next poll), and give up after a few such states."""
+        self._faults += 1
+        self._on_event("engine_fault", {"match_id": state.match_id, "engine_turn": state.turn, "reason": fault})
+        if self._faults >= self.settings.max_engine_faults:
+            raise ClientError(f"the engine's state of match {state.match_id} is impossible: it is our turn, "
+                              f"but {fault} (the engine's fault; seen {self._faults} times, giving up)")
+        log.warning("match %s: the engine says it is our turn, but %s (the engine's fault); waiting for it to "
+                    "end the match", state.match_id, fault)
+        try:
+            await asyncio.wait_for(self._changed.wait(), self.settings.poll_seconds)
+        except TimeoutError:
+            pass
 
     # ---- one turn -------------------------------------------------------------------------------
 
@@ -293,12 +327,15 @@ class MatchClient:
         except InvalidChoice:
             action = None
         if action is None:
-            action = rules.move_to_action(rules.legal_moves(position)[0])
+            legal = rules.legal_moves(position)
+            if not legal:  # _impossible() lets no such board through; a plugin might still disagree
+                raise ClientError(f"the engine's state of match {state.match_id} has no legal move for us")
+            action = rules.move_to_action(legal[0])
         answer, _ = await self._call(functools.partial(self._perform, action))
         if answer is not None:
             log.warning("the engine refused the offline player's %s: %s", _show(action), answer)
         self._on_event("fallback", {"action": _show(action), "refused": answer})
-        return Decision(time.monotonic() - started, attempt, illegal, True)
+        return Decision(time.monotonic() - started, attempt, illegal, True, answer is None)
 
     async def _take_text_turn(self, state: GetStateResponse, mark: str) -> Decision | None:
         """A turn of a game we have no rules for: the engine judges each action.
@@ -340,12 +377,15 @@ class MatchClient:
         if not legal or not last_type:
             log.warning("no usable action for %s turn %d and no legal actions listed by the engine; asking again",
                         state.game, state.turn)
-            return Decision(time.monotonic() - started, attempt, illegal, True)
+            if not last_type:  # nothing was sent, so nothing was refused: count it and wait all the same
+                self._missed(f"no usable action for turn {state.turn}")
+                await asyncio.sleep(self._miss_delay())
+            return Decision(time.monotonic() - started, attempt, illegal, True, False)
         # Our engine lists the legal actions' data, for the action type it refused.
         fallback = WireAction(last_type, self._rng.choice(legal))
         answer, _ = await self._call(functools.partial(self._perform, fallback))
         self._on_event("fallback", {"action": _show(fallback), "refused": answer})
-        return Decision(time.monotonic() - started, attempt, illegal, True)
+        return Decision(time.monotonic() - started, attempt, illegal, True, answer is None)
 
     async def _ask(self, player: Player, turn: Turn) -> WireAction | None:
         return await self._ask_with(player.label, lambda: player.choose(turn))
@@ -422,20 +462,41 @@ class MatchClient:
         raise ClientError(f"cannot read match {self._match_id}")
 
     async def _perform(self, action: WireAction) -> tuple[str | None, dict[str, Any]]:
-        """(None, data) when the engine accepted the action, else (its reason, data)."""
+        """(None, data) when the engine accepted the action, else (its reason, data).
+
+        After a refusal the next action waits (doubling with each refusal in a row), and after
+        ``max_refusals`` in a row the match is given up with ClientError: an engine that refuses
+        everything costs a few frames a second, then one clear line, never a busy loop."""
         assert self._match_id is not None and self._game is not None
+        if self._misses:
+            await asyncio.sleep(self._miss_delay())
         message = PerformAction(game=self._game, match_id=self._match_id, agent_id=self.settings.agent_id,
                                 action=Action(type=action.type, data=dict(action.data)))
         reply = await self._link_request(message)
+        reason: str
+        data: dict[str, Any] = {}
         if isinstance(reply, PerformActionResponse):
             body = reply.action_response
             if body.status == "success":
+                self._misses = 0
                 return None, body.data
-            return body.message or "refused without a reason", body.data
-        if isinstance(reply, ErrorMessage):
-            return reply.error.message, reply.error.data
-        self._protocol_errors += 1
-        return f"unexpected {reply.type} in answer to perform_action", {}
+            reason, data = body.message or "refused without a reason", body.data
+        elif isinstance(reply, ErrorMessage):
+            reason, data = reply.error.message, reply.error.data
+        else:
+            self._protocol_errors += 1
+            reason = f"unexpected {reply.type} in answer to perform_action"
+        self._missed(f"{_show(action)} was refused: {reason}"[:300])
+        return reason, data
+
+    def _missed(self, what: str) -> None:
+        self._misses += 1
+        if self._misses >= self.settings.max_refusals:
+            raise ClientError(f"the engine accepted none of our last {self._misses} actions in match "
+                              f"{self._match_id} (the last: {what}); giving up the match")
+
+    def _miss_delay(self) -> float:
+        return min(self.settings.refusal_delay * 2 ** (self._misses - 1), self.settings.refusal_max_delay)
 
     async def _link_request(self, message: Any) -> ServerMessage:
         if self._link is None:
@@ -516,6 +577,21 @@ def _mark_of(state: GetStateResponse, agent_id: str, rules: GameRules[Any] | Non
     if rules is not None and agent_id in ids[:2]:
         return rules.marks[ids.index(agent_id)]
     return f"seat {ids.index(agent_id) + 1}"
+
+
+def _impossible(rules: GameRules[Any] | None, state: GetStateResponse) -> str | None:
+    """Why no move can be made on the board the engine says we are to move on, or None."""
+    if rules is None:
+        return None  # a game we have no rules for: the engine alone judges
+    position = rules.from_data(state.state.data)  # read already by the caller: it does not raise here
+    outcome = rules.outcome(position)
+    if outcome is not None:
+        if outcome.winner is None:
+            return "its board is a finished draw"
+        return f"its board is already won by {rules.marks[outcome.winner]} while the match is still {state.status!r}"
+    if not rules.legal_moves(position):
+        return "its board has no legal move"
+    return None
 
 
 def _show(action: WireAction) -> str:

@@ -63,8 +63,10 @@ class Link:
                 try:
                     message = parse_server_frame(frame)
                 except ProtocolError as exc:
-                    self.protocol_errors += 1
-                    log.warning("ignoring a frame from the engine: %s", exc)
+                    self._ignore(len(frame), str(exc))
+                    continue
+                except Exception as exc:  # a parser bug must not kill the reader (and with it the match)
+                    self._ignore(len(frame), f"unreadable ({type(exc).__name__}: {str(exc)[:200]})")
                     continue
                 if isinstance(message, PushEvent):
                     try:
@@ -78,8 +80,14 @@ class Link:
                     self._responses.put_nowait(message)
         except ConnectionClosed:
             pass
+        except Exception as exc:  # the request waiting on this link gets LinkLost, with the reason logged once
+            log.warning("stopped reading from the engine: %s: %s", type(exc).__name__, str(exc)[:200])
         finally:
             self._closed.set()
+
+    def _ignore(self, size: int, reason: str) -> None:
+        self.protocol_errors += 1
+        log.warning("ignoring a frame from the engine (%d bytes): %s", size, reason)
 
     async def request(self, message: Any, timeout: float) -> ServerMessage:
         """Send ``message``; its ``*_response`` or an ``error``. LinkLost on a closed link or a timeout."""

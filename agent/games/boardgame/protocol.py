@@ -22,9 +22,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agent.core import jsonsafe
+from agent.core.jsonsafe import JSONDepthError
+
 PROTOCOL_VERSION = "1.0.0"
 MAX_FRAME_BYTES = 256 * 1024
 """Largest frame either side accepts; board games' states are a few hundred bytes."""
+MAX_DEPTH = 32
+"""Nesting levels a frame may have; the deepest real one (a board in a state) needs 6."""
 MAX_ID_CHARS = 128
 MAX_TEXT_CHARS = 2_000
 MAX_AGENTS = 16
@@ -226,9 +231,11 @@ def _load(frame: str | bytes) -> dict[str, Any]:
     if len(frame) > MAX_FRAME_BYTES:
         raise ProtocolError(f"frame of {len(frame)} bytes is larger than the limit of {MAX_FRAME_BYTES}")
     try:
-        raw = json.loads(frame)
+        raw = jsonsafe.loads(frame, max_depth=MAX_DEPTH)
+    except JSONDepthError:
+        raise ProtocolError(f"frame is nested more than {MAX_DEPTH} levels deep") from None
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ProtocolError(f"frame is not valid JSON: {exc}") from None
+        raise ProtocolError(f"frame is not valid JSON: {str(exc)[:200]}") from None
     if not isinstance(raw, dict):
         raise ProtocolError(f"frame must be a JSON object, not {type(raw).__name__}")
     return raw

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import random
 import sys
+import traceback
 from typing import Any
 
 from jinja2 import TemplateError
@@ -139,6 +140,13 @@ async def run(config: BoardgameConfig) -> int:
         except asyncio.CancelledError:
             transcript.record("interrupted")
             raise
+        except Exception as exc:  # a bug of ours: one line for the user, the traceback in the transcript
+            print(f"error: the match failed: {type(exc).__name__}: {str(exc)[:300]} "
+                  "(a bug in the agent; its traceback is in the transcript)", file=sys.stderr)
+            transcript.record("error", message=f"{type(exc).__name__}: {exc}"[:2000],
+                              traceback=traceback.format_exc(limit=20)[-8000:])
+            reason = "error"
+            raise ClientError(str(exc)) from None
         finally:
             transcript.record("session_end", reason=reason)
             await transcript.close()

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agent.core import jsonsafe
 from agent.core.llm import LLMClient, LLMResult
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
@@ -136,8 +137,8 @@ def parse_text_reply(data: dict[str, Any] | None, text: str) -> WireAction:
     if isinstance(raw, dict):
         return WireAction(kind, raw)  # a model that ignored "as JSON text" but gave an object
     try:
-        action_data = json.loads(raw) if isinstance(raw, str) else None
-    except ValueError:
+        action_data = jsonsafe.loads(raw) if isinstance(raw, str) else None
+    except ValueError:  # JSONDepthError too: a reply nested thousands deep is just not an action
         action_data = None
     if not isinstance(action_data, dict):
         raise InvalidChoice('the reply\'s data_json must be a JSON object written as text, like {"column": 3}')
