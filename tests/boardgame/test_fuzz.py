@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.games.boardgame.players.base import InvalidChoice
-from agent.games.boardgame.players.llm import parse_reply, parse_text_reply
+from agent.games.boardgame.players.llm import move_labels, parse_reply, parse_text_reply
 from agent.games.boardgame.protocol import ProtocolError, parse_client_frame, parse_server_frame
 from agent.games.boardgame.rules.base import RuleError
 from agent.games.boardgame.rules.registry import GAMES, get_rules
@@ -64,10 +64,12 @@ def test_any_state_is_a_position_or_a_rule_error(game: str, data: dict[str, Any]
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.one_of(st.none(), st.dictionaries(st.sampled_from(["type", "data", "data_json", "reasoning"]), JSON,
+@given(st.one_of(st.none(), st.dictionaries(st.sampled_from(["type", "data", "data_json", "reasoning", "move"]), JSON,
                                              max_size=4)))
 def test_any_llm_reply_is_an_action_or_an_invalid_choice(data: dict[str, Any] | None) -> None:
-    for parse in (parse_reply, parse_text_reply):
+    rules = get_rules("tictactoe")
+    labels = move_labels(rules, rules.initial())
+    for parse in (parse_reply, parse_text_reply, lambda d, t: parse_reply(d, t, rules, labels)):
         reason = "parsed"
         try:
             parse(data, "text")

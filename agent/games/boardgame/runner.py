@@ -20,6 +20,7 @@ from agent.core.transcript import Transcript
 from agent.games.boardgame.client import ClientError, ClientSettings, MatchClient
 from agent.games.boardgame.config import BoardgameConfig
 from agent.games.boardgame.players.base import MovePlayer, Player, TextPlayer, TextTurn, Turn
+from agent.games.boardgame.players.guarded import GuardedPlayer
 from agent.games.boardgame.players.llm import (
     TEMPLATES,
     LLMPlayer,
@@ -51,6 +52,11 @@ def load_templates(config: BoardgameConfig) -> PromptSet:
     directory = config.resolve_dir(config.prompts_dir)
     names = (*TEMPLATES, *(rules_template(game) for game in GAMES))
     return load_prompts(directory, sample_context(), names=names)
+
+
+def guard_seconds(config: BoardgameConfig) -> float:
+    """Each guard search's budget: the offline search's, but well inside one attempt's time."""
+    return min(config.play.search_seconds, config.play.decision_seconds / 4)
 
 
 def client_settings(config: BoardgameConfig) -> ClientSettings:
@@ -96,7 +102,10 @@ async def run(config: BoardgameConfig) -> int:
 
         def player(rules: GameRules[Any]) -> Player:
             if llm is not None and prompts is not None:
-                return LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls)
+                model = LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls)
+                if config.llm.guard == "decided":
+                    return GuardedPlayer(model, rules, guard_seconds(config), transcript)
+                return model
             return offline(rules)
 
         def text_player(game: str) -> TextPlayer:

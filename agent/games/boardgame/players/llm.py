@@ -1,10 +1,13 @@
 """The LLM player: the rules and the board (ASCII) in templates, a structured reply, checked here.
 
 Each attempt is one stateless exchange: the system prompt (rules, marks, reply format) and the
-turn prompt (board, legal moves, and why earlier attempts this turn were refused). The reply is
-asked for as JSON matching :func:`reply_schema`; a reply that is not usable raises
-:class:`InvalidChoice` with a reason the client feeds back into the next attempt. Whether the
-action is legal is the client's check (the same for every player), not this module's.
+turn prompt (board, legal moves, and why earlier attempts this turn were refused). For a game with
+a rules plugin the reply names its move among the legal ones: :func:`reply_schema` is built per
+position, ``{reasoning, move}`` with ``move`` an enum of the legal moves' labels (the same labels
+the prompt lists), so a schema-following model cannot propose an illegal move. A game without a
+plugin keeps the free form (``type`` and ``data_json``) and the engine's refusals fed back. A reply
+that is not usable raises :class:`InvalidChoice` with a reason the client feeds back into the next
+attempt; whether the action is legal stays the client's check (the same for every player).
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -31,6 +35,8 @@ MAX_STATE_CHARS = 8_000
 
 
 class LLMReply(BaseModel):
+    """A free-form reply (a model that ignored the move list): checked by the client like any action."""
+
     model_config = ConfigDict(extra="ignore")
 
     reasoning: str = Field("", max_length=4000)
@@ -38,20 +44,33 @@ class LLMReply(BaseModel):
     data: dict[str, Any]
 
 
+MAX_LABEL_CHARS = 200
+
+
 def rules_template(game: str) -> str:
     return f"rules_{game}"
 
 
-def reply_schema(rules: GameRules[Any]) -> dict[str, Any]:
-    """The reply's JSON Schema, strict-mode compatible (all properties required, no extras)."""
+def move_labels(rules: GameRules[Any], position: Any) -> dict[str, int]:
+    """The legal moves by their labels (the rules' own words, e.g. "row 1 column 3"), in the
+    rules' order, at most :data:`MAX_LEGAL_LISTED`; what the prompt lists and the schema allows."""
+    labels: dict[str, int] = {}
+    for move in list(rules.legal_moves(position))[:MAX_LEGAL_LISTED]:
+        labels.setdefault(rules.describe_move(move)[:MAX_LABEL_CHARS], move)
+    return labels
+
+
+def reply_schema(rules: GameRules[Any], position: Any = None) -> dict[str, Any]:
+    """The reply's JSON Schema for ``position`` (default: the initial one), valid for OpenAI strict
+    mode, xgrammar and llama.cpp: ``reasoning`` first, then ``move``, one of the legal moves' labels."""
+    labels = list(move_labels(rules, rules.initial() if position is None else position))
     return {
         "type": "object",
         "properties": {
-            "reasoning": {"type": "string"},
-            "type": {"type": "string", "enum": [rules.action_type]},
-            "data": rules.action_schema,
+            "reasoning": {"type": "string", "description": "one or two short sentences, before the move"},
+            "move": {"type": "string", "enum": labels, "description": "one of the legal moves, exactly as listed"},
         },
-        "required": ["reasoning", "type", "data"],
+        "required": ["reasoning", "move"],
         "additionalProperties": False,
     }
 
@@ -80,19 +99,17 @@ def tactics(rules: GameRules[Any], position: Any, seat: int) -> tuple[list[int],
 def prompt_context(turn: Turn, rules_text: str) -> dict[str, Any]:
     """Every variable the templates may use (the sample context at start-up has the same keys)."""
     rules = turn.rules
-    legal = list(rules.legal_moves(turn.position))[:MAX_LEGAL_LISTED]
+    labels = list(move_labels(rules, turn.position))
     wins, losing = tactics(rules, turn.position, turn.seat)
     return {
         "game_title": rules.title,
         "rules": rules_text,
         "mark": rules.marks[turn.seat],
         "opponent_mark": rules.marks[1 - turn.seat],
-        "action_type": rules.action_type,
-        "example_data": json.dumps(dict(rules.move_to_action(legal[0]).data)) if legal else "{}",
         "turn": turn.turn,
         "board": rules.render(turn.position),
-        "legal_moves": [{"description": rules.describe_move(m),
-                         "data": json.dumps(dict(rules.move_to_action(m).data))} for m in legal],
+        "legal_moves": labels,
+        "example_move": labels[0] if labels else "",
         "feedback": list(turn.feedback),
         "winning_moves": [rules.describe_move(m) for m in wins],
         "losing_moves": [rules.describe_move(m) for m in losing],
@@ -145,9 +162,21 @@ def parse_text_reply(data: dict[str, Any] | None, text: str) -> WireAction:
     return WireAction(kind, action_data)
 
 
-def parse_reply(data: dict[str, Any] | None, text: str) -> WireAction:
+def parse_reply(data: dict[str, Any] | None, text: str, rules: GameRules[Any] | None = None,
+                labels: Mapping[str, int] | None = None) -> WireAction:
+    """The action a reply names: its ``move`` among ``labels`` (the legal moves), or, from a model
+    that answered in the free form instead, its ``type`` and ``data`` (checked by the client)."""
     if data is None:
         raise InvalidChoice(f"the reply was not a JSON object: {text[:200]!r}")
+    move = data.get("move")
+    if rules is not None and labels is not None and (move is not None or "data" not in data):
+        if not isinstance(move, str):
+            raise InvalidChoice("the reply's move must be one of the legal moves, written exactly as listed")
+        chosen = labels.get(move.strip())
+        if chosen is None:
+            listed = ", ".join(list(labels)[:12])
+            raise InvalidChoice(f"{move[:80]!r} is not one of the legal moves ({listed})")
+        return rules.move_to_action(chosen)
     try:
         reply = LLMReply.model_validate(data)
     except ValidationError as exc:
@@ -181,8 +210,11 @@ class LLMPlayer(Player, TextPlayer):
             {"role": "system", "content": self._prompts.render("system", context)},
             {"role": "user", "content": self._prompts.render("turn", context)},
         ]
-        result = await self._call("move", len(turn.feedback) + 1, messages, reply_schema(turn.rules))
-        return parse_reply(result.data, result.text)
+        labels = move_labels(turn.rules, turn.position)
+        if not labels:
+            raise PlayerUnavailable("the position has no legal move to choose")
+        result = await self._call("move", len(turn.feedback) + 1, messages, reply_schema(turn.rules, turn.position))
+        return parse_reply(result.data, result.text, turn.rules, labels)
 
     async def choose_text(self, turn: TextTurn) -> WireAction:
         rules_text = self._prompts.render(rules_template(turn.game), {})
