@@ -25,7 +25,11 @@ class ServerConfig(ListenConfig):
                                 description="Largest request body accepted; bigger ones get 413.")
     max_games: int = Field(64, ge=1, le=10_000, description="Games remembered at once; the longest idle is dropped.")
     game_idle_s: float = Field(6 * 3600.0, gt=0, description="A game with no request for this long is closed.")
-    max_concurrent: int = Field(256, ge=1, le=10_000, description="Requests handled at once; more get 503.")
+    max_concurrent: int = Field(256, ge=1, le=10_000,
+                                description="Decisions worked on at once (bodies read); more get 503.")
+    body_timeout_s: float = Field(10.0, gt=0, le=600,
+                                  description="Time a request's whole body has to arrive; a slower one gets 408 "
+                                              "and its connection is closed.")
 
 
 class DecisionConfig(StrictModel):

@@ -51,6 +51,11 @@ def _ident(value: Any) -> Any:
 
 Text = Annotated[str, BeforeValidator(_text)]
 Ident = Annotated[str | None, BeforeValidator(_ident)]
+JAVA_INT_MAX = 2**31 - 1
+OptionIndex = Annotated[int, Field(ge=0, le=JAVA_INT_MAX, strict=True)]
+"""An option's index: every index we answer is one the request offered, and Forge reads answers
+into Java ints and uses them as list positions, so an option it could not be answered with (2**70,
+-4, true, 2.0) makes the request a 400 rather than an answer Forge cannot read."""
 
 
 class WireModel(BaseModel):
@@ -179,7 +184,7 @@ class Context(WireModel):
 class ActionOption(WireModel):
     """One entry of ``actions`` (seed dialect) or ``possible_actions`` (Forge spec dialect)."""
 
-    index: int | None = None
+    index: OptionIndex | None = None
     type: Text = ""
     card_id: Ident = None
     card_name: Text = ""
@@ -211,7 +216,7 @@ class ActionOption(WireModel):
 
 
 class TargetOption(WireModel):
-    index: int | None = None
+    index: OptionIndex | None = None
     type: Text = ""
     name: Text = ""
     id: Ident = None
@@ -219,7 +224,7 @@ class TargetOption(WireModel):
 
 
 class AttackerOption(WireModel):
-    index: int | None = None
+    index: OptionIndex | None = None
     id: Ident = None
     name: Text = ""
     power: int | None = None
@@ -227,14 +232,14 @@ class AttackerOption(WireModel):
 
 
 class DefenderOption(WireModel):
-    index: int | None = None
+    index: OptionIndex | None = None
     id: Ident = None
     name: Text = ""
     type: Text = "Player"
 
 
 class IncomingAttacker(WireModel):
-    index: int | None = None
+    index: OptionIndex | None = None
     id: Ident = None
     name: Text = ""
     attacking: Text = ""
@@ -243,7 +248,7 @@ class IncomingAttacker(WireModel):
 
 
 class BlockerOption(WireModel):
-    index: int | None = None
+    index: OptionIndex | None = None
     id: Ident = None
     name: Text = ""
     power: int | None = None

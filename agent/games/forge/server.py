@@ -4,8 +4,14 @@ Routes: ``POST /`` and ``POST /decide`` take every request (``{"healthCheck": tr
 ``GET /`` and ``GET /health`` answer 200 for probes. Bad input never gets a 500 or a hang: a body
 that is not JSON, an unknown ``requestType`` or a malformed ``actionState`` gets a 400 whose
 ``error`` says what is wrong; a body over ``server.max_body_bytes`` gets a 413; a missing or wrong
-bearer token a 401; more than ``server.max_concurrent`` requests at once a 503. Each ``gameId`` has
+bearer token a 401; more than ``server.max_concurrent`` decisions at once a 503. Each ``gameId`` has
 its own session (memory, transcript); games never wait for each other.
+
+Hostile peers: a body has ``server.body_timeout_s`` to arrive whole, or the request gets 408 and
+its connection is closed; a request holds a decision slot only once its body is read, so clients
+that announce a body and never send it cannot keep real requests out. A client that hangs up, and
+malformed HTTP (answered by aiohttp with 400), cost one log line each, at most one per 10 s
+(:class:`~agent.core.http_log.QuietHttpLog`), never a traceback.
 """
 
 from __future__ import annotations
@@ -21,7 +27,11 @@ from collections import OrderedDict
 from typing import Any
 
 from aiohttp import web
+from aiohttp.client_exceptions import ClientPayloadError
+from aiohttp.http_exceptions import HttpProcessingError
 
+from agent.core.http_log import QuietHttpLog, short_reason
+from agent.core.limits import Throttle
 from agent.core.net import is_loopback, listen_hosts
 from agent.core.redact import Secrets
 from agent.core.study import study_metadata
@@ -32,6 +42,9 @@ from agent.games.forge.player import Decider
 from agent.games.forge.session import GameSession
 
 log = logging.getLogger(__name__)
+LINGER_S = 2.0
+PEER_LOG_EVERY_S = 10.0
+"""Slow or vanished clients are logged at most this often (a flood of them is one line)."""
 
 
 class ServerSetupError(Exception):
@@ -52,6 +65,7 @@ class ForgeServer:
         self._port = config.server.port
         self._active = 0
         self._closing: set[asyncio.Task[None]] = set()
+        self._peer_log = Throttle(PEER_LOG_EVERY_S)
         self.study: dict[str, Any] = {}
         """What every session_start records about this run (version, config and template hashes, tags)."""
 
@@ -72,24 +86,57 @@ class ForgeServer:
             given = request.headers.get("Authorization", "")
             if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
                 return _error(401, "missing or wrong bearer token (send 'Authorization: Bearer <token>')")
-        if self._active >= self.config.server.max_concurrent:
-            return _error(503, f"busy: {self._active} requests in progress")
-        self._active += 1
         try:
             return await handler(request)
         except web.HTTPRequestEntityTooLarge:
             return _error(413, f"body larger than {self.config.server.max_body_bytes} bytes")
         except web.HTTPException as exc:  # 404/405 from routing: keep the JSON error form
             return _error(exc.status, exc.reason)
-        finally:
-            self._active -= 1
 
     async def _health(self, request: web.Request) -> web.Response:
         return web.json_response({"status": "ok", "game": "forge", "player": self.config.player,
                                   "games": len(self.sessions)})
 
     async def _post(self, request: web.Request) -> web.Response:
-        raw = await request.read()
+        raw = await self._read_body(request)
+        if isinstance(raw, web.Response):
+            return raw
+        # The slot is taken once the body is here: clients that never finish theirs hold none.
+        if self._active >= self.config.server.max_concurrent:
+            return _error(503, f"busy: {self._active} requests in progress")
+        self._active += 1
+        try:
+            return await self._decide(raw)
+        finally:
+            self._active -= 1
+
+    async def _read_body(self, request: web.Request) -> bytes | web.Response:
+        """The whole body, or the response for a client too slow to send it (its connection is
+        closed). A client that hung up gets HTTPException-free silence: nobody is there to read."""
+        seconds = self.config.server.body_timeout_s
+        try:
+            async with asyncio.timeout(seconds):
+                return await request.read()
+        except TimeoutError:
+            self._log_peer("dropped a request from %s: its body (%s bytes announced) did not arrive within %g s",
+                           request.remote, request.content_length, seconds)
+            response = _error(408, f"the request body did not arrive within {seconds:g} s")
+            response.force_close()
+            return response
+        except (ConnectionError, ClientPayloadError, HttpProcessingError) as exc:
+            self._log_peer("client %s hung up before its body arrived (%s)", request.remote,
+                           short_reason(str(exc)) or type(exc).__name__)
+            response = _error(400, "the request body was cut short")
+            response.force_close()
+            return response
+
+    def _log_peer(self, message: str, *args: object) -> None:
+        now, held = self._peer_log.ready()
+        if now:
+            note = f" ({held} more such events in the last {PEER_LOG_EVERY_S:.0f} s not logged)" if held else ""
+            log.info(message + note, *args)
+
+    async def _decide(self, raw: bytes) -> web.Response:
         try:
             body = json.loads(raw)
         except ValueError as exc:
@@ -173,8 +220,13 @@ class ForgeServer:
         self.study = await asyncio.to_thread(study_metadata, self.config, self.config.prompts_dir)
         # handler_cancellation off: a client that hangs up must not cancel a decision (its retry reuses it).
         # shutdown_timeout: requests in progress at shutdown get their answers (the deadline bounds them).
+        # logger: malformed HTTP and hang-ups as one line each, rate-limited, not a traceback each.
         self._runner = web.AppRunner(self.app(), access_log=None, handler_cancellation=False,
-                                     shutdown_timeout=self.config.decision.deadline + 1.0)
+                                     shutdown_timeout=self.config.decision.deadline + 1.0,
+                                     # After an early answer (408, 413) the rest of a body is read and
+                                     # dropped this long, so the client sees the answer, then closed.
+                                     lingering_time=LINGER_S,
+                                     logger=QuietHttpLog(logging.getLogger("aiohttp.server"), PEER_LOG_EVERY_S))
         await self._runner.setup()
         hosts = listen_hosts(cfg.host)
         for n, host in enumerate(hosts):
