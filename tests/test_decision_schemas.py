@@ -15,7 +15,7 @@ import pytest
 from agent.games.boardgame.players.llm import reply_schema
 from agent.games.boardgame.rules.registry import get_rules
 from agent.games.hive.plan import plan_json_schema
-from agent.games.tangram.moves import MOVE_SCHEMA
+from agent.games.tangram.moves import MOVE_SCHEMA, move_schema
 
 ALLOWED_KEYS = {"type", "properties", "required", "additionalProperties", "items", "enum", "anyOf", "description",
                 "minimum", "maximum", "minItems", "maxItems", "$defs", "$ref", "const"}
@@ -48,6 +48,7 @@ def strict_problems(node: Any, where: str = "$") -> list[str]:
 
 SCHEMAS = {
     "tangram move": MOVE_SCHEMA,
+    "tangram move with candidates": move_schema(["A", "B", "C"]),
     "hive coach plan": plan_json_schema(),
     "boardgame tictactoe": reply_schema(get_rules("tictactoe")),
     "boardgame connect_four": reply_schema(get_rules("connect_four")),

@@ -163,6 +163,50 @@ class RecordedRequest:
         return urls
 
 
+def first_enum_value(schema: Any) -> Any:
+    """The answer a model gives that always takes the first option: the first value of every enum,
+    the first non-null branch of every ``anyOf``, the smallest allowed number, a short string.
+    Fields come in schema order. Tells whether a prompt offers a move that works as it stands."""
+    if not isinstance(schema, dict):
+        return None
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "const" in schema:
+        return schema["const"]
+    if "anyOf" in schema:
+        branches = [b for b in schema["anyOf"] if not (isinstance(b, dict) and b.get("type") == "null")]
+        return first_enum_value(branches[0]) if branches else None
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), None)
+    if kind == "object":
+        return {name: first_enum_value(sub) for name, sub in (schema.get("properties") or {}).items()}
+    if kind == "array":
+        return [first_enum_value(schema.get("items")) for _ in range(int(schema.get("minItems", 0)))]
+    if kind in ("number", "integer"):
+        low = schema.get("minimum", 0)
+        return int(low) if kind == "integer" else float(low)
+    if kind == "boolean":
+        return False
+    if kind == "string":
+        return "first option"
+    return None
+
+
+def first_enum_responder(body: dict[str, Any]) -> FakeReply | None:
+    """A responder answering every structured request with :func:`first_enum_value` of its schema;
+    requests without a JSON schema get the server's default reply."""
+    rf = body.get("response_format") if isinstance(body, dict) else None
+    schema = rf.get("json_schema", {}).get("schema") if isinstance(rf, dict) else None
+    if not isinstance(schema, dict):
+        return None
+    return FakeReply.ok_json(first_enum_value(schema))
+
+
+RESPONDERS: dict[str, Responder] = {"first-enum": first_enum_responder}
+"""Named answering modes for the command line (``--mode``)."""
+
+
 class FakeOpenAI:
     """The fake server. Start with ``async with`` (same loop) or ``with`` (background thread)."""
 
@@ -449,6 +493,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--reject-response-format", action="append", default=[], metavar="TYPE",
                         help="answer 400 to this response_format type (json_schema, json_object); repeatable")
     parser.add_argument("--model", default=DEFAULT_MODEL)
+    parser.add_argument("--mode", choices=sorted(RESPONDERS), help="answer structured requests this way "
+                        "(first-enum: the first value of every enum, the first non-null branch of every anyOf)")
     parser.add_argument("--port-file", type=Path, help="also write the chosen port to this file")
     return parser.parse_args(argv)
 
@@ -460,7 +506,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, int]:
     api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
     fake = FakeOpenAI(default_content=content, default_delay=args.delay, replies=replies, api_key=api_key,
                       reject_response_formats=args.reject_response_format, model=args.model,
-                      host=args.host, port=args.port)
+                      host=args.host, port=args.port, responder=RESPONDERS.get(args.mode or ""))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from agent.core.config import (
     PROJECT_DIR,
@@ -34,6 +34,7 @@ __all__ = [
     "LLMConfig",
     "PlannerConfig",
     "ServerConfig",
+    "TangramImageConfig",
     "TangramLLMConfig",
     "TranscriptConfig",
     "TurnConfig",
@@ -41,10 +42,33 @@ __all__ = [
 ]
 
 
+MAX_CANDIDATES = 6
+
+
 class TangramLLMConfig(LLMConfig):
     fallback_to_planner: bool = Field(False, description="When the LLM fails, let the offline planner play the turn.")
     planner_hint: bool = Field(False, description="Show the offline planner's suggestion to the LLM in the prompt.")
     chat_drawer_image: bool = Field(False, description="Show the drawer image in chat prompts too, not only the board.")
+    candidates: int = Field(0, ge=0, le=MAX_CANDIDATES, description=(
+        "Placements the offline planner proposes before each play, each checked by the geometry engine, "
+        "lettered A, B, ... in the prompt and on the board image; the model may name one. 0 turns it off."))
+
+
+Layer = Literal["grid", "labels", "candidates"]
+LAYERS: tuple[Layer, ...] = ("grid", "labels", "candidates")
+
+
+class TangramImageConfig(ImageConfig):
+    annotate: list[Layer] = Field(default_factory=list, description=(
+        "Marks drawn on the images sent to the LLM: 'grid' (board units every 10, y up), 'labels' (piece "
+        "names at their centres, board and drawer), 'candidates' (each candidate's outline and letter). "
+        "[] sends the game's pictures untouched."))
+
+    @field_validator("annotate")
+    @classmethod
+    def _in_drawing_order(cls, value: list[Layer]) -> list[Layer]:
+        # Drawn in a fixed order whatever the config's order, so the same layers give the same picture.
+        return [layer for layer in LAYERS if layer in value]
 
 
 class PlannerConfig(StrictModel):
@@ -89,7 +113,7 @@ class Config(GameConfig):
     player: Literal["planner", "llm"] = Field("planner", description="Who decides: the offline planner or an LLM.")
     llm: TangramLLMConfig = Field(default_factory=TangramLLMConfig)
     planner: PlannerConfig = Field(default_factory=PlannerConfig)
-    images: ImageConfig = Field(default_factory=ImageConfig)
+    images: TangramImageConfig = Field(default_factory=TangramImageConfig)
     prompts_dir: Path = Field(default_factory=lambda: shipped_prompts("tangram"),
                               description="Folder of Jinja2 templates.")
     chat_history: int = Field(10, ge=0, le=200, description="Exchanges of chat kept in the memory and the prompt.")

@@ -56,7 +56,8 @@ class PlayerFactory:
 
 
 def uses_planner(config: Config) -> bool:
-    return config.player == "planner" or config.llm.fallback_to_planner or config.llm.planner_hint
+    return (config.player == "planner" or config.llm.fallback_to_planner or config.llm.planner_hint
+            or (config.player == "llm" and config.llm.candidates > 0))
 
 
 def check_planner_config(config: Config) -> None:

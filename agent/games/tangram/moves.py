@@ -32,6 +32,8 @@ class Move(BaseModel):
     # First: with structured outputs a model writes fields in schema order, so the reasoning is
     # written before the move it should lead to, not after the move is already chosen.
     reasoning: str = Field(description="Brief private reasoning, written first; not shown to the partner.")
+    candidate: str | None = Field(None, description=(
+        "The letter of a checked candidate to play exactly as offered, or null for your own move below."))
     action: Literal["place", "rotate", "pass"] = Field(
         description="'place' to move a piece, 'rotate' to turn a piece on the board where it stands, 'pass' to skip.")
     piece: PieceName | None = Field(description="The piece to move (null when passing).")
@@ -56,7 +58,7 @@ class Move(BaseModel):
 
     def problem(self) -> str | None:
         """Why this move cannot be played as given, or None when it can."""
-        if self.action == "pass":
+        if self.candidate is not None or self.action == "pass":
             return None
         if self.piece is None:
             return "no piece named"
@@ -101,17 +103,46 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     return schema
 
 
-MOVE_SCHEMA = strict_schema(Move)
+def move_schema(letters: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
+    """The play schema for one request: ``candidate`` is an enum of the letters offered this time
+    (or null), and is left out altogether when nothing was offered."""
+    schema = strict_schema(Move)
+    if not letters:
+        del schema["properties"]["candidate"]
+    else:
+        described = schema["properties"]["candidate"].get("description")
+        schema["properties"]["candidate"] = {"anyOf": [{"type": "string", "enum": list(letters)}, {"type": "null"}],
+                                             "description": described}
+    schema["required"] = list(schema["properties"])
+    return schema
+
+
+MOVE_SCHEMA = move_schema()
 CHAT_SCHEMA = strict_schema(ChatReply)
 
 
-def parse_move(data: Any) -> tuple[Move | None, str | None]:
-    """Validate the LLM's JSON; returns the move or a short reason it was refused."""
+_EMPTY: dict[str, Any] = {"reasoning": "", "piece": None, "rotation": None, "x": None, "y": None, "relation": None,
+                          "anchor": None, "relation2": None, "anchor2": None, "chat": ""}
+
+
+def parse_move(data: Any, offered: list[str] | tuple[str, ...] = ()) -> tuple[Move | None, str | None]:
+    """Validate the LLM's JSON; returns the move or a short reason it was refused.
+
+    A candidate letter among ``offered`` wins over everything else in the answer: the move is the
+    candidate, whatever the other fields say (they may even be invalid)."""
     if not isinstance(data, dict):
         return None, "reply is not a JSON object"
+    letter = data.get("candidate")
+    if isinstance(letter, str) and letter.strip():
+        letter = letter.strip().upper()
+        if letter not in offered:
+            return None, (f"candidate {letter!r} was not offered" + (f" (offered: {', '.join(offered)})"
+                                                                      if offered else " (none were)"))
+        texts = {k: data[k] for k in ("reasoning", "chat") if isinstance(data.get(k), str)}
+        return Move.model_validate({**_EMPTY, "action": "place", **texts, "candidate": letter}), None
+    data = {k: v for k, v in data.items() if k != "candidate"}
     # Models often leave out the fields that do not apply; treat absent as null.
-    filled = {"reasoning": "", "piece": None, "rotation": None, "x": None, "y": None, "relation": None,
-              "anchor": None, "relation2": None, "anchor2": None, "chat": "", **data}
+    filled = {**_EMPTY, **data}
     if isinstance(filled.get("action"), str):
         filled["action"] = filled["action"].strip().lower()
     try:

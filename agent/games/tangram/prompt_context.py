@@ -6,6 +6,7 @@ renders every template with :func:`sample_context` so a misspelt variable fails 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agent.core.memory import Memory
@@ -13,6 +14,7 @@ from agent.games.tangram.geometry.describe import describe_board
 from agent.games.tangram.geometry.frames import normalize_rotation
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import DIRECTIONAL_RELATIONS, relation_vocabulary
+from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet
 from agent.games.tangram.players.base import TurnView
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 
@@ -21,6 +23,18 @@ TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
 
 def _round(v: float) -> float:
     return round(v, 1)
+
+
+def marks_context(candidates: CandidateSet = NO_CANDIDATES, marks: Sequence[str] = (),
+                  drawer_marks: Sequence[str] = ()) -> dict[str, Any]:
+    """The template variables about checked candidates and the marks drawn on the images."""
+    return {
+        "candidates": [c.for_prompt() for c in candidates.candidates],
+        "candidate_status": candidates.status,
+        "candidate_figure": candidates.figure,
+        "marks": list(marks),
+        "drawer_marks": list(drawer_marks),
+    }
 
 
 def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
@@ -54,6 +68,7 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
         "previous": prev or {"piece": "", "x": 0.0, "y": 0.0, "rotation": 0.0},
         "attempt": view.attempt,
         "max_attempts": max_attempts,
+        **marks_context(),
     }
 
 
@@ -69,4 +84,8 @@ def sample_context() -> dict[str, Any]:
     view = TurnView(objective="A house", state=state, memory=memory, board_png=b"", drawer_png=b"",
                     message="Can you use Blue?", collisions=["Cream"],
                     previous=Decision(Pose("Cream", 40.0, 40.0, 90.0), "x"), attempt=1)
-    return build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.")
+    context = build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.")
+    from agent.games.tangram.planner.candidates import propose_candidates
+
+    offered = propose_candidates("A house", view.board(), 2)
+    return {**context, **marks_context(offered, ["grid", "labels", "candidates"], ["labels"])}

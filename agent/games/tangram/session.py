@@ -462,7 +462,7 @@ class Session:
         board = view.board()
         decision = await self.player.play(view)
         self.transcript.record("decision", source=decision.source, chat=decision.chat,
-                               reasoning=decision.reasoning, pose=_pose_dict(decision.pose))
+                               reasoning=decision.reasoning, pose=_pose_dict(decision.pose), **_marks(decision))
         latest = frame.state
         """The newest state the game reported: where each piece is and its unnormalised rotation."""
         said = False
@@ -529,7 +529,8 @@ class Session:
                                   previous=Decision(pose, decision.chat), attempt=plays)
             decision = await self.player.adjust(adjust_view)
             self.transcript.record("decision", source=decision.source, chat=decision.chat,
-                                   reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True)
+                                   reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True,
+                                   **_marks(decision))
 
     def _time_for_a_play(self, turn: _Turn) -> bool:
         """A play must be seen through before the deadline: its animation, its feedback, finish."""
@@ -699,6 +700,12 @@ def _start_of_turn_pose(state: GameState, piece: str) -> Pose:
     drawer = start_pose(piece)
     rotation = state.off_board[piece].rotation if piece in state.off_board else drawer.rotation
     return Pose(piece, drawer.x, drawer.y, rotation)
+
+
+def _marks(decision: Decision) -> dict[str, Any]:
+    """An LLM decision's record says whether it named a checked candidate (its letter) or made its
+    own move (null), and which marks the board image it saw carried."""
+    return {"candidate": decision.candidate, "image_layers": list(decision.image_layers)}
 
 
 def _pose_dict(pose: Pose | None) -> dict[str, Any] | None:

@@ -26,6 +26,13 @@ class Decision:
     """Longer thinking for the transcript; never shown in the game."""
     source: str = ""
     """Who decided: "llm", "planner", "fallback"."""
+    candidate: str | None = None
+    """The letter of the checked candidate the LLM named (played exactly as offered); None for its own move."""
+    image_layers: tuple[str, ...] = ()
+    """The marks drawn on the board image the LLM saw for this decision (grid, labels, candidates)."""
+    images: tuple[bytes, ...] = ()
+    """The images exactly as the LLM saw them (board first), for the console and the simulator's report;
+    never written to the transcript."""
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 from agent.core.images import data_url
@@ -20,10 +21,12 @@ from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.moves import CHAT_SCHEMA, MOVE_SCHEMA, Move, parse_move
+from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema, parse_move
+from agent.games.tangram.planner.candidates import NO_CANDIDATES, propose_candidates
 from agent.games.tangram.players.base import Decision, Player, TurnView
+from agent.games.tangram.players.marks import Marks, mark_images
 from agent.games.tangram.players.resolve import move_to_pose
-from agent.games.tangram.prompt_context import build_context
+from agent.games.tangram.prompt_context import build_context, marks_context
 
 log = logging.getLogger(__name__)
 
@@ -43,17 +46,24 @@ class LLMPlayer:
     # ------------------------------------------------------------------ decisions
 
     async def play(self, view: TurnView) -> Decision:
-        hint = await self._planner_hint(view)
-        context = await self._context(view, planner_hint=hint)
-        return await self._decide(view, "play", context)
+        # The hint, the board description and the marked images do not depend on each other.
+        hint, context, marks = await asyncio.gather(self._planner_hint(view), self._context(view),
+                                                    self._marks(view, drawer=True))
+        context["planner_hint"] = hint
+        return await self._decide(view, "play", context, marks)
 
     async def adjust(self, view: TurnView) -> Decision:
-        context = await self._context(view, max_attempts=self.config.turn.max_feedback_iterations)
-        return await self._decide(view, "feedback", context)
+        context, marks = await asyncio.gather(
+            self._context(view, max_attempts=self.config.turn.max_feedback_iterations),
+            self._marks(view, drawer=False))
+        return await self._decide(view, "feedback", context, marks)
 
     async def chat(self, view: TurnView) -> str:
-        context = await self._context(view)
-        messages, image_bytes = self._messages("chat", context, view, drawer=self.config.llm.chat_drawer_image)
+        context, marks = await asyncio.gather(self._context(view),
+                                              self._marks_without_candidates(view, self.config.llm.chat_drawer_image))
+        context.update(marks_context(NO_CANDIDATES, marks.board_layers, marks.drawer_layers),
+                       has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
+        messages, image_bytes = self._messages("chat", context, marks.images)
         # No deadline of its own: the session bounds a chat answer (a cancel is recorded).
         result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None)
         assert result is not None
@@ -66,35 +76,49 @@ class LLMPlayer:
             return await self.planner.chat(view)
         return "Sorry, I couldn't think of an answer just now."
 
-    async def _decide(self, view: TurnView, template: str, context: dict[str, Any]) -> Decision:
-        messages, image_bytes = self._messages(template, context, view, drawer=template == "play")
+    async def _decide(self, view: TurnView, template: str, context: dict[str, Any], marks: Marks) -> Decision:
+        context.update(marks_context(marks.candidates, marks.board_layers, marks.drawer_layers),
+                       has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
+        messages, image_bytes = self._messages(template, context, marks.images)
+        offered = marks.candidates.letters
         # Retries may add up to more than the turn has; stop in time for the fallback to play.
-        result = await self._call(template, messages, MOVE_SCHEMA, "tangram_move", image_bytes, view.decide_by)
+        result = await self._call(template, messages, move_schema(offered), "tangram_move", image_bytes,
+                                  view.decide_by)
         if result is None:
-            return await self._failed(view, "the language model did not answer in time")
+            return await self._failed(view, "the language model did not answer in time", marks)
         if result.error:
-            return await self._failed(view, f"the language model failed ({result.error})")
-        move, problem = parse_move(result.data)
+            return await self._failed(view, f"the language model failed ({result.error})", marks)
+        move, problem = parse_move(result.data, offered)
         if move is None:
-            return await self._failed(view, f"the language model's answer was unusable ({problem})")
+            return await self._failed(view, f"the language model's answer was unusable ({problem})", marks)
+        chosen = marks.candidates.get(move.candidate)
+        if chosen is not None:
+            # Played exactly as offered, whatever else the answer says; the model's words are kept.
+            default = f"I'm placing {chosen.piece} as the {chosen.part}."
+            return _seen(Decision(chosen.pose, move.chat or default, move.reasoning, "llm", chosen.letter), marks)
         if move.action == "pass":
-            return Decision(None, move.chat or "I'll pass this turn.", move.reasoning, "llm")
+            return _seen(Decision(None, move.chat or "I'll pass this turn.", move.reasoning, "llm"), marks)
         pose = self._pose(move, view)
         if pose is None:
             what = (f"turn {move.piece} where it stands: it is not on the board" if move.action == "rotate"
                     else f"place {move.piece} {move.relation} {move.anchor}: {move.anchor} is not on the board")
-            return await self._failed(view, f"I could not {what}")
-        return Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, "llm")
+            return await self._failed(view, f"I could not {what}", marks)
+        return _seen(Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, "llm"), marks)
 
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
         return move_to_pose(move, view.state)
 
-    async def _failed(self, view: TurnView, reason: str) -> Decision:
+    async def _failed(self, view: TurnView, reason: str, marks: Marks | None = None) -> Decision:
         log.warning("LLM decision failed: %s", reason)
         if self.planner is not None and self.config.llm.fallback_to_planner:
             decision = await self.planner.play(view)
-            return Decision(decision.pose, decision.chat, f"planner fallback: {reason}", "planner-fallback")
-        return Decision(None, "Sorry, I had trouble deciding on a move this turn; your go!", reason, "fallback")
+            return _seen(Decision(decision.pose, decision.chat, f"planner fallback: {reason}", "planner-fallback"),
+                         marks)
+        return _seen(Decision(None, "Sorry, I had trouble deciding on a move this turn; your go!", reason, "fallback"),
+                     marks)
+
+    async def _marks_without_candidates(self, view: TurnView, drawer: bool) -> Marks:
+        return await asyncio.to_thread(mark_images, view, self.config.images, NO_CANDIDATES, drawer)
 
     async def _planner_hint(self, view: TurnView) -> str | None:
         if not (self.config.llm.planner_hint and self.planner is not None):
@@ -112,19 +136,26 @@ class LLMPlayer:
         # The board description runs shapely searches (milliseconds): keep them off the event loop.
         return await asyncio.to_thread(build_context, view, history=self.config.chat_history, **extra)
 
-    def _messages(self, template: str, context: dict[str, Any], view: TurnView,
-                  drawer: bool) -> tuple[list[dict[str, Any]], int]:
+    async def _marks(self, view: TurnView, *, drawer: bool) -> Marks:
+        """Checked candidates, then the images with the configured marks: once per frame, in worker
+        threads (shapely searches and Pillow drawing take milliseconds each)."""
+        count = self.config.llm.candidates
+        candidates = NO_CANDIDATES
+        if count:
+            library = getattr(getattr(self.planner, "planner", None), "library", None)
+            candidates = await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
+                                                 library=library, default_figure=self.config.planner.default_figure)
+        return await asyncio.to_thread(mark_images, view, self.config.images, candidates, drawer)
+
+    def _messages(self, template: str, context: dict[str, Any],
+                  images: tuple[bytes, ...]) -> tuple[list[dict[str, Any]], int]:
         content: list[dict[str, Any]] = [{"type": "text", "text": self.prompts.render(template, context)}]
         detail = self.config.images.detail
-        images = [view.board_png, view.drawer_png] if drawer else [view.board_png]
-        sent = 0
-        for data in images:
-            if data:
-                content.append({"type": "image_url",
-                                "image_url": {"url": data_url(data, view.image_mime), "detail": detail}})
-                sent += len(data)
+        mime = "image/jpeg" if self.config.images.format == "jpeg" else "image/png"
+        content.extend({"type": "image_url", "image_url": {"url": data_url(data, mime), "detail": detail}}
+                       for data in images)
         return [{"role": "system", "content": self.prompts.render("system", context)},
-                {"role": "user", "content": content}], sent
+                {"role": "user", "content": content}], sum(len(d) for d in images)
 
     async def _call(self, purpose: str, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str,
                     image_bytes: int, deadline: float | None) -> LLMResult | None:
@@ -149,3 +180,10 @@ class LLMPlayer:
             raise
         record_llm_result(self.transcript, purpose, messages, started, result, image_bytes=image_bytes)
         return result
+
+
+def _seen(decision: Decision, marks: Marks | None) -> Decision:
+    """The decision with what the model was shown for it (layers drawn, the images themselves)."""
+    if marks is None:
+        return decision
+    return replace(decision, image_layers=marks.board_layers, images=marks.images)

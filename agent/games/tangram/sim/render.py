@@ -17,16 +17,9 @@ from PIL import Image, ImageDraw
 
 from agent.games.tangram.geometry.frames import BOARD_ORIGIN_PX, BOARD_SIZE_PX, Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, world_to_crop
 
 Color = tuple[int, int, int]
-
-CAMERA_ZOOM = 1.67
-CAMERA_CENTER = (573.0, 327.0)
-SCREEN_CENTER = (960.0, 540.0)
-
-BOARD_CROP = (880, 115, 562, 540)
-"""x, y, width, height of the board picture on a 1920 x 1080 screen."""
-DRAWER_CROP = (1600, 425, 210, 210)
 
 PIECE_COLORS: dict[str, Color] = {
     # The scene's Polygon2D colours, converted from Godot's 0..1 floats.
@@ -43,17 +36,6 @@ BACKGROUND: Color = (58, 64, 74)
 BOARD_COLOR: Color = (238, 234, 224)
 DRAWER_COLOR: Color = (74, 60, 52)
 EDGE_DARKEN = 0.6
-
-
-def screen_offset(crop: tuple[int, int, int, int]) -> tuple[float, float]:
-    """The constant ``o`` with ``crop_pixel = world * zoom + o``."""
-    return (SCREEN_CENTER[0] - crop[0] - CAMERA_CENTER[0] * CAMERA_ZOOM,
-            SCREEN_CENTER[1] - crop[1] - CAMERA_CENTER[1] * CAMERA_ZOOM)
-
-
-def world_to_crop(point: tuple[float, float], crop: tuple[int, int, int, int]) -> tuple[float, float]:
-    ox, oy = screen_offset(crop)
-    return (point[0] * CAMERA_ZOOM + ox, point[1] * CAMERA_ZOOM + oy)
 
 
 def _darker(c: Color) -> Color:

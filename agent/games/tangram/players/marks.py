@@ -1,0 +1,62 @@
+"""The images an LLM player sends for one decision, with the marks the config asks for.
+
+Runs in a worker thread (Pillow), once per decision: the board picture gets the grid, the piece
+labels and this decision's checked candidates; the drawer picture the labels of the pieces in it.
+With ``images.annotate: []`` the pictures go out exactly as the session prepared them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer, drawn_board_layers
+from agent.games.tangram.config import TangramImageConfig
+from agent.games.tangram.geometry.frames import Pose, start_pose
+from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.planner.candidates import CandidateSet
+from agent.games.tangram.players.base import TurnView
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    candidates: CandidateSet
+    board: bytes | None
+    drawer: bytes | None
+    board_layers: tuple[str, ...]
+    """The layers really drawn on the board picture (labels need a piece on it, candidates one)."""
+    drawer_layers: tuple[str, ...]
+
+    @property
+    def images(self) -> tuple[bytes, ...]:
+        """What goes into the request, in order: board first."""
+        return tuple(d for d in (self.board, self.drawer) if d is not None)
+
+
+def drawer_poses(view: TurnView) -> dict[str, Pose]:
+    """Pieces off the board, where the drawer shows them: their start place, at the reported rotation."""
+    out = {}
+    for name in PIECE_NAMES:
+        if name in view.state.on_board:
+            continue
+        pose = start_pose(name)
+        off = view.state.off_board.get(name)
+        out[name] = Pose(name, pose.x, pose.y, off.rotation if off is not None else pose.rotation)
+    return out
+
+
+def mark_images(view: TurnView, cfg: TangramImageConfig, candidates: CandidateSet, drawer: bool) -> Marks:
+    """The board (and, with ``drawer``, the drawer) picture for the LLM, marked as ``cfg.annotate`` says."""
+    layers = list(cfg.annotate)
+    encoding = Encoding(cfg.format, cfg.jpeg_quality)
+    board = view.board()
+    shown = candidates.candidates if "candidates" in layers else ()
+    board_png, board_layers = view.board_png, tuple[str, ...]()
+    if board_png is not None:
+        board_layers = tuple(drawn_board_layers(layers, board, shown))
+        board_png = annotate_board(board_png, board, layers, shown, encoding)
+    drawer_png, drawer_layers = (view.drawer_png if drawer else None), tuple[str, ...]()
+    if drawer_png is not None:
+        pieces = drawer_poses(view)
+        drawer_layers = ("labels",) if "labels" in layers and pieces else ()
+        drawer_png = annotate_drawer(drawer_png, pieces, layers, encoding)
+    return Marks(candidates, board_png, drawer_png, board_layers, drawer_layers)
