@@ -139,6 +139,39 @@ async def test_raw_frames_and_next_frame() -> None:
         assert await game.next_frame(timeout=0.05) is None
 
 
+@pytest.mark.timeout(30)
+async def test_next_frame_returns_a_frame_only_after_the_game_handled_it() -> None:
+    # On Python 3.12+ the waiter in next_frame woke before the client's worker had applied the frame:
+    # a `finish` came back while the turn still looked unended (ended_by None).
+    async with serve_scripted_agent("good") as url, GameClient(url) as game:
+        for _ in range(3):
+            request = game.game.start_ai_turn()
+            await game.send_frame(request)
+            for kind in ("chat", "play", "finish"):
+                frame = await game.next_frame(timeout=10, type=kind)
+                assert frame is not None, kind
+                if kind == "play":
+                    assert game.game.turns[-1].plays  # the play is on the simulated board already
+            assert game.game.turns[-1].ended_by == "finish"
+            assert game.game.turn_owner == "human"
+            assert await _eventually(lambda: not game._pending_feedback)
+
+
+async def test_a_turn_that_ends_as_the_connection_closes_still_counts_its_finish() -> None:
+    async def finish_then_leave(ws: ServerConnection) -> None:
+        await ws.recv()
+        await ws.send(json.dumps({"type": "finish"}))
+        await ws.close()
+
+    async with serve(finish_then_leave, "127.0.0.1", 0) as server:
+        port = next(iter(server.sockets)).getsockname()[1]
+        async with GameClient(f"ws://127.0.0.1:{port}") as game:
+            turn = await game.ai_turn(deadline=10)
+            assert turn.ended_by == "finish"
+            assert await game.next_frame(timeout=5, type="finish") is not None
+            assert await game.next_frame(timeout=5) is None  # closed and drained: no waiting out the time-out
+
+
 class _MidTurnTalker(ScriptedHuman):
     def chat_during(self, game: object) -> list[str]:
         return ["are you there?"]

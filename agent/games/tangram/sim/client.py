@@ -159,9 +159,13 @@ class GameClient:
         self._pending_chats: deque[tuple[ChatResult, asyncio.Future[None]]] = deque()
         self._turn_done = asyncio.Event()
         self._closed = asyncio.Event()
+        self._drained = asyncio.Event()
+        """The connection is gone and the game has handled every frame that came before."""
         self._closing = False
         self._frame_added = asyncio.Event()
         self._cursor = 0
+        self._handled = 0
+        """Frames the game has handled: next_frame hands out only these (self.frames[:self._handled])."""
         self._feedback_tasks: set[asyncio.Task[None]] = set()
         self._pending_feedback = 0
         """Plays whose playFeedback has not gone out yet."""
@@ -251,14 +255,14 @@ class GameClient:
             for line in self.human.chat_during(self.game):
                 await self.send_chat(line)
         done = asyncio.create_task(self._turn_done.wait())
-        closed = asyncio.create_task(self._closed.wait())
+        closed = asyncio.create_task(self._drained.wait())
         try:
             await asyncio.wait({done, closed}, timeout=deadline, return_when=asyncio.FIRST_COMPLETED)
         finally:
             done.cancel()
             closed.cancel()
         if self.game.current_turn is turn:  # nobody ended it
-            if self._closed.is_set():
+            if self._drained.is_set():
                 self.game.abandon_turn("closed")
             else:
                 self.game.violation(TURN_TIMEOUT, f"turn {turn.index} had no finish or error within {deadline:g} s")
@@ -339,18 +343,22 @@ class GameClient:
     # ------------------------------------------------------------------ looking at what arrived
 
     async def next_frame(self, timeout: float = 5.0, type: str | None = None) -> ReceivedFrame | None:
-        """The next frame (of ``type``, if given) not returned before; None after ``timeout``."""
+        """The next frame (of ``type``, if given) not returned before; None after ``timeout``.
+
+        A frame is returned once the game has handled it, as the real game would have before anyone
+        looks at the board: the turn it ends has ``ended_by`` set, its replies have gone out.
+        """
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while True:
-            for i in range(self._cursor, len(self.frames)):
+            for i in range(self._cursor, self._handled):
                 frame = self.frames[i]
                 if type is None or frame.type == type:
                     self._cursor = i + 1
                     return frame
             self._frame_added.clear()
             remaining = end - loop.time()
-            if remaining <= 0 or self._closed.is_set():
+            if remaining <= 0 or self._drained.is_set():
                 return None
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._frame_added.wait(), remaining)
@@ -370,7 +378,6 @@ class GameClient:
                 code = self._ws.close_code
                 self.game.violation(CLOSED, f"the agent closed the connection (code {code})")
             self._closed.set()
-            self._frame_added.set()
             self._inbox.put_nowait(None)
 
     def _stamp(self, message: str | bytes) -> ReceivedFrame:
@@ -385,20 +392,27 @@ class GameClient:
                                                                            else message.encode("utf-8", "replace")),
                               text, data, self._turn())
         self.frames.append(frame)
-        self._frame_added.set()
         return frame
 
     async def _process_loop(self) -> None:
-        while True:
-            item = await self._inbox.get()
-            if item is None:
-                self._resolve_all_chats()
-                return
-            frame, raw = item
-            try:
-                await self._process(frame, raw)
-            except Exception:  # a simulator bug must not hang the run; it shows in the log
-                log.exception("simulator failed on frame %d", frame.index)
+        try:
+            while True:
+                item = await self._inbox.get()
+                if item is None:
+                    self._resolve_all_chats()
+                    return
+                frame, raw = item
+                try:
+                    await self._process(frame, raw)
+                except Exception:  # a simulator bug must not hang the run; it shows in the log
+                    log.exception("simulator failed on frame %d", frame.index)
+                # Only now may a waiter look: which task wakes first after a frame arrives is up to the
+                # event loop (Python 3.12's wait_for wakes the waiter before this task; 3.11's did not).
+                self._handled = frame.index + 1
+                self._frame_added.set()
+        finally:
+            self._drained.set()
+            self._frame_added.set()
 
     async def _process(self, frame: ReceivedFrame, raw: str | bytes) -> None:
         if frame.type in ("play", "finish") and self._pending_feedback and not self.game.animating():
