@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -38,3 +40,39 @@ def test_unknown_players_are_refused(args: list[str]) -> None:
 def test_percentiles() -> None:
     assert hive_eval.percentile([3.0, 1.0, 2.0], 0.5) == 2.0
     assert hive_eval.percentile([], 0.5) != hive_eval.percentile([], 0.5)  # nan
+
+
+@pytest.mark.timeout(30)
+async def test_an_external_agent_that_never_connects_is_killed_and_reaped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A match that times out takes its external agent with it, waited for before the loop goes on.
+
+    Before, the cancelled wait left the process running (and, on 3.13, its transport warned
+    "Event loop is closed" once asyncio.run had closed the loop)."""
+    monkeypatch.setattr(hive_eval, "MATCH_TIMEOUT_S", 1.0)
+    pid_file = tmp_path / "pid"
+    sleeper = (f"cmd:{sys.executable} -c \"import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); "
+               f"time.sleep(60)\" {pid_file} {{port}}")
+    async with asyncio.timeout(10):
+        record = await hive_eval.play_one(sleeper, "example", seed=1)
+    assert "did not end within 1 s" in record.error
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # gone and reaped: a zombie would still answer
+
+
+@pytest.mark.timeout(30)
+async def test_run_to_end_kills_and_reaps_when_cancelled(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    task = asyncio.create_task(hive_eval.run_to_end(
+        [sys.executable, "-c", "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); "
+         "time.sleep(60)", str(pid_file)], 60))
+    async with asyncio.timeout(10):
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)
+    assert await hive_eval.run_to_end([sys.executable, "-c", "raise SystemExit(3)"], 10) == 3

@@ -125,14 +125,7 @@ def _chaos_config(base_url: str, seed: int) -> Any:
 async def _run_player(spec: str, port: int, name: str, seed: int, chaos: _Chaos | None,
                       stats: dict[str, Any]) -> ClientOutcome | None:
     if spec.startswith("cmd:"):
-        command = shlex.split(spec[4:].format(host="127.0.0.1", port=port))
-        proc = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.DEVNULL,
-                                                    stderr=asyncio.subprocess.DEVNULL)
-        try:
-            await asyncio.wait_for(proc.wait(), MATCH_TIMEOUT_S)
-        except TimeoutError:
-            proc.kill()
-            await proc.wait()
+        await run_to_end(shlex.split(spec[4:].format(host="127.0.0.1", port=port)), MATCH_TIMEOUT_S)
         return None
     if spec in ("ours", "ours+chaos"):
         from agent.core.llm import LLMClient
@@ -160,15 +153,41 @@ async def _run_player(spec: str, port: int, name: str, seed: int, chaos: _Chaos 
     return await play("127.0.0.1", port, name, decider, connect_timeout=10)
 
 
-async def _external_arena(command: str, port: int, log: Path) -> ArenaResult:
-    argv = shlex.split(command.format(port=port, log=str(log)))
-    proc = await asyncio.create_subprocess_exec(*argv, stdout=asyncio.subprocess.DEVNULL,
-                                                stderr=asyncio.subprocess.DEVNULL)
+async def run_to_end(argv: list[str], limit: float) -> int | None:
+    """Run a command until it exits or ``limit`` seconds; its exit code, None if it had to be killed.
+
+    The process is killed and waited for however the wait ends, also when the match is cancelled: an
+    unreaped process would outlive the match, and its transport, collected after asyncio.run closed the
+    loop, warns "Event loop is closed" (Python 3.13).
+    """
+    proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
+                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
     try:
-        await asyncio.wait_for(proc.wait(), MATCH_TIMEOUT_S)
+        return await asyncio.wait_for(proc.wait(), limit)
     except TimeoutError:
-        proc.kill()
-        await proc.wait()
+        return None
+    finally:
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await _reap(proc)
+
+
+async def _reap(proc: asyncio.subprocess.Process) -> None:
+    """Wait for a killed process even if cancelled meanwhile (it takes milliseconds), then re-raise."""
+    waiting = asyncio.ensure_future(proc.wait())
+    cancelled = False
+    while not waiting.done():
+        try:
+            await asyncio.shield(waiting)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
+
+async def _external_arena(command: str, port: int, log: Path) -> ArenaResult:
+    await run_to_end(shlex.split(command.format(port=port, log=str(log))), MATCH_TIMEOUT_S)
     result = ArenaResult()
     try:
         text = await asyncio.to_thread(log.read_text, encoding="utf-8", errors="replace")
@@ -204,14 +223,17 @@ async def play_one(a: str, b: str, seed: int, chaos: _Chaos | None = None, arena
             arena_task = asyncio.create_task(arena.serve())
             await arena.listening.wait()
             port = arena.port
-        players = asyncio.gather(_run_player(a, port, names["a"], seed, chaos, coach_stats),
-                                 _run_player(b, port, names["b"], seed + 7919, None, {}))
+        players = [asyncio.create_task(_run_player(a, port, names["a"], seed, chaos, coach_stats)),
+                   asyncio.create_task(_run_player(b, port, names["b"], seed + 7919, None, {}))]
         try:
-            outcomes, result = await asyncio.wait_for(asyncio.gather(players, arena_task), MATCH_TIMEOUT_S)
+            outcomes, result = await asyncio.wait_for(asyncio.gather(asyncio.gather(*players), arena_task),
+                                                      MATCH_TIMEOUT_S)
         except TimeoutError:
             record.error = f"match did not end within {MATCH_TIMEOUT_S:g} s"
-            arena_task.cancel()
-            players.cancel()
+            # The time-out cancelled all three, but gather returns as soon as the first is cancelled: wait
+            # for the others to finish cancelling (external agents killed and reaped, sockets closed)
+            # before the next match, or asyncio.run's end, comes.
+            await asyncio.wait([*players, arena_task])
             return record
     if not result.played:
         record.error = result.reason or "no match"
