@@ -39,26 +39,32 @@ async def agent_server(config: dict[str, Any]) -> AsyncIterator[AgentProcess]:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "agent", "--config", str(path), "--host", "127.0.0.1", "--port", str(port),
             "--log-level", "WARNING", stderr=asyncio.subprocess.PIPE)
-        assert proc.stderr is not None
-        first = await asyncio.wait_for(proc.stderr.readline(), 30)
-        if b"listening" not in first:
-            proc.terminate()
-            await proc.wait()
-            raise SystemExit(f"agent did not start: {first.decode(errors='replace').strip()}")
-        agent = AgentProcess(port, transcripts, proc)
-
-        async def drain() -> None:
-            assert proc.stderr is not None
-            agent.lines.extend([line.decode(errors="replace").rstrip() async for line in proc.stderr])
-
-        reader = asyncio.create_task(drain())
+        reader: asyncio.Task[None] | None = None
         try:
+            assert proc.stderr is not None
+            first = await asyncio.wait_for(proc.stderr.readline(), 30)
+            if b"listening" not in first:
+                raise SystemExit(f"agent did not start: {first.decode(errors='replace').strip()}")
+            agent = AgentProcess(port, transcripts, proc)
+
+            async def drain() -> None:
+                assert proc.stderr is not None
+                agent.lines.extend([line.decode(errors="replace").rstrip() async for line in proc.stderr])
+
+            reader = asyncio.create_task(drain())
             yield agent
         finally:
+            # Also when the start failed or timed out, or the benchmark was cancelled: a process left
+            # running outlives the benchmark, and its transport warns "Event loop is closed" (3.13).
             if proc.returncode is None:
                 proc.terminate()
-            await proc.wait()
-            await reader
+            try:
+                await asyncio.wait_for(proc.wait(), 10)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+            if reader is not None:
+                await reader
 
 
 def percentile(values: list[float], q: float) -> float:
