@@ -281,7 +281,8 @@ async def test_timeout_is_bounded_by_max_attempts(fake_openai: FakeOpenAI) -> No
     async with make_client(fake_openai, request_timeout=0.2, max_attempts=2) as llm:
         result = await llm.complete_json(MESSAGES, SCHEMA, "move")
     assert result.error == "timed out after 0.2s (2 attempts)"
-    assert len(fake_openai.chat_requests) == 2
+    # At most two: on a busy machine the second request may not have reached the fake within its 0.2 s.
+    assert 1 <= len(fake_openai.chat_requests) <= 2
     assert [a.status for a in result.attempts] == [None, None]
     assert 0.4 <= result.latency_s < 5.0
 
