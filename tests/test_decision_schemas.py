@@ -14,6 +14,9 @@ import pytest
 
 from agent.games.boardgame.players.llm import reply_schema
 from agent.games.boardgame.rules.registry import get_rules
+from agent.games.forge.fake.catalogue import catalogue
+from agent.games.forge.models import parse_request
+from agent.games.forge.prompt_context import schema_for
 from agent.games.hive.plan import plan_json_schema
 from agent.games.tangram.moves import MOVE_SCHEMA, move_schema
 
@@ -52,6 +55,8 @@ SCHEMAS = {
     "hive coach plan": plan_json_schema(),
     "boardgame tictactoe": reply_schema(get_rules("tictactoe")),
     "boardgame connect_four": reply_schema(get_rules("connect_four")),
+    **{f"forge {dialect} {name}": schema_for(parse_request(body))
+       for dialect in ("action", "possible_actions") for name, body in catalogue(dialect)},
 }
 
 

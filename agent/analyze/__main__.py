@@ -74,8 +74,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tables = build_tables((read_transcript(p) for p in paths), prices)
     written = write_summary(tables, args.out, args.by, args.transcripts)
+    guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
     print(f"{len(tables.sessions)} sessions, {len(tables.turns)} turns, {len(tables.chats)} chat replies, "
-          f"{len(tables.llm_calls)} LLM calls")
+          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides")
     for path in [*written.files, written.html]:
         print(f"wrote {path}")
     return 0

@@ -4,8 +4,9 @@ Pure functions over parsed records, so every game's transcripts give the same ta
 records decides what fills in: ``session_start`` (with the core's study metadata), ``turn_start``
 / ``turn_end`` (``turn``, ``outcome``, ``seconds`` and any numeric measure such as
 ``pieces_on_board``), ``llm`` (``purpose``, ``outcome``, tokens, ``latency_s``/``elapsed_s``),
-``chat_reply`` (``request``, ``reply``, ``outcome``, ``seconds``) and the chat request itself (any
-record with the same ``request`` id and a ``message``).
+``chat_reply`` (``request``, ``reply``, ``outcome``, ``seconds``), the chat request itself (any
+record with the same ``request`` id and a ``message``) and ``guard`` (a model's choice the game's
+guard replaced: counted per turn and per session).
 """
 
 from __future__ import annotations
@@ -142,6 +143,12 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
             row["llm_calls"] = row.get("llm_calls", 0) + 1
             row["tokens"] = row.get("tokens", 0.0) + prompt + completion
 
+    guards = [r for r in records if r["kind"] == "guard"]
+    for r in guards:
+        if r.get("turn") in turns:
+            row = turns[r["turn"]]
+            row["guard_overrides"] = row.get("guard_overrides", 0) + 1
+
     asked = {r["request"]: r for r in records
              if r.get("request") is not None and isinstance(r.get("message"), str) and r["kind"] != "chat_reply"}
     messages = {k: r["message"] for k, r in asked.items()}
@@ -156,7 +163,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
     seconds = [row["seconds"] for row in turn_rows if row.get("seconds") is not None]
     ended = [row for row in turn_rows if row.get("outcome") is not None]
     measures = sorted({k for row in turn_rows for k in row if k not in keys and k not in
-                       {"turn", "started_t", "outcome", "seconds", "llm_calls", "tokens"}})
+                       {"turn", "started_t", "outcome", "seconds", "llm_calls", "tokens", "guard_overrides"}})
     last = {f"final_{m}": next((row[m] for row in reversed(turn_rows) if row.get(m) is not None), None)
             for m in measures}
     out.sessions.append({
@@ -169,6 +176,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
         "turn_seconds_mean": sum(seconds) / len(seconds) if seconds else None,
         "chats": len(chat_rows), "llm_calls": len(llm_rows),
         "llm_failures": sum(1 for row in llm_rows if row["outcome"] != "ok"),
+        "guard_overrides": len(guards),
         "prompt_tokens": sum(row["prompt_tokens"] for row in llm_rows),
         "completion_tokens": sum(row["completion_tokens"] for row in llm_rows),
         "est_cost_usd": sum(row["est_cost_usd"] for row in llm_rows) if llm_rows else 0.0,

@@ -45,11 +45,14 @@ async def main() -> None:
                     await forge.play(Game(args.seed * 100 + seed, dialect, *DECKS[seed % 3], max_turns=12), report)
             await asyncio.sleep(0.5)  # the catalogue's session is closed at shutdown; the games' at reflect
             sources: Counter[str] = Counter()
+            guards: Counter[str] = Counter()
             for path in transcripts.glob("*.jsonl"):
                 for text in path.read_text().splitlines():
                     record = json.loads(text)
                     if record["kind"] == "decision":
                         sources[record["source"]] += 1
+                    elif record["kind"] == "guard":
+                        guards[record["rule"]] += 1
         llm_calls = len(fake.chat_requests)
     decisions = report.decisions
     valid = sum(e.verdict.valid for e in decisions)
@@ -59,6 +62,9 @@ async def main() -> None:
           f"= {100 * valid / len(decisions):.1f} %")
     print(f"Forge outcomes: {dict(report.outcomes())}")
     print(f"who decided: {dict(sources)}")
+    fallback = sources["heuristic-after-llm"]
+    print(f"heuristic after a failed LLM call: {fallback}/{len(decisions)} = {100 * fallback / len(decisions):.1f} %; "
+          f"guard overrides (llm.guard decided): {sum(guards.values())} {dict(guards)}")
     print(f"latency: p50={percentile(latencies, 0.5):.0f} ms p99={percentile(latencies, 0.99):.0f} ms "
           f"max={max(latencies):.0f} ms (deadline {args.deadline * 1000:.0f} ms)")
     print(f"games (12-turn cap): {dict(Counter(report.results))}")

@@ -140,3 +140,28 @@ def test_bad_arguments_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main([*argv, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+async def test_guard_overrides_are_counted_per_turn_and_per_session(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "transcripts"
+    t = Writer(src)
+    await t.open()
+    t.record("session_start", game="forge", player_kind="llm", model="gpt-4o")
+    for n, overrides in ((1, 0), (2, 1), (3, 2)):
+        with record_scope(turn=n):
+            t.record("turn_start")
+            for _ in range(overrides):
+                t.record("guard", rule="lethal-attack", model_choice="did not attack",
+                         replacement="attacked with Grizzly Bears", reason="lethal")
+            t.record("turn_end", outcome="guard" if overrides else "llm", seconds=0.1)
+    t.record("session_end", reason="reflect")
+    await t.close()
+    await _session(src, "P01", "explain", 2, 0)  # a session with no guard at all
+    out = tmp_path / "out"
+    assert main([str(src), "--out", str(out)]) == 0
+    assert "2 sessions, 5 turns, 0 chat replies, 2 LLM calls, 3 guard overrides" in capsys.readouterr().out
+    sessions = sorted(_csv(out / "sessions.csv"), key=lambda r: r["game"])
+    assert [(r["game"], r["guard_overrides"]) for r in sessions] == [("forge", "3"), ("tangram", "0")]
+    turns = [r for r in _csv(out / "turns.csv") if r["outcome"] in ("guard", "llm")]
+    assert [float(r["guard_overrides"] or 0) for r in sorted(turns, key=lambda r: r["turn"])] == [0, 1, 2]

@@ -7,6 +7,8 @@ is ``random`` or ``strong`` (so "against the engine's strong bot" means exactly 
 second agent that joins the match. Both move through the protocol, so illegal actions, retries
 and decision times are measured where they happen. An LLM player needs ``--config`` (the agent's
 YAML with an ``llm`` section); ``--fake-llm chaotic`` plays it against a local fake LLM instead.
+For an LLM player a last line says who chose its moves: the model, the guard (``llm.guard``, or
+``--guard`` to override the config) or the offline fallback.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 from agent.games.boardgame.client import ClientError, ClientSettings, MatchClient, MatchResult
 from agent.games.boardgame.engine.server import Engine, EngineSettings
 from agent.games.boardgame.players.base import MovePlayer, Player
+from agent.games.boardgame.players.guarded import GuardedPlayer
 from agent.games.boardgame.players.offline import make_offline
 from agent.games.boardgame.rules.base import GameRules
 from agent.games.boardgame.rules.registry import GAMES
@@ -122,6 +125,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--config", type=Path, help="agent YAML config with the llm section, for --a/--b llm")
     parser.add_argument("--fake-llm", choices=("chaotic", "legal"),
                         help="play the LLM player against a local fake LLM (no key, no network)")
+    parser.add_argument("--guard", choices=("decided", "off"), help="an llm player's llm.guard (default: the config's)")
     parser.add_argument("--log-level", default="ERROR", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
     args = parser.parse_args(argv)
     if args.matches < 1 or args.matches > 10_000:
@@ -134,13 +138,42 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 @dataclass
+class LLMUse:
+    """Who chose the LLM player's moves, over every match of an evaluation."""
+
+    guard: str
+    players: list[Player] = field(default_factory=list)
+    """The players made (guarded ones keep their overrides)."""
+
+    def overrides(self) -> Counter[str]:
+        return Counter(o.rule for p in self.players if isinstance(p, GuardedPlayer) for o in p.overrides)
+
+    def line(self, tally: Tally) -> str:
+        moves = sum(len(r.decisions) for r in tally.results)
+        fallbacks = sum(r.fallbacks for r in tally.results)
+        rules = self.overrides()
+        guarded = sum(rules.values())
+        model = moves - fallbacks - guarded
+        share = 100 / max(1, moves)
+        detail = ", ".join(f"{rule} {n}" for rule, n in sorted(rules.items()))
+        return (f"{tally.name} moves: {moves}; the model's {model} ({model * share:.1f} %), guard overrides "
+                f"{guarded} ({guarded * share:.1f} %{f': {detail}' if detail else ''}), offline fallbacks "
+                f"{fallbacks} ({fallbacks * share:.1f} %); llm.guard {self.guard}")
+
+
+@dataclass
 class Evaluation:
     header: str
     a: Tally
     b: Tally
+    llm: LLMUse | None = None
 
     def lines(self) -> list[str]:
-        return [self.header, self.a.summary(), *([self.b.summary()] if self.b.results else [])]
+        out = [self.header, self.a.summary(), *([self.b.summary()] if self.b.results else [])]
+        if self.llm is not None:
+            out += [self.llm.line(t) for t, kind in ((self.a, self.a.name), (self.b, self.b.name))
+                    if t.results and kind.split("=", 1)[1].startswith("llm")]
+        return out
 
 
 async def evaluate(args: argparse.Namespace) -> Evaluation:
@@ -151,10 +184,11 @@ async def evaluate(args: argparse.Namespace) -> Evaluation:
     url = f"ws://127.0.0.1:{port}"
     cleanup: list[Callable[[], Any]] = []
     llm_factory = None
+    use: LLMUse | None = None
     limits: dict[str, Any] = {"max_attempts": 3, "decision_seconds": 60.0}
     try:
         if "llm" in (args.a, args.b):
-            llm_factory, limits = await _llm_factory(args, cleanup)
+            llm_factory, limits, use = await _llm_factory(args, cleanup)
         tally_a = Tally(f"A={args.a}")
         tally_b = Tally(f"B={args.b}{' (engine bot)' if args.b in ENGINE_BOTS else ''}")
         a_first_count = 0
@@ -170,7 +204,7 @@ async def evaluate(args: argparse.Namespace) -> Evaluation:
         elapsed = time.monotonic() - started
         header = (f"{args.game}: A={args.a} vs B={args.b}, {args.matches} matches (A moved first in {a_first_count}), "
                   f"search {args.search_seconds:g} s/move, seed {args.seed}, {elapsed:.1f} s")
-        return Evaluation(header, tally_a, tally_b)
+        return Evaluation(header, tally_a, tally_b, use)
     finally:
         for close in reversed(cleanup):
             result = close()
@@ -191,15 +225,17 @@ async def run(args: argparse.Namespace) -> int:
 
 
 async def _llm_factory(args: argparse.Namespace, cleanup: list[Callable[[], Any]]
-                       ) -> tuple[Callable[[GameRules[Any]], Player], dict[str, Any]]:
-    """The LLM player's factory and the config's per-turn limits."""
+                       ) -> tuple[Callable[[GameRules[Any]], Player], dict[str, Any], LLMUse]:
+    """The LLM player's factory, the config's per-turn limits, and the record of who chose."""
     from agent.core.config import load_config
     from agent.core.llm import LLMClient
     from agent.games.boardgame.config import BoardgameConfig
     from agent.games.boardgame.players.llm import LLMPlayer
-    from agent.games.boardgame.runner import load_templates
+    from agent.games.boardgame.runner import guard_seconds, load_templates
 
     config = load_config(args.config, BoardgameConfig)
+    if args.guard is not None:
+        config = config.model_copy(update={"llm": config.llm.model_copy(update={"guard": args.guard})})
     if args.fake_llm:
         from agent.core.testing.fake_openai import FakeOpenAI
         from agent.games.boardgame.testing import chaotic_responder, legal_responder
@@ -214,10 +250,15 @@ async def _llm_factory(args: argparse.Namespace, cleanup: list[Callable[[], Any]
     prompts = load_templates(config)
     client = LLMClient(config.llm, config.api_key())
     cleanup.append(client.aclose)
+    use = LLMUse(config.llm.guard)
 
     def make(rules: GameRules[Any]) -> Player:
-        return LLMPlayer(client, prompts, max_calls=config.play.max_llm_calls)
-    return make, {"max_attempts": config.play.max_attempts, "decision_seconds": config.play.decision_seconds}
+        player: Player = LLMPlayer(client, prompts, max_calls=config.play.max_llm_calls)
+        if config.llm.guard == "decided":
+            player = GuardedPlayer(player, rules, guard_seconds(config))
+        use.players.append(player)
+        return player
+    return make, {"max_attempts": config.play.max_attempts, "decision_seconds": config.play.decision_seconds}, use
 
 
 def main(argv: list[str] | None = None) -> int:

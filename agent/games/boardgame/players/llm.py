@@ -244,5 +244,9 @@ class LLMPlayer(Player, TextPlayer):
         self.completion_tokens += result.completion_tokens
         record_llm_result(self._transcript, purpose, messages, started, result, attempt=attempt)
         if not result.ok:
+            if result.text:
+                # The model answered, unusably (prose, cut off, far too long): another attempt with
+                # the reason fed back may do, as for an illegal move.
+                raise InvalidChoice(f"your reply could not be read: {result.error}")
             raise PlayerUnavailable(f"the LLM call failed: {result.error}")
         return result

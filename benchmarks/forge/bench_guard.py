@@ -1,0 +1,141 @@
+"""Decided positions with a chaotic LLM: is lethal taken and the survival block made, every time?
+
+    .venv/bin/python -m benchmarks.forge.bench_guard [--repeats 6] [--deadline 1.0] [--version early]
+
+The agent runs as its own process with the LLM player (``llm.guard: decided``, then ``off``); the
+fake LLM is the chaotic one (a sensible reply sometimes, otherwise every way a model or provider
+fails, stalls past the deadline included). The fake Forge sends positions whose answer the
+heuristic proves, in both dialects, each ``--repeats`` times as a new game: lethal burn (our turn
+and their end step), the burn's target, lethal attacks (through a blocker, in the air) and blocks
+needed to survive. Each answer is read as Forge reads it and checked: the lethal spell cast, the
+opponent targeted, an attack whose sure damage is at least their life, blocks that keep us alive.
+Goal with the guard on: every answer keeps the decided position.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections import Counter
+from typing import Any
+
+from agent.core.testing.fake_openai import FakeOpenAI
+from agent.games.forge import heuristic
+from agent.games.forge.fake.catalogue import OPP, Table
+from agent.games.forge.fake.client import FakeForge
+from agent.games.forge.fake.llm import chaotic
+from agent.games.forge.models import ActionState, AttackState, BlockState, TargetState, parse_request
+from agent.games.forge.view import build_view
+from benchmarks.forge.agent_process import forge_agent, llm_section
+
+
+def positions(dialect: str) -> list[tuple[str, dict[str, Any]]]:
+    """(name, request) of each decided position; main decisions in ``dialect``."""
+    out = []
+    t = Table(turn=6, opp_life=3)
+    t.lands(2, "Mountain")
+    t.hand("Lightning Bolt", "Grizzly Bears", "Mountain")
+    t.theirs("Serra Angel")
+    out.append(("lethal burn, our main phase", t.actions(dialect)))
+    out.append(("lethal burn's target", t.target("Lightning Bolt")))
+    t = Table(turn=7, my_turn=False, phase="END_OF_TURN", opp_life=2)
+    t.lands(1, "Mountain")
+    t.hand("Shock")
+    t.mine("Grizzly Bears")
+    out.append(("lethal burn, their end step", t.actions(dialect)))
+    t = Table(turn=8, phase="COMBAT_DECLARE_ATTACKERS", opp_life=4)
+    t.mine("Grizzly Bears", "Centaur Courser", "Goblin Guide")
+    t.theirs("Wall of Omens")
+    out.append(("lethal attack through a blocker", t.attack()))
+    t = Table(turn=8, phase="COMBAT_DECLARE_ATTACKERS", opp_life=4)
+    t.mine("Serra Angel", "Grizzly Bears")
+    t.theirs("Hill Giant")
+    out.append(("lethal attack in the air", t.attack()))
+    t = Table(turn=9, phase="COMBAT_DECLARE_BLOCKERS", my_turn=False, my_life=5)
+    t.mine("Llanowar Elves", "Savannah Lions")
+    out.append(("chump to survive", t.block(t.theirs("Craw Wurm", "Hill Giant"))))
+    t = Table(turn=9, phase="COMBAT_DECLARE_BLOCKERS", my_turn=False, my_life=3)
+    t.mine("Wall of Omens", "Llanowar Elves")
+    out.append(("block to survive", t.block(t.theirs("Hill Giant", "Savannah Lions"))))
+    return out
+
+
+def kept(body: dict[str, Any], decision: dict[str, Any]) -> bool:
+    """Whether Forge's reading of the answer keeps the decided position."""
+    request = parse_request(body)
+    view = build_view(request)
+    opts = request.options
+    if isinstance(opts, ActionState):
+        index = decision.get("index")
+        option = next((o for o in opts.options if o.index == index), None)
+        return option is not None and heuristic.burns_for_lethal(option, view)
+    if isinstance(opts, TargetState):
+        names = {t.index: t.name for t in opts.targets}
+        return OPP in {names.get(i) for i in decision.get("indices", [])}
+    if isinstance(opts, AttackState):
+        attackers = dict(heuristic.attacker_creatures(opts, view))
+        chosen = [attackers[a] for a, _ in decision.get("pairs", []) if a in attackers]
+        return heuristic.damage_through(chosen, view) >= view.opp.life
+    assert isinstance(opts, BlockState)
+    incoming, blockers = heuristic.block_sides(opts, view)
+    pairs = [(int(p[0]), int(p[1])) for p in decision.get("pairs", [])]
+    return heuristic.incoming_damage(incoming, dict(blockers), pairs) < view.me.life
+
+
+async def run(guard: str, args: argparse.Namespace) -> None:
+    results: Counter[str] = Counter()
+    lost: Counter[str] = Counter()
+    async with FakeOpenAI(responder=chaotic(args.seed, stall_s=args.deadline * 3)) as fake:
+        config = {**llm_section(fake.base_url), "decision": {"deadline": args.deadline}}
+        config["llm"]["guard"] = guard
+        async with forge_agent(config) as (url, transcripts, _), FakeForge(url, args.version) as forge:
+            games: list[str] = []
+            for dialect in ("action", "possible_actions"):
+                for repeat in range(args.repeats):
+                    for name, body in positions(dialect):
+                        game = f"{dialect}-{repeat}-{len(games)}"
+                        games.append(game)
+                        exchange = await forge.send({**body, "gameId": game})
+                        ok = exchange.verdict.valid and kept(body, exchange.verdict.decision)
+                        results[f"{name} ({dialect})" if "burn," in name else name] += 1
+                        if not ok:
+                            lost[f"{name} ({dialect})" if "burn," in name else name] += 1
+            for game in games:
+                await forge.send({"gameId": game, "requestType": "reflect", "context": {"result": "bench"}})
+            await asyncio.sleep(0.5)
+            sources: Counter[str] = Counter()
+            rules: Counter[str] = Counter()
+            for path in transcripts.glob("*.jsonl"):
+                for text in path.read_text().splitlines():
+                    record = json.loads(text)
+                    if record["kind"] == "decision":
+                        sources[record["source"]] += 1
+                    elif record["kind"] == "guard":
+                        rules[record["rule"]] += 1
+    total = sum(results.values())
+    thrown = sum(lost.values())
+    print(f"llm.guard {guard} ({args.version} client, deadline {args.deadline:g} s): {total - thrown} of {total} "
+          f"decided positions kept, {thrown} thrown away")
+    for name in sorted(results):
+        print(f"  {name}: {results[name] - lost[name]}/{results[name]}")
+    decided = sum(sources.values())
+    fallback = sources["heuristic-after-llm"]
+    print(f"  who decided: {dict(sources)}; heuristic after a failed LLM call {fallback}/{decided} "
+          f"({100 * fallback / max(1, decided):.0f} %)")
+    print(f"  guard overrides: {sum(rules.values())} {dict(rules)}")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=6, help="times each position is sent per dialect")
+    parser.add_argument("--deadline", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--version", choices=["early", "later"], default="early")
+    args = parser.parse_args()
+    for guard in ("decided", "off"):
+        await run(guard, args)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
