@@ -245,3 +245,17 @@ async def test_llm_calls_per_match_are_capped_then_the_offline_player_plays(fake
     await client.aclose()
     assert len(fake_openai.chat_requests) == 2 and player.calls == 2
     assert result.status == "ended" and result.fallbacks == len(result.decisions) - 2
+
+
+async def test_an_unreadable_reply_is_another_attempt_with_the_reason_fed_back(fake_openai: FakeOpenAI) -> None:
+    fake_openai.enqueue(FakeReply.ok("I would play the centre."))  # the model answered, but not in JSON
+    fake_openai.responder = legal_responder(random.Random(4))
+    client = llm_client(fake_openai)
+    async with running_engine(games=("tictactoe",), bot="random", seed=4) as (_engine, url):
+        result = await MatchClient(ClientSettings(url=url, agent_id="L", poll_seconds=1.0),
+                                   lambda rules: LLMPlayer(client, prompts()), fallback).play()
+    await client.aclose()
+    first = result.decisions[0]
+    assert first.attempts == 2 and first.illegal == 1 and not first.fallback
+    retry = fake_openai.chat_requests[1].messages[-1]["content"]
+    assert "your reply could not be read: reply is not a JSON object" in retry
