@@ -158,12 +158,25 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
                   "outcome": r.get("outcome"), "seconds": _number(r.get("seconds"))}
                  for r in records if r["kind"] == "chat_reply"]
 
+    # Plays decided by an LLM that was offered checked candidates (tangram): a named candidate or
+    # the model's own move. Decision records without the "candidate" key (other games, older
+    # transcripts) count in neither.
+    plays = [r for r in records if r["kind"] == "decision" and "candidate" in r and r.get("pose") is not None]
+    candidate_plays = sum(1 for r in plays if r.get("candidate"))
+    own_plays = sum(1 for r in plays if not r.get("candidate") and str(r.get("source", "")).startswith("llm"))
+    for r in plays:
+        if r.get("turn") in turns and not r.get("adjust"):
+            source = str(r.get("source", ""))
+            turns[r["turn"]]["play"] = (f"candidate {r['candidate']}" if r.get("candidate")
+                                        else "own" if source.startswith("llm") else source)
+
     times = [t for t in (_number(r.get("t")) for r in records) if t is not None]
     turn_rows = sorted(turns.values(), key=lambda row: (str(type(row["turn"])), row["turn"]))
     seconds = [row["seconds"] for row in turn_rows if row.get("seconds") is not None]
     ended = [row for row in turn_rows if row.get("outcome") is not None]
     measures = sorted({k for row in turn_rows for k in row if k not in keys and k not in
-                       {"turn", "started_t", "outcome", "seconds", "llm_calls", "tokens", "guard_overrides"}})
+                       {"turn", "started_t", "outcome", "seconds", "llm_calls", "tokens", "guard_overrides",
+                        "play"}})
     last = {f"final_{m}": next((row[m] for row in reversed(turn_rows) if row.get(m) is not None), None)
             for m in measures}
     out.sessions.append({
@@ -180,6 +193,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
         "prompt_tokens": sum(row["prompt_tokens"] for row in llm_rows),
         "completion_tokens": sum(row["completion_tokens"] for row in llm_rows),
         "est_cost_usd": sum(row["est_cost_usd"] for row in llm_rows) if llm_rows else 0.0,
+        "candidate_plays": candidate_plays if plays else None, "own_plays": own_plays if plays else None,
         "bad_lines": transcript.bad_lines, **last,
     })
     out.turns = turn_rows

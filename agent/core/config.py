@@ -84,6 +84,9 @@ class ImageConfig(StrictModel):
 class TranscriptConfig(StrictModel):
     enabled: bool = True
     dir: Path = Path("transcripts")
+    images: bool = Field(False, description=(
+        "Also keep every picture sent to the LLM, exactly as sent, once per distinct picture, in a folder "
+        "next to the transcript (<transcript name>.files/); the llm records name the files."))
 
 
 class GameConfig(StrictModel):

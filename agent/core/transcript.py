@@ -24,7 +24,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,12 +79,21 @@ MAX_LINE_CHARS = 1_000_000
 """A record longer than this (whatever a caller put in it) keeps its head and its length only."""
 
 
+MAX_FILES = 2000
+"""Files kept next to one transcript (``keep_file``); past that a file is named but not written."""
+MAX_FILE_BYTES = 8 * 1024 * 1024
+
+
 class Transcript:
     def __init__(self, directory: Path | None, session_id: str | None = None,
-                 secrets: Secrets | Iterable[str] = (), tags: Mapping[str, str] | None = None) -> None:
+                 secrets: Secrets | Iterable[str] = (), tags: Mapping[str, str] | None = None,
+                 keep_files: bool = False) -> None:
         self.session_id = session_id or uuid.uuid4().hex[:12]
         self._secrets = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
-        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._queue: asyncio.Queue[str | tuple[Path, bytes] | None] = asyncio.Queue()
+        self.keep_files = keep_files
+        """Whether :meth:`keep_file` writes (``transcripts.images``): pictures sent to an LLM, say."""
+        self._kept: set[str] = set()
         self._file: TextIO | None = None
         self._task: asyncio.Task[None] | None = None
         self._named: set[str] = set()
@@ -158,6 +167,18 @@ class Transcript:
             self.record(kind, sha256=digest, text=text)
         return digest
 
+    def keep_file(self, data: bytes, suffix: str) -> str | None:
+        """Write ``data`` once per session into the folder next to the transcript (``<name>.files/``),
+        named by its hash, and return that name relative to the transcript's folder; None when files
+        are not kept. Never raises; the write happens in the writer's thread, in record order."""
+        if self.path is None or self._closed or not self.keep_files or len(data) > MAX_FILE_BYTES:
+            return None
+        name = f"{self.path.stem}.files/{hashlib.sha256(data).hexdigest()[:16]}.{suffix.strip('.')[:8]}"
+        if name not in self._kept and len(self._kept) < MAX_FILES:
+            self._kept.add(name)
+            self._queue.put_nowait((self.path.parent / name, data))
+        return name
+
     async def _drain(self) -> None:
         assert self._file is not None
         while True:
@@ -166,18 +187,25 @@ class Transcript:
             while not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             done = None in batch
-            text = "".join(f"{x}\n" for x in batch if x is not None)
+            text = "".join(f"{x}\n" for x in batch if isinstance(x, str))
+            files = [x for x in batch if isinstance(x, tuple)]
             try:
-                await asyncio.to_thread(self._write, text)
+                await asyncio.to_thread(self._write, text, files)
             except Exception as exc:  # disk full or removed: keep playing, say it once per batch
                 log.error("transcript %s: write failed: %s", self.path, exc)
             if done:
                 return
 
-    def _write(self, text: str) -> None:
+    def _write(self, text: str, files: Sequence[tuple[Path, bytes]] = ()) -> None:
         assert self._file is not None
-        self._file.write(text)
-        self._file.flush()
+        for path, data in files:
+            path.parent.mkdir(mode=0o700, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+        if text:
+            self._file.write(text)
+            self._file.flush()
 
     async def close(self) -> None:
         """Write everything still queued, then close. Safe to call more than once."""

@@ -165,3 +165,26 @@ async def test_guard_overrides_are_counted_per_turn_and_per_session(tmp_path: Pa
     assert [(r["game"], r["guard_overrides"]) for r in sessions] == [("forge", "3"), ("tangram", "0")]
     turns = [r for r in _csv(out / "turns.csv") if r["outcome"] in ("guard", "llm")]
     assert [float(r["guard_overrides"] or 0) for r in sorted(turns, key=lambda r: r["turn"])] == [0, 1, 2]
+
+
+def test_candidate_and_own_plays_are_counted_per_session(tmp_path: Path) -> None:
+    pose = {"piece": "Red", "x": 1.0, "y": 2.0, "rotation": 0.0}
+    decisions = [{"turn": 1, "source": "llm", "candidate": "A", "pose": pose},
+                 {"turn": 2, "source": "llm", "candidate": None, "pose": pose},
+                 {"turn": 2, "source": "llm+feedback", "candidate": None, "pose": pose, "adjust": True},
+                 {"turn": 3, "source": "llm", "candidate": "B", "pose": pose},
+                 {"turn": 4, "source": "llm", "candidate": None, "pose": None},  # a pass is no play
+                 {"turn": 5, "source": "fallback", "candidate": None, "pose": pose}]  # nor the fallback's
+    lines = [{"kind": "session_start", "session": "s"}]
+    for d in decisions:
+        lines += [{"kind": "turn_start", "turn": d["turn"]}, {"kind": "decision", **d},
+                  {"kind": "turn_end", "turn": d["turn"], "outcome": "played", "seconds": 1}]
+    path = tmp_path / "s.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    rows = session_rows(read_transcript(path), PRICES)
+    assert (rows.sessions[0]["candidate_plays"], rows.sessions[0]["own_plays"]) == (2, 2)
+    assert {r["turn"]: r.get("play") for r in rows.turns} == {1: "candidate A", 2: "own", 3: "candidate B",
+                                                              4: None, 5: "fallback"}
+    older = tmp_path / "o.jsonl"  # decisions without the field: neither count, no column of zeros
+    older.write_text(json.dumps({"kind": "decision", "turn": 1, "source": "llm", "pose": pose}) + "\n")
+    assert session_rows(read_transcript(older), PRICES).sessions[0]["candidate_plays"] is None

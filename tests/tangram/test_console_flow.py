@@ -4,6 +4,7 @@ simulator as the game. Every mode, every verdict, the deadline bounds, the trans
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import time
@@ -15,7 +16,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply, first_enum_responder
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.web import ConsoleServer
@@ -298,3 +299,21 @@ async def test_llm_tokens_reach_the_page_and_secrets_never_do(tmp_path: Path, mo
             view = await page.until(lambda m: m["type"] == "game" and m["game"]["history"] and m["game"])
             assert view["tokens"]["prompt"] == 1234 and view["history"][0]["tokens"]["prompt"] == 1234
             assert all(secret not in json.dumps(m) for m in page.seen)
+
+
+async def test_the_page_shows_the_pictures_exactly_as_the_model_saw_them(tmp_path: Path) -> None:
+    async with FakeOpenAI(responder=first_enum_responder) as fake:
+        config = Config.model_validate({"player": "llm", "llm": {"base_url": fake.base_url, "request_timeout": 5,
+                                                                 "api_key_required": False, "candidates": 2},
+                                        "images": {"annotate": ["grid", "labels", "candidates"]}})
+        async with console_setup(tmp_path, config=config) as s, s.page() as page, s.game() as (game, gid):
+            assert (await game.ai_turn(deadline=10)).finished
+            view = await page.until(lambda m: m["type"] == "game" and m["game"]["history"] and m["game"])
+            assert view["images"]["model_board"] and view["images"]["model_drawer"]
+            sent = [base64.b64decode(u.partition(",")[2]) for u in fake.chat_requests[0].image_urls()]
+            async with aiohttp.ClientSession() as http:
+                for which, data in zip(("model_board", "model_drawer"), sent, strict=True):
+                    async with http.get(f"{s.web.url}img/{gid}/{which}?v=1") as resp:
+                        assert resp.status == 200 and await resp.read() == data
+                async with http.get(f"{s.web.url}img/{gid}/board?v=1") as resp:
+                    assert await resp.read() != sent[0]  # the game's own picture is another one

@@ -252,3 +252,20 @@ async def test_candidates_alone_and_marks_alone(tmp_path: Any) -> None:
         text = fake.chat_requests[0].json["messages"][1]["content"][0]["text"]
         assert "faint grid" in text and "dashed outline" not in text and "name written" not in text
         assert "- B: place" in text and "- C:" not in text
+
+
+async def test_the_simulators_report_shows_each_llm_turns_picture_as_the_model_saw_it(tmp_path: Any) -> None:
+    from agent.games.tangram.sim.report import write_report
+    from agent.games.tangram.sim.runner import RunOptions, run_in_process, summarize
+
+    async with FakeOpenAI(responder=first_enum_responder) as fake:
+        config = llm_config(fake.base_url, tmp_path, 3, ["grid", "labels", "candidates"])
+        options = RunOptions(games=1, turns=2, human="random", seed=5, tween=0.0)
+        results = await run_in_process(config, options, tmp_path / "agent")
+        sent = [base64.b64decode(r.image_urls()[0].partition(",")[2]) for r in fake.chat_requests]
+    index = write_report(tmp_path / "report", summarize(results, options, "in-process", transcripts=True), results)
+    html = index.read_text()
+    shown = [line.split('src="')[1].split('"')[0] for line in html.splitlines()
+             if "exactly as the model got it" in line]
+    assert len(shown) == 2  # one per AI turn
+    assert [(index.parent / name).read_bytes() for name in shown] == sent

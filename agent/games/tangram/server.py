@@ -263,7 +263,7 @@ class AgentServer:
         peer = _peer(connection)
         # The transcript file is made at the first frame: an idle socket holds one descriptor only.
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
-                                secrets=self.secrets, tags=self.config.tags)
+                                secrets=self.secrets, tags=self.config.tags, keep_files=self.config.transcripts.images)
         session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer,
                           study=self.study)
         session.images = self.images

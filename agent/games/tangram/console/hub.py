@@ -200,8 +200,14 @@ class Console:
     async def image(self, game_id: str, which: str) -> tuple[bytes, str] | None:
         """The latest board or drawer picture of a game, decoded, and its content type."""
         game = self.games.get(game_id)
-        if game is None or which not in ("board", "drawer"):
+        if game is None or which not in ("board", "drawer", "model_board", "model_drawer"):
             return None
+        if which in game.model_images:  # as the LLM saw them: bytes already
+            data = game.model_images[which]
+            if data is None:
+                return None
+            kind = _image_type(data)
+            return (data, kind) if kind is not None else None
         b64 = game.board_img if which == "board" else game.drawer_img
         if not b64:
             return None
@@ -214,13 +220,18 @@ class Console:
             data = await asyncio.to_thread(base64.b64decode, b64, validate=False)
         except (binascii.Error, ValueError):
             return None
-        if data.startswith(PNG_MAGIC):
-            kind = "image/png"
-        elif data.startswith(JPEG_MAGIC):
-            kind = "image/jpeg"
-        else:
+        kind = _image_type(data)
+        if kind is None:
             return None  # not a picture: never served under a guessed type
         self._images[key] = (data, kind)
         while len(self._images) > IMAGE_CACHE:
             self._images.popitem(last=False)
         return data, kind
+
+
+def _image_type(data: bytes) -> str | None:
+    if data.startswith(PNG_MAGIC):
+        return "image/png"
+    if data.startswith(JPEG_MAGIC):
+        return "image/jpeg"
+    return None

@@ -137,7 +137,9 @@ class GameSupervisor:
         self.state = GameState()
         self.board_img: str | None = None
         self.drawer_img: str | None = None
-        self.image_versions = {"board": 0, "drawer": 0}
+        self.image_versions = {"board": 0, "drawer": 0, "model_board": 0, "model_drawer": 0}
+        self.model_images: dict[str, bytes | None] = {"model_board": None, "model_drawer": None}
+        """The pictures exactly as the LLM saw them for its latest decision (marks included)."""
         self.chat: deque[dict[str, Any]] = deque(maxlen=MAX_CHAT_LINES)
         self.history: deque[TurnLog] = deque(maxlen=MAX_TURNS_SHOWN)
         self.current: TurnLog | None = None
@@ -222,6 +224,15 @@ class GameSupervisor:
             return
         self._changed()
 
+    def _model_saw(self, images: tuple[bytes, ...]) -> None:
+        """Keep the pictures the LLM got for this decision (board first), for the page."""
+        if not images:
+            return
+        for key, data in zip(("model_board", "model_drawer"), (*images, None, None), strict=False):
+            self.model_images[key] = data
+            self.image_versions[key] += 1
+        self._changed()
+
     def _chat_line(self, by: str, text: str) -> None:
         self.chat.append({"t": round(time.time(), 3), "by": by, "text": text[:MAX_REASONING_CHARS]})
 
@@ -265,6 +276,7 @@ class GameSupervisor:
                 return decision
             return self._wizard_decision(review, verdict)
         proposal = await propose()
+        self._model_saw(proposal.images)
         if self.mode != "supervised":  # the mode may have changed while the player thought
             return proposal
         check = None
@@ -466,6 +478,11 @@ class GameSupervisor:
     def board(self) -> dict[str, Pose]:
         return board_of(self.state)
 
+    def _image_present(self, which: str) -> bool:
+        if which in self.model_images:
+            return self.model_images[which] is not None
+        return bool(getattr(self, f"{which}_img"))
+
     def view(self) -> dict[str, Any]:
         """The game as the page draws it (no images: those are fetched by version)."""
         loop = asyncio.get_running_loop()
@@ -478,7 +495,7 @@ class GameSupervisor:
         return {
             "id": self.id, "peer": self.peer, "player": self.player_name, "mode": self.mode,
             "objective": self.objective, "ended": self.ended, "started": self.started,
-            "images": {k: (v if getattr(self, f"{k}_img") else None) for k, v in self.image_versions.items()},
+            "images": {k: (v if self._image_present(k) else None) for k, v in self.image_versions.items()},
             "viewbox": VIEWBOX, "pieces": pieces_json(self.state), "off_board": sorted(self.state.off_board),
             "turn": turn, "reviews": [_review_json(r, now) for r in sorted(self.reviews.values(), key=lambda r: r.id)],
             "chat": list(self.chat), "history": [_turn_json(t) for t in reversed(self.history)],

@@ -9,6 +9,7 @@ config asks for it, lets the offline planner play the turn instead.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from dataclasses import replace
@@ -65,7 +66,7 @@ class LLMPlayer:
                        has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
         messages, image_bytes = self._messages("chat", context, marks.images)
         # No deadline of its own: the session bounds a chat answer (a cancel is recorded).
-        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None)
+        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None, marks.images)
         assert result is not None
         reply = result.data.get("reply") if isinstance(result.data, dict) else None
         if isinstance(reply, str) and reply.strip():
@@ -83,7 +84,7 @@ class LLMPlayer:
         offered = marks.candidates.letters
         # Retries may add up to more than the turn has; stop in time for the fallback to play.
         result = await self._call(template, messages, move_schema(offered), "tangram_move", image_bytes,
-                                  view.decide_by)
+                                  view.decide_by, marks.images)
         if result is None:
             return await self._failed(view, "the language model did not answer in time", marks)
         if result.error:
@@ -158,13 +159,14 @@ class LLMPlayer:
                 {"role": "user", "content": content}], sum(len(d) for d in images)
 
     async def _call(self, purpose: str, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str,
-                    image_bytes: int, deadline: float | None) -> LLMResult | None:
+                    image_bytes: int, deadline: float | None, images: tuple[bytes, ...] = ()) -> LLMResult | None:
         """One LLM call, recorded however it ends; None when ``deadline`` (loop time) passed first.
 
         A call cancelled from outside (the turn's deadline, a disconnect, a shutdown) leaves an
         ``llm`` record with outcome ``cancelled`` before the cancellation goes on.
         """
         started = time.monotonic()
+        shown = _image_refs(self.transcript, images)
         try:
             async with asyncio.timeout_at(deadline):
                 # Chat answers wait behind turns for a slot of the process-wide LLM gate.
@@ -172,14 +174,25 @@ class LLMPlayer:
                                                          priority="chat" if purpose == "chat" else "play")
         except TimeoutError:
             record_llm_unfinished(self.transcript, purpose, messages, started, "timeout", self.config.llm.model,
-                                  image_bytes=image_bytes)
+                                  image_bytes=image_bytes, images=shown)
             return None
         except asyncio.CancelledError:
             record_llm_unfinished(self.transcript, purpose, messages, started, "cancelled", self.config.llm.model,
-                                  image_bytes=image_bytes)
+                                  image_bytes=image_bytes, images=shown)
             raise
-        record_llm_result(self.transcript, purpose, messages, started, result, image_bytes=image_bytes)
+        record_llm_result(self.transcript, purpose, messages, started, result, image_bytes=image_bytes, images=shown)
         return result
+
+
+def _image_refs(transcript: Transcript, images: tuple[bytes, ...]) -> list[dict[str, Any]]:
+    """Each picture sent, as the llm record names it: a hash, its size, and the file it was kept in
+    (``transcripts.images``; the simulator's report shows those files)."""
+    refs = []
+    for data in images:
+        suffix = "jpg" if data.startswith(b"\xff\xd8") else "png"
+        refs.append({"sha256": hashlib.sha256(data).hexdigest()[:16], "bytes": len(data),
+                     "file": transcript.keep_file(data, suffix)})
+    return refs
 
 
 def _seen(decision: Decision, marks: Marks | None) -> Decision:

@@ -147,7 +147,8 @@ async def _run(args: argparse.Namespace, config: Any, options: RunOptions) -> di
             agent = args.connect
             results = await run_games(args.connect, options, on_turn)
             if args.transcripts:
-                attach_transcripts(results, read_transcript_dir(args.transcripts, since=started - 1))
+                attach_transcripts(results, read_transcript_dir(args.transcripts, since=started - 1),
+                                   Path(args.transcripts))
                 transcripts_read = True
         else:
             agent = f"in-process {args.config or '(defaults)'} ({config.player})"

@@ -15,6 +15,7 @@ Every text from the agent goes through Jinja2's autoescape.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -58,8 +59,32 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_PROMPT_CHARS else text[:MAX_PROMPT_CHARS] + "\n... (clipped; see the transcript)"
 
 
-def _llm_calls(result: GameResult) -> dict[int, list[dict[str, Any]]]:
-    """Each AI turn's LLM calls: the prompt (system prompt by its hash) and the reply, for folding."""
+def _seen_images(rec: dict[str, Any], result: GameResult, directory: Path) -> list[str]:
+    """The pictures an LLM call sent, exactly as sent, copied into the report (when the agent kept
+    them: ``transcripts.images``, which an in-process run turns on)."""
+    out: list[str] = []
+    images = rec.get("images")
+    if result.agent_dir is None or not isinstance(images, list):
+        return out
+    root = result.agent_dir.resolve()
+    for ref in images:
+        name = ref.get("file") if isinstance(ref, dict) else None
+        if not isinstance(name, str):
+            continue
+        source = (root / name).resolve()
+        if not source.is_relative_to(root) or not source.is_file():
+            continue  # a record naming a file elsewhere is not followed
+        target = f"img/llm/{source.name}"
+        (directory / "img" / "llm").mkdir(parents=True, exist_ok=True)
+        if not (directory / target).exists():
+            shutil.copyfile(source, directory / target)
+        out.append(target)
+    return out
+
+
+def _llm_calls(result: GameResult, directory: Path) -> dict[int, list[dict[str, Any]]]:
+    """Each AI turn's LLM calls: the prompt (system prompt by its hash), the pictures as the model
+    saw them, and the reply, for folding."""
     systems = {rec.get("sha256"): rec.get("text", "") for rec in result.agent_records or []
                if rec.get("kind") == "system_prompt"}
     calls: dict[int, list[dict[str, Any]]] = {}
@@ -76,7 +101,8 @@ def _llm_calls(result: GameResult) -> dict[int, list[dict[str, Any]]]:
                 "system": _clip(str(systems.get(rec.get("system_sha256"), ""))),
                 "messages": [{"role": str(m.get("role", "?")), "text": _clip(str(m.get("text", "")))}
                              for m in messages if isinstance(m, dict)],
-                "reply": _clip(str(rec.get("text") or rec.get("error") or "(no reply)"))})
+                "reply": _clip(str(rec.get("text") or rec.get("error") or "(no reply)")),
+                "images": _seen_images(rec, result, directory), "purpose": rec.get("purpose")})
     return calls
 
 
@@ -139,7 +165,7 @@ def write_report(directory: Path, summary: dict[str, Any], results: list[GameRes
             (directory / name).write_bytes(snap.png)
             images[(snap.round, snap.who)] = name
         notes = agent_notes(result)
-        llm_calls = _llm_calls(result)
+        llm_calls = _llm_calls(result, directory)
         rounds = []
         for i, turn in enumerate(result.turns):
             rnd = i + 1
@@ -160,6 +186,8 @@ def write_report(directory: Path, summary: dict[str, Any], results: list[GameRes
                 "chat": chat,
                 "notes": [_note_text(n) for n in notes.get(turn.index, [])],
                 "llm": llm_calls.get(turn.index, []),
+                "model_img": next((c["images"][0] for c in llm_calls.get(turn.index, [])
+                                   if c["purpose"] == "play" and c["images"]), None),
             })
         games.append({"index": result.index, "objective": result.objective, "human": result.human,
                       "seed": result.seed, "figure_score": result.figure_score, "error": result.error,

@@ -96,6 +96,8 @@ class GameResult:
     error: str | None = None
     agent_records: list[dict[str, Any]] | None = None
     """The agent's own transcript for this game, when it could be read."""
+    agent_dir: Path | None = None
+    """The folder of the agent's transcripts: files its records name (the pictures the LLM saw) are there."""
 
     @property
     def final_board(self) -> dict[str, Pose]:
@@ -210,7 +212,8 @@ async def run_in_process(config: Config, options: RunOptions, transcript_dir: Pa
     except ImportError as exc:
         raise AgentStartError(f"cannot load the agent: {exc}") from exc
 
-    transcripts = config.transcripts.model_copy(update={"enabled": True, "dir": Path(transcript_dir)})
+    # images: the report shows each LLM turn's pictures exactly as the model got them.
+    transcripts = config.transcripts.model_copy(update={"enabled": True, "dir": Path(transcript_dir), "images": True})
     config = config.model_copy(update={"transcripts": transcripts})
     async with contextlib.AsyncExitStack() as stack:
         try:
@@ -220,7 +223,7 @@ async def run_in_process(config: Config, options: RunOptions, transcript_dir: Pa
             raise AgentStartError(f"cannot start the agent in-process: {type(exc).__name__}: {exc}") from exc
         results = await run_games(server.url, options, on_turn)
         paths: list[Path] = list(server.transcript_paths())
-    attach_transcripts(results, [read_jsonl(p) for p in paths])
+    attach_transcripts(results, [read_jsonl(p) for p in paths], Path(transcript_dir))
     return results
 
 
@@ -260,7 +263,8 @@ def _session_port(records: list[dict[str, Any]]) -> int | None:
     return None
 
 
-def attach_transcripts(results: list[GameResult], sessions: list[list[dict[str, Any]]]) -> None:
+def attach_transcripts(results: list[GameResult], sessions: list[list[dict[str, Any]]],
+                       directory: Path | None = None) -> None:
     """Give each game the agent session that served it: by the client port the agent logged,
     else by start time (sessions open in the order the games connect)."""
     sessions = [s for s in sessions if s]
@@ -272,6 +276,8 @@ def attach_transcripts(results: list[GameResult], sessions: list[list[dict[str, 
             result.agent_records = by_port.pop(result.local_port)
         elif unmatched:
             result.agent_records = unmatched.pop(0)
+        if result.agent_records is not None:
+            result.agent_dir = directory
 
 
 def turn_map(records: Iterable[dict[str, Any]]) -> dict[Any, int]:

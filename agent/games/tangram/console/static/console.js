@@ -130,7 +130,7 @@ function render(g) {
     b.disabled = !!d.ended;
   }
   q(g, ".game-status").textContent = d.ended ? `ended (${d.ended})` : (d.turn ? "agent's turn" : "partner's turn");
-  for (const which of ["board", "drawer"]) {
+  for (const which of ["board", "drawer", "model_board", "model_drawer"]) {
     const img = q(g, `.${which}-img`);
     const version = d.images[which];
     if (version && g.imageVersions[which] !== version) {
@@ -139,6 +139,7 @@ function render(g) {
     }
     img.hidden = !version;
   }
+  q(g, ".model-view").hidden = !d.images.model_board && !d.images.model_drawer;
   q(g, ".off-board").textContent = d.off_board.length ? "In the drawer: " + d.off_board.join(", ") : "Drawer empty";
   q(g, ".tokens").textContent = `Tokens: ${d.tokens.prompt} prompt + ${d.tokens.completion} completion`;
   renderReview(g);
