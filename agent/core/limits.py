@@ -76,3 +76,27 @@ def open_files_limit() -> int | None:
         return None
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def raise_open_files_limit() -> tuple[int, int] | None:
+    """Raise this process's soft limit on open files to its hard limit (a server needs a socket per
+    client; the soft default of 1,024 is a historical accident, the hard one the real bound).
+    Returns (before, after), or None where there is no such limit (Windows). A limit the system
+    refuses (macOS caps an unlimited hard limit lower) is left as it was."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft == hard:
+        return soft, soft
+    target = hard if hard != resource.RLIM_INFINITY else max(soft, UNLIMITED_TARGET)
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ValueError, OSError):
+        return soft, soft
+    return soft, target
+
+
+UNLIMITED_TARGET = 65_536
+"""The soft limit asked for when the hard limit is unlimited."""

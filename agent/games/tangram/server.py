@@ -8,12 +8,15 @@ checked in constant time before the WebSocket handshake; known secrets (API key,
 in everything the websockets library logs, since it logs request paths (``?token=`` included).
 
 Limits: at most ``server.max_connections`` WebSocket connections (lowered at start to fit the
-process's open-files limit). A connection costs only its socket until its first frame: the
-session and its transcript are made then. When the server is full, a newcomer takes the place of
-the oldest connection that has not sent a frame yet (idle sockets cannot lock the game out);
-when every connection is a game that has spoken, the newcomer gets HTTP 503. Sockets still in
-their opening handshake are capped too (reset at once beyond that). Resource errors are logged
-once per interval, whoever logs them.
+process's open-files limit, whose soft value is first raised to the hard one). A connection costs
+only its socket until its first frame: the session and its transcript are made then. When the
+server is full, a newcomer takes the place of the oldest connection that has not sent a frame yet
+(idle sockets cannot lock the game out); when every connection is a game that has spoken, the
+newcomer gets HTTP 503 with ``Retry-After``, never a reset. Sockets still in their opening
+handshake wait in a room sized from the spare open files (up to 1,024, so a burst of games is
+served, not reset); when the room is full, a newcomer takes the place of the oldest of them (a
+silent or half-sent handshake cannot keep the game out either). Resource errors are logged once
+per interval, whoever logs them.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from agent.core.images import ImagePool
-from agent.core.limits import ResourceErrorFilter, Throttle, open_files_limit
+from agent.core.limits import ResourceErrorFilter, Throttle, open_files_limit, raise_open_files_limit
 from agent.core.net import is_loopback, listen_hosts
 from agent.core.redact import MaskingLogger, Secrets
 from agent.core.study import study_metadata
@@ -61,8 +64,13 @@ TOKEN_NOTE = ("server.token is set, but the Tangram game dials the fixed ws://lo
 
 
 HANDSHAKE_SLOTS = 16
-"""Sockets allowed in their opening handshake at once; more are reset at once (a flood of bare TCP
-connects must not use up the file descriptors before websockets' 10 s handshake time-out)."""
+"""Open files always kept for sockets in their opening handshake, however low the limit."""
+MAX_HANDSHAKES = 1024
+"""Sockets in their opening handshake at once, at most, when open files allow: beyond the room,
+a newcomer takes the oldest one's place (a flood of bare TCP connects must not use up the file
+descriptors before websockets' 10 s handshake time-out)."""
+RETRY_AFTER_S = 2
+"""``Retry-After`` of the 503 a client gets when every place is a game that has spoken."""
 FD_RESERVE = 64
 """Open files kept for the process itself: Python, logs, the LLM client's TLS store, image threads."""
 FD_PER_GAME = 2
@@ -102,6 +110,10 @@ class AgentServer:
     """Connections that have not sent a frame yet, oldest first: the first to give way."""
     _sockets: int = 0
     """Sockets open (handshaking or not)."""
+    max_sockets: int = 0
+    """Sockets allowed at once: the connections plus the handshake room; set by start()."""
+    _handshaking: dict[ServerConnection, float] = field(default_factory=dict)
+    """Sockets whose opening request has not arrived yet, oldest first: the first to give way."""
     _closers: set[asyncio.Task[None]] = field(default_factory=set)
     _full_log: Throttle = field(default_factory=lambda: Throttle(LIMIT_LOG_EVERY_S))
     _resource_filter: ResourceErrorFilter = field(default_factory=lambda: ResourceErrorFilter(LIMIT_LOG_EVERY_S))
@@ -135,7 +147,10 @@ class AgentServer:
                     f"refusing to listen on {cfg.host}: only loopback is allowed unless server.allow_remote is true")
             log.warning("listening on %s: other machines can reach this agent%s", cfg.host,
                         "" if cfg.token else " (no token set: anyone on the network can connect)")
-        self.max_connections = self._fit_connections()
+        raised = raise_open_files_limit()
+        if raised is not None and raised[1] != raised[0]:
+            log.info("open-files limit raised from %d to %d (the hard limit)", raised[0], raised[1])
+        self.max_connections, self.max_sockets = self._fit_connections()
         self.images = ImagePool(self.config.images.decode_workers)
         for name in _LIMIT_LOGGERS:
             logging.getLogger(name).addFilter(self._resource_filter)
@@ -162,19 +177,21 @@ class AgentServer:
             f"{h}:{self.port}" for h in listen_hosts(cfg.host)[: len(self._servers)]), cfg.max_frame_bytes,
             self.max_connections)
 
-    def _fit_connections(self) -> int:
-        """server.max_connections, lowered if the process cannot open enough files for that many."""
+    def _fit_connections(self) -> tuple[int, int]:
+        """server.max_connections, lowered if the process cannot open enough files for that many,
+        and the sockets allowed at once (those connections and the handshake room)."""
         wanted = self.config.server.max_connections
         limit = open_files_limit()
         if limit is None:
-            return wanted
+            return wanted, wanted + MAX_HANDSHAKES
         spare = limit - FD_RESERVE - HANDSHAKE_SLOTS - self.config.llm.max_in_flight
         fits = max(1, spare // FD_PER_GAME)
         if fits < wanted:
             log.warning("server.max_connections lowered from %d to %d to fit the open-files limit of %d "
                         "(raise it with ulimit -n)", wanted, fits, limit)
-            return fits
-        return wanted
+            wanted = fits
+        room = limit - FD_RESERVE - self.config.llm.max_in_flight - wanted * FD_PER_GAME
+        return wanted, wanted + max(HANDSHAKE_SLOTS, min(MAX_HANDSHAKES, room))
 
     def _counted(self) -> type[ServerConnection]:
         """A ServerConnection that counts open sockets and resets those beyond the cap at once."""
@@ -184,23 +201,35 @@ class AgentServer:
             def connection_made(self, transport: asyncio.BaseTransport) -> None:
                 super().connection_made(transport)
                 server._sockets += 1
-                if server._sockets > server.max_connections + HANDSHAKE_SLOTS:
-                    server._log_full("reset a connection: %d sockets open", server._sockets)
-                    # Frees the descriptor now, not after the handshake time-out.
-                    if isinstance(transport, asyncio.Transport):
-                        transport.abort()
-                    else:
-                        transport.close()
+                server._handshaking[self] = time.monotonic()
+                if server._sockets > server.max_sockets:
+                    server._displace_handshake(self)
 
             def connection_lost(self, exc: Exception | None) -> None:
                 server._sockets -= 1
+                server._handshaking.pop(self, None)
                 server._admitted.discard(self)
                 server._idle.pop(self, None)
                 super().connection_lost(exc)
 
         return CountedConnection
 
+    def _displace_handshake(self, newcomer: ServerConnection) -> None:
+        """The socket room is full: the oldest socket whose opening request has not arrived gives
+        way to ``newcomer`` (it is aborted, so its descriptor is free now, not after the handshake
+        time-out). Only when there is none does the newcomer itself go."""
+        oldest = next((c for c in self._handshaking if c is not newcomer), newcomer)
+        since = self._handshaking.pop(oldest, time.monotonic())
+        self._log_full("%d sockets open: %s, still in its opening handshake after %.1f s, replaced by %s",
+                       self._sockets, _peer(oldest), time.monotonic() - since, _peer(newcomer))
+        transport = oldest.transport
+        if isinstance(transport, asyncio.Transport):
+            transport.abort()
+        else:
+            transport.close()
+
     def _check_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        self._handshaking.pop(connection, None)  # its request is here: no longer a silent socket
         token = self.config.server.token
         if token is not None:
             given = parse_qs(urlsplit(request.path).query).get("token", [""])[0]
@@ -216,8 +245,11 @@ class AgentServer:
         if len(self._admitted) >= self.max_connections and not self._make_room(connection):
             self._log_full("server full (%d games connected): refused %s with HTTP 503 (server.max_connections)",
                            len(self._admitted), _peer(connection))
-            return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE,
-                                      f"Service Unavailable: the agent serves {self.max_connections} games already\n")
+            response = connection.respond(HTTPStatus.SERVICE_UNAVAILABLE,
+                                          f"Service Unavailable: the agent serves {self.max_connections} games "
+                                          f"already; try again in {RETRY_AFTER_S} s\n")
+            response.headers["Retry-After"] = str(RETRY_AFTER_S)
+            return response
         self._admitted.add(connection)
         self._idle[connection] = time.monotonic()
         return None
