@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from agent.analyze.tables import Price, build_tables, find_transcripts, read_transcript
+from agent.core.extras import MissingExtra, require
 
 MAX_FILES = 100_000
 
@@ -55,11 +56,13 @@ def load_prices(path: Path | None) -> dict[str, Price]:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        from agent.analyze.summary import write_summary
-    except ImportError as exc:
-        print(f"error: the analysis needs pandas and matplotlib ({exc.name} is missing): "
-              "pip install 'tangram-agent[analysis]'", file=sys.stderr)
+        # summary.py imports them only where it uses them: check before any work is done.
+        require("the analysis", "analysis", "pandas", "matplotlib")
+    except MissingExtra as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
+    from agent.analyze.summary import write_summary
+
     if not args.transcripts.is_dir():
         print(f"error: {args.transcripts} is not a folder", file=sys.stderr)
         return 2
