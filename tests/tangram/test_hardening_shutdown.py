@@ -66,3 +66,27 @@ async def test_signal_during_a_turn_ends_it_politely_and_flushes_the_transcript(
     assert records[-1]["turns_ended"] == 1
     out = [r["frame"]["type"] for r in records if r["kind"] == "frame_out"]
     assert out[-1] == "finish"
+
+
+@pytest.mark.timeout(20)
+async def test_sockets_still_in_their_handshake_do_not_hold_up_the_shutdown(tmp_path):
+    """A socket that connected and sent nothing (or half an HTTP request) is hung up on at shutdown.
+
+    websockets closes only connections past their handshake and then waits for every socket; a
+    stopping agent waited out the 10 s handshake time-out of each silent one."""
+    from agent.games.tangram.server import serve_agent
+    from tests.tangram.hardening_support import planner_config
+
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(8):
+        async with serve_agent(planner_config(tmp_path), host="127.0.0.1", port=0) as server:
+            _, silent = await asyncio.open_connection("127.0.0.1", server.port)
+            _, halfway = await asyncio.open_connection("127.0.0.1", server.port)
+            halfway.write(b"GET / HTTP/1.1\r\nHost: localhost\r\n")
+            async with GameClient(server.url) as game:  # and a real game, which gets its goodbye
+                assert (await game.ai_turn(deadline=10)).finished
+                await wait_until(lambda: server._sockets == 3, what="three sockets")
+                started = loop.time()
+    assert loop.time() - started < 3
+    silent.close()
+    halfway.close()

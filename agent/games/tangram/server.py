@@ -358,6 +358,10 @@ class AgentServer:
         servers, self._servers = self._servers, []
         for server in servers:
             server.close()
+        # websockets closes open connections itself, but waits for a socket still in its handshake (one
+        # that connected and sent no or half a request) until open_timeout: 10 s of a stopping agent.
+        for connection in list(self._handshaking):
+            connection.transport.abort()
         for server in servers:
             with contextlib.suppress(Exception):
                 await server.wait_closed()
