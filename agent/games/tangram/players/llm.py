@@ -25,7 +25,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema, parse_move
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, propose_candidates
 from agent.games.tangram.players.base import Decision, Player, TurnView
-from agent.games.tangram.players.marks import Marks, mark_images
+from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.players.resolve import move_to_pose
 from agent.games.tangram.prompt_context import build_context, marks_context
 
@@ -140,13 +140,21 @@ class LLMPlayer:
     async def _marks(self, view: TurnView, *, drawer: bool) -> Marks:
         """Checked candidates, then the images with the configured marks: once per frame, in worker
         threads (shapely searches and Pillow drawing take milliseconds each)."""
-        count = self.config.llm.candidates
-        candidates = NO_CANDIDATES
-        if count:
-            library = getattr(getattr(self.planner, "planner", None), "library", None)
-            candidates = await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
-                                                 library=library, default_figure=self.config.planner.default_figure)
-        return await asyncio.to_thread(mark_images, view, self.config.images, candidates, drawer)
+        cfg, count = self.config.images, self.config.llm.candidates
+        # The drawer picture needs no candidate: it is drawn while they are searched for.
+        drawer_task = asyncio.ensure_future(asyncio.to_thread(mark_drawer, view, cfg)) if drawer else None
+        try:
+            candidates = NO_CANDIDATES
+            if count:
+                library = getattr(getattr(self.planner, "planner", None), "library", None)
+                candidates = await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
+                                                     library=library, default_figure=self.config.planner.default_figure)
+            board_png, board_layers = await asyncio.to_thread(mark_board, view, cfg, candidates)
+            drawer_png, drawer_layers = await drawer_task if drawer_task is not None else (None, ())
+        finally:
+            if drawer_task is not None and not drawer_task.done():
+                drawer_task.cancel()
+        return Marks(candidates, board_png, drawer_png, board_layers, drawer_layers)
 
     def _messages(self, template: str, context: dict[str, Any],
                   images: tuple[bytes, ...]) -> tuple[list[dict[str, Any]], int]:

@@ -44,19 +44,32 @@ def drawer_poses(view: TurnView) -> dict[str, Pose]:
     return out
 
 
-def mark_images(view: TurnView, cfg: TangramImageConfig, candidates: CandidateSet, drawer: bool) -> Marks:
-    """The board (and, with ``drawer``, the drawer) picture for the LLM, marked as ``cfg.annotate`` says."""
-    layers = list(cfg.annotate)
-    encoding = Encoding(cfg.format, cfg.jpeg_quality)
+def mark_board(view: TurnView, cfg: TangramImageConfig,
+               candidates: CandidateSet) -> tuple[bytes | None, tuple[str, ...]]:
+    """The board picture with the marks ``cfg.annotate`` asks for, and the layers really drawn."""
+    if view.board_png is None:
+        return None, ()
     board = view.board()
-    shown = candidates.candidates if "candidates" in layers else ()
-    board_png, board_layers = view.board_png, tuple[str, ...]()
-    if board_png is not None:
-        board_layers = tuple(drawn_board_layers(layers, board, shown))
-        board_png = annotate_board(board_png, board, layers, shown, encoding)
-    drawer_png, drawer_layers = (view.drawer_png if drawer else None), tuple[str, ...]()
-    if drawer_png is not None:
-        pieces = drawer_poses(view)
-        drawer_layers = ("labels",) if "labels" in layers and pieces else ()
-        drawer_png = annotate_drawer(drawer_png, pieces, layers, encoding)
+    shown = candidates.candidates if "candidates" in cfg.annotate else ()
+    layers = tuple(drawn_board_layers(cfg.annotate, board, shown))
+    return annotate_board(view.board_png, board, cfg.annotate, shown, _encoding(cfg)), layers
+
+
+def mark_drawer(view: TurnView, cfg: TangramImageConfig) -> tuple[bytes | None, tuple[str, ...]]:
+    """The drawer picture, its pieces labelled when ``cfg.annotate`` has ``labels``."""
+    if view.drawer_png is None:
+        return None, ()
+    pieces = drawer_poses(view)
+    layers = ("labels",) if "labels" in cfg.annotate and pieces else ()
+    return annotate_drawer(view.drawer_png, pieces, cfg.annotate, _encoding(cfg)), layers
+
+
+def mark_images(view: TurnView, cfg: TangramImageConfig, candidates: CandidateSet, drawer: bool) -> Marks:
+    """Both pictures in one go (the chat's prompts; tests)."""
+    board_png, board_layers = mark_board(view, cfg, candidates)
+    drawer_png, drawer_layers = mark_drawer(view, cfg) if drawer else (None, ())
     return Marks(candidates, board_png, drawer_png, board_layers, drawer_layers)
+
+
+def _encoding(cfg: TangramImageConfig) -> Encoding:
+    return Encoding(cfg.format, cfg.jpeg_quality)

@@ -1,0 +1,109 @@
+"""What the marks and the candidates cost per turn (issue 24, item 5): the candidate search, and
+drawing the marked board and drawer pictures, each timed on the boards of figures being built.
+
+    .venv/bin/python -m benchmarks.tangram.bench_marks [--rounds 5]
+
+Boards: every objective at every stage of its build (0 to 6 pieces placed by the planner's own
+candidate A), each also with a stray piece dropped in a random free spot; pictures rendered as the
+game would send them and prepared as the agent does (downscaled to images.max_side) before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import random
+import statistics
+import time
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from agent.core.images import prepare_image
+from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer
+from agent.games.tangram.config import TangramImageConfig
+from agent.games.tangram.geometry.collide import is_valid
+from agent.games.tangram.geometry.frames import Pose, start_pose
+from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.planner.candidates import propose_candidates
+from agent.games.tangram.planner.library import load_library
+from agent.games.tangram.sim.game import OBJECTIVES
+from agent.games.tangram.sim.render import render_board, render_drawer
+
+LAYERS = ["grid", "labels", "candidates"]
+
+
+def boards(seed: int) -> list[tuple[str, dict[str, Pose]]]:
+    rng = random.Random(seed)
+    out: list[tuple[str, dict[str, Pose]]] = []
+    for objective in OBJECTIVES:
+        board: dict[str, Pose] = {}
+        for _ in range(7):
+            out.append((objective, dict(board)))
+            stray = [n for n in PIECE_NAMES if n not in board]
+            for _ in range(50):
+                pose = Pose(rng.choice(stray), rng.uniform(8, 92), rng.uniform(8, 92), rng.choice(range(0, 360, 45)))
+                if is_valid(pose, board):
+                    out.append((objective, {**board, pose.piece: pose}))
+                    break
+            offer = propose_candidates(objective, board, 1)
+            if not offer.candidates:
+                break
+            board[offer.candidates[0].piece] = offer.candidates[0].pose
+    return out
+
+
+def timed(rounds: int, fn: Callable[..., object], *args: Any) -> list[float]:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn(*args)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def line(label: str, ms: list[float]) -> str:
+    ms = sorted(ms)
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
+    return f"{label:<44} n={len(ms):<5} median {statistics.median(ms):6.2f} ms  p95 {p95:6.2f} ms  max {ms[-1]:6.2f} ms"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=5, help="timings per board")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    library = load_library()
+    cases = boards(args.seed)
+    search: dict[int, list[float]] = {3: [], 6: []}
+    drawing: dict[str, list[float]] = {}
+    sizes: list[int] = []
+    for objective, board in cases:
+        for count in search:
+            search[count] += timed(args.rounds, partial(propose_candidates, library=library), objective, board, count)
+        offer = propose_candidates(objective, board, 3, library=library)
+        drawer = {n: start_pose(n) for n in PIECE_NAMES if n not in board}
+        board_b64 = base64.b64encode(render_board(board.values())).decode()
+        drawer_b64 = base64.b64encode(render_drawer(drawer.values())).decode()
+        for label, cfg in (("png 512", TangramImageConfig(max_side=512)),
+                           ("jpeg 448", TangramImageConfig(max_side=448, format="jpeg"))):
+            board_img = prepare_image(board_b64, cfg).data
+            drawer_img = prepare_image(drawer_b64, cfg).data
+            enc = Encoding(cfg.format, cfg.jpeg_quality)
+            drawing.setdefault(f"board, all three layers, {label}", []).extend(timed(
+                args.rounds, annotate_board, board_img, board, LAYERS, offer.candidates, enc))
+            drawing.setdefault(f"drawer, labels, {label}", []).extend(timed(
+                args.rounds, annotate_drawer, drawer_img, drawer, LAYERS, enc))
+            if label == "png 512":
+                sizes.append(len(annotate_board(board_img, board, LAYERS, offer.candidates, enc)) - len(board_img))
+    print(f"{len(cases)} boards (6 objectives x build stages, with and without a stray piece), "
+          f"{args.rounds} timings each, one thread")
+    for count, ms in search.items():
+        print(line(f"candidate search, llm.candidates: {count}", ms))
+    for label, ms in drawing.items():
+        print(line(f"drawing: {label}", ms))
+    print(f"marked board PNG is {statistics.median(sizes) / 1024:.1f} KiB larger than the unmarked one (median)")
+
+
+if __name__ == "__main__":
+    main()
