@@ -79,6 +79,7 @@ async def test_idle_sockets_beyond_the_fd_limit_do_not_lock_the_game_out(tmp_pat
                          what="the agent to listen")
         url = f"ws://127.0.0.1:{port}"
         idle, _ = await open_idle(url, IDLE_SOCKETS)
+        await asyncio.sleep(server_module.IDLE_GRACE_S)  # idle ones give way once past their grace
         agent = psutil.Process(proc.pid)
         assert agent.num_fds() < FD_LIMIT // 2, agent.num_fds()
         async with connect(url, open_timeout=10) as game:  # the real game arrives last
@@ -102,8 +103,9 @@ async def test_when_full_an_idle_connection_gives_way_and_speaking_games_get_503
     caplog.set_level(logging.WARNING, logger="agent.games.tangram.server")
     config = planner_config(tmp_path, server={"max_connections": 4})
     async with serve_agent(config, host="127.0.0.1", port=0) as server:
-        idle, _ = await open_idle(server.url, 10)  # later ones replace earlier ones
+        idle, _ = await open_idle(server.url, 10)  # the first 4 are let in, the others get 503
         assert len(server._admitted) <= 4
+        await asyncio.sleep(server_module.IDLE_GRACE_S)  # idle ones give way once past their grace
         async with connect(server.url) as game:  # the game still gets in, and plays
             assert (await play_one_turn(game, play_request()))[-1]["type"] == "finish"
         games = [await connect(server.url) for _ in range(4)]

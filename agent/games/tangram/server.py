@@ -11,8 +11,8 @@ Limits: at most ``server.max_connections`` WebSocket connections (lowered at sta
 process's open-files limit, whose soft value is first raised to the hard one). A connection costs
 only its socket until its first frame: the session and its transcript are made then. When the
 server is full, a newcomer takes the place of the oldest connection that has not sent a frame yet
-(idle sockets cannot lock the game out); when every connection is a game that has spoken, the
-newcomer gets HTTP 503 with ``Retry-After``, never a reset. Sockets still in their opening
+(idle sockets cannot lock the game out; one let in less than a second ago keeps its place); when
+there is none, the newcomer gets HTTP 503 with ``Retry-After``, never a reset. Sockets still in their opening
 handshake wait in a room sized from the spare open files (up to 1,024, so a burst of games is
 served, not reset); when the room is full, a newcomer takes the place of the oldest of them (a
 silent or half-sent handshake cannot keep the game out either). Resource errors are logged once
@@ -69,6 +69,9 @@ MAX_HANDSHAKES = 1024
 """Sockets in their opening handshake at once, at most, when open files allow: beyond the room,
 a newcomer takes the oldest one's place (a flood of bare TCP connects must not use up the file
 descriptors before websockets' 10 s handshake time-out)."""
+IDLE_GRACE_S = 1.0
+"""A connection that has not sent a frame yet gives way to a newcomer only after this long: in a
+burst beyond the cap, games just let in keep their places and the newcomers get 503."""
 RETRY_AFTER_S = 2
 """``Retry-After`` of the 503 a client gets when every place is a game that has spoken."""
 FD_RESERVE = 64
@@ -255,9 +258,10 @@ class AgentServer:
         return None
 
     def _make_room(self, connection: ServerConnection) -> bool:
-        """Close the oldest connection that has not sent a frame yet; False if there is none."""
-        if self._idle:
-            oldest = next(iter(self._idle))
+        """Close the oldest connection that has not sent a frame for IDLE_GRACE_S since its
+        handshake; False if there is none (a game of a burst has time for its first frame)."""
+        oldest = next(iter(self._idle), None)
+        if oldest is not None and time.monotonic() - self._idle[oldest] >= IDLE_GRACE_S:
             del self._idle[oldest]  # never chosen twice
             self._admitted.discard(oldest)  # its place is the newcomer's now
             self._log_full("server full (%d connections): %s, which never sent a frame, replaced by %s",
