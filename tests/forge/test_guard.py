@@ -298,3 +298,23 @@ def test_the_guard_setting_is_checked() -> None:
     assert ForgeConfig().llm.guard == "decided"
     with pytest.raises(ConfigError, match=r"llm\.guard"):
         validate_config(ForgeConfig, {"llm": {"guard": "always"}}, None)
+
+
+@pytest.mark.parametrize("dialect", ["action", "possible_actions"])
+async def test_a_chaotic_llm_never_throws_away_a_decided_position(agent_at: Running, fake_openai: FakeOpenAI,
+                                                                 dialect: str) -> None:
+    """The Done-when of the guard: whatever the model and provider do, lethal is taken and the
+    survival block made, in both dialects, as Forge reads the answers."""
+    from agent.games.forge.fake.decided import kept, positions
+    from agent.games.forge.fake.llm import chaotic
+
+    fake_openai.responder = chaotic(seed=3, stall_s=1.5)
+    thrown = []
+    async with agent_at(fake_openai, decision={"deadline": 0.5}) as (_, url), FakeForge(url) as forge:
+        for repeat in range(3):
+            for name, body in positions(dialect):
+                exchange = await forge.send({**body, "gameId": f"{name}-{repeat}"})
+                if not (exchange.verdict.valid and kept(body, exchange.verdict.decision)):
+                    thrown.append(name)
+    assert thrown == []
+    assert len(fake_openai.chat_requests) >= 3 * len(positions(dialect))  # every position went to the model
