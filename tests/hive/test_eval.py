@@ -76,3 +76,17 @@ async def test_run_to_end_kills_and_reaps_when_cancelled(tmp_path: Path) -> None
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)
     assert await hive_eval.run_to_end([sys.executable, "-c", "raise SystemExit(3)"], 10) == 3
+
+
+def test_the_summary_counts_matches_played_out_apart_from_forfeits() -> None:
+    def record(seed: int, winner: str, forfeit: str | None) -> dict[str, object]:
+        return {"seed": seed, "seat_a": 0, "scores": (3, 1), "winner": winner, "turns": 100,
+                "forfeit": forfeit, "error": "timeout" if forfeit else "",
+                "decision_ms": {"a": [1.0, 2.0], "b": []}, "answer_ms": {"a": [], "b": []}, "coach": {}}
+
+    records = [record(0, "a", None), record(1, "a", "b"), record(2, "a", "b"), record(3, "b", None),
+               record(4, "draw", None)]
+    out = hive_eval.summarise("ours", "them", records, 1.0)
+    assert "A wins 3, draws 1, losses 1" in out
+    assert "played out (no forfeit) 3: A wins 1, draws 1, losses 1: win rate 33.3%" in out
+    assert "A forfeits: 0" in out and "B forfeits: 2" in out

@@ -168,23 +168,37 @@ def test_a_walled_in_hive_is_opened() -> None:
     assert action == Action.GUARD and state.get(*step(12, 3, direction)) == Cell.WALL
 
 
+ONLY_BEE_0_RAIDS = [BeeOrder(bee=0, role="raid"), *(BeeOrder(bee=b, role="forage") for b in range(1, 5))]
+
+
 def test_a_raider_walls_the_enemy_hive() -> None:
     state = empty_arena()
     state.set(1, 1, Cell.FLOWER)
     put(state, 0, 0, 10, 29)
-    plan = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=1.0)
+    plan = Plan(bees=ONLY_BEE_0_RAIDS, aggression=1.0)
     action, direction, _ = decide(state, plan)
     assert action == Action.BUILD and step(10, 29, direction) == (11, 29)
 
 
+def test_a_raider_on_its_way_does_not_stop_to_knock() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 10)
+    put(state, 1, 0, 12, 11, carrying=True)
+    action, _, reason = decide(state, Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.5))
+    assert action == Action.MOVE and reason == "go blockade the enemy hive"
+    assert decide(state)[2] == "knock the flower off an enemy carrier"  # a forager does knock
+
+
 def test_default_roles_follow_the_aggression() -> None:
     strategy = new_strategy(0, 0)
-    assert [strategy.role_of(b) for b in range(5)] == ["forage"] * 4 + ["raid"]
+    assert [strategy.role_of(b) for b in range(5)] == ["forage", "raid", "raid", "raid", "forage"]
     strategy.plan = Plan(bees=[], aggression=0.1)
-    assert strategy.role_of(4) == "forage"
+    assert strategy.role_of(2) == "forage"
 
 
-def test_a_raider_holds_a_walled_in_enemy_hive_when_aggressive() -> None:
+def test_a_raider_breaks_into_a_walled_in_ring_and_holds_its_post() -> None:
     state = empty_arena()
     clear_other_bees(state)
     state.set(24, 20, Cell.FLOWER)
@@ -193,12 +207,29 @@ def test_a_raider_holds_a_walled_in_enemy_hive_when_aggressive() -> None:
         if state.get(r, c) == Cell.EMPTY:
             state.set(r, c, Cell.WALL)
     put(state, 0, 0, 12, 26)
-    hold = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=0.9)
+    hold = Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.9)
     action, direction, reason = decide(state, hold)
-    assert action == Action.MOVE and state.get(*step(12, 26, direction)) != Cell.EMPTY  # stays put
+    assert reason.startswith("go blockade the enemy hive")
+    assert action == Action.GUARD or state.get(*step(12, 26, direction)) == Cell.EMPTY
+    state.set(11, 28, Cell.EMPTY)
+    put(state, 0, 0, 11, 28)  # on the north post, every other ring cell walled
+    action, direction, reason = decide(state, hold)
+    assert action == Action.MOVE and state.get(*step(11, 28, direction)) != Cell.EMPTY  # stays put
     assert reason == "holding the enemy hive"
-    leave = Plan(bees=[BeeOrder(bee=0, role="raid")], aggression=0.3)
+    leave = Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.3)
     assert decide(state, leave)[2] != "holding the enemy hive"
+
+
+def test_a_raider_in_the_ring_rebuilds_before_it_knocks() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 11, 28)
+    put(state, 1, 0, 10, 27, carrying=True)  # an enemy carrier next to the hole at (11, 27)
+    for r, c in [(11, 29), (12, 27), (12, 29)]:
+        state.set(r, c, Cell.WALL)
+    action, direction, _ = decide(state, Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.5))
+    assert action == Action.BUILD and step(11, 28, direction) == (11, 27)
 
 
 def test_a_coach_target_is_followed() -> None:
@@ -373,14 +404,14 @@ def test_only_the_nearest_empty_handed_forager_guards() -> None:
     state = empty_arena()
     clear_other_bees(state)
     put(state, 1, 0, 11, 1)
-    put(state, 0, 2, 12, 2)
+    put(state, 0, 4, 12, 2)
     strategy = new_strategy(0, 0)
     for bee, (row, col) in enumerate(state.bees[0]):
         strategy.world.bees[bee].position = row * COLS + col
     strategy.world.update(state_view(state))
-    assert [strategy._is_guard(b) for b in range(5)] == [False, False, True, False, False]
-    strategy.world.bees[2].carrying = True
-    assert strategy._is_guard(0) and not strategy._is_guard(2)
+    assert [strategy._is_guard(b) for b in range(5)] == [False, False, False, False, True]
+    strategy.world.bees[4].carrying = True
+    assert strategy._is_guard(0) and not strategy._is_guard(4)
 
 
 def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> None:

@@ -292,6 +292,11 @@ def summarise(a: str, b: str, records: list[dict[str, Any]], elapsed: float) -> 
     lines = [f"A = {a}   B = {b}   matches: {len(records)} ({len(played)} played) in {elapsed:.1f} s"]
     if played:
         lines.append(f"A wins {wins}, draws {draws}, losses {losses}: win rate {100 * wins / len(played):.1f}%")
+        # A forfeit hands the other side a win it did not play for: count the matches played out.
+        out = [r for r in played if r["forfeit"] is None]
+        w, d, lo = (sum(r["winner"] == k for r in out) for k in ("a", "draw", "b"))
+        rate = f"{100 * w / len(out):.1f}%" if out else "n/a"
+        lines.append(f"played out (no forfeit) {len(out)}: A wins {w}, draws {d}, losses {lo}: win rate {rate}")
         sa = [r["scores"][0] for r in played]
         sb = [r["scores"][1] for r in played]
         lines.append(f"scores: A mean {statistics.mean(sa):.1f} (min {min(sa)}, max {max(sa)}), "

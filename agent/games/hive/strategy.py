@@ -11,11 +11,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from agent.games.hive import blockade
 from agent.games.hive.paths import BLOCKED, INF, NEIGHBOURS, distance_field
 from agent.games.hive.plan import Plan, Role
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import (
-    BEES,
     CELLS,
     COLS,
     OFFSETS,
@@ -37,9 +37,11 @@ CLAIM_PENALTY = 40
 CARRY_FACTOR = 1.5
 """A carrier's move fails one time in three: each step home costs 1.5 turns on average."""
 
-DEFAULT_ROLES: dict[int, Role] = {BEES - 1: "raid"}
-"""Without a plan, the last bee walls the enemy hive and the others forage: measured against our
-own strategy without a raider, one raider wins clearly and two are worse than one."""
+DEFAULT_ROLES: dict[int, Role] = {1: "raid", 2: "raid", 3: "raid"}
+"""Without a plan, three bees blockade the enemy hive (blockade.py) and two forage: the bees that
+start in rows 11-13, nearest the posts north, south and on the field side of the enemy hive.
+On the real arena against the 2022 agents, three raiders with posts in the ring beat one raider
+walling from outside, and two raiders leaked too many deliveries (docs/hive.md)."""
 
 DEFAULT_AGGRESSION = 0.5
 RAID_AGGRESSION = 0.2
@@ -131,6 +133,12 @@ class Strategy:
             return self._step(view, around, field_home, "carry home", world.hive)
 
         enemy_carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
+        if role == "raid":
+            # A raider goes straight for the blockade and rebuilds before anything else: a
+            # knocked flower lands beside their bees, who pick it up again.
+            raid = self._raid(view, me, around)
+            if raid is not None:
+                return raid
         knock = self._adjacent(around, {enemy_carrier})
         if knock is not None:
             return Decision(Action.GUARD, knock, "knock the flower off an enemy carrier")
@@ -139,10 +147,6 @@ class Strategy:
             guard = self._guard(view, me, around)
             if guard is not None:
                 return guard
-        if role == "raid":
-            raid = self._raid(view, me, around)
-            if raid is not None:
-                return raid
         if role == "defend":
             defend = self._defend(view, me, around)
             if defend is not None:
@@ -310,25 +314,33 @@ class Strategy:
         return Decision(Action.MOVE, self.rng.randrange(8), why)
 
     def _raid(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
-        """Wall the enemy hive's free neighbours so enemy carriers cannot deliver."""
+        """Blockade the enemy hive: stand in a cell next to it, wall the ring cells beside us and
+        rebuild those they break (see blockade.py), so their carriers cannot deliver."""
         world = self.world
-        ring = set(NEIGHBOURS[world.enemy_hive])
-        for direction, (cell, index) in enumerate(around):
-            if index in ring and cell == Cell.EMPTY:
-                return Decision(Action.BUILD, direction, "wall the enemy hive")
-        open_ring = [i for i in ring if world.cells[i] != Cell.WALL]
-        watch = open_ring or (sorted(ring) if self.aggression >= HOLD_AGGRESSION else [])
-        if not watch:
+        ring = set(blockade.ring(world.enemy_hive))
+        raiders = {b.index: b.position for b in world.bees if self.role_of(b.index) == "raid"}
+        enemy_bees = (int(Cell.BEE_0 + world.opponent), int(Cell.BEE_0_WITH_FLOWER + world.opponent))
+        taken = {i for i in ring if world.cells[i] in enemy_bees and world.age(i) <= FRESH_BEE}
+        posts = blockade.assign_posts(world.enemy_hive, raiders, taken)
+        # A post stays open for its raider only once the raider is close: until then, a wall
+        # there keeps their carriers out (the raider breaks it when it arrives).
+        held = {p for b, p in posts.items() if b == view.bee or blockade.chebyshev(raiders[b], p) <= 2}
+        # Enemy bees within two cells: those that can step into or break a hole beside us.
+        enemies = {n for i in NEIGHBOURS[me] for n in NEIGHBOURS[i] if world.cells[n] in enemy_bees}
+        empty = {index: direction for direction, (cell, index) in enumerate(around) if cell == Cell.EMPTY}
+        for index in blockade.to_wall(world.enemy_hive, me, held, set(raiders.values()), enemies):
+            if index in empty:
+                return Decision(Action.BUILD, empty[index], "wall the enemy hive", world.enemy_hive)
+        post = posts.get(view.bee)
+        if post == me or (post is None and me in ring):
+            if self.aggression >= HOLD_AGGRESSION or any(world.cells[i] == Cell.EMPTY for i in ring):
+                return self._wait(view, around, "holding the enemy hive")
+            return None
+        if post is None:
             return None
         costs = self._costs(me)
-        # Aim for a cell next to an entrance, not the entrance itself (we wall it from there).
-        sources = [n for i in watch for n in NEIGHBOURS[i] if n not in ring and not is_hive(world.cells[n])]
-        if not sources:
-            return None
-        dist = distance_field(costs, sources)
-        if dist[me] == 0:
-            return self._wait(view, around, "holding the enemy hive")
-        return self._step(view, around, dist, "go wall the enemy hive", world.enemy_hive)
+        dist = distance_field(costs, [post], until=self._settle(me))
+        return self._step(view, around, dist, "go blockade the enemy hive", world.enemy_hive)
 
     def _defend(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
         """Keep our hive open: break walls next to it, stay close."""

@@ -1,0 +1,82 @@
+"""The blockade of the enemy hive: where raiders stand and which cells they wall.
+
+A bee cannot be pushed, knocked or broken: a raider standing in a cell next to the enemy hive
+closes that cell for good, while a wall only holds until a guard breaks it (one try in two). The
+cell just north and just south of a hive each touch four of the other ring cells, so two raiders
+there are next to all six others: they wall them, and rebuild any one an enemy breaks on their
+next turn, before the breaker (whose next turn is a full round away) can step in. Pure geometry.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from agent.games.hive.paths import NEIGHBOURS
+from agent.games.hive.rules import COLS
+
+
+def ring(hive: int) -> list[int]:
+    """The cells next to a hive, in the arena (a hive is never on the top or bottom edge)."""
+    return list(NEIGHBOURS[hive])
+
+
+def posts(hive: int) -> list[int]:
+    """Ring cells for raiders to stand in, best first: north and south of the hive (each next to
+    four other ring cells), then the side facing the field, the side by the edge, the corners."""
+    hr, hc = divmod(hive, COLS)
+    toward_field = -1 if hc >= COLS // 2 else 1
+    ordered = [(hr - 1, hc), (hr + 1, hc), (hr, hc + toward_field), (hr, hc - toward_field),
+               (hr - 1, hc + toward_field), (hr + 1, hc + toward_field),
+               (hr - 1, hc - toward_field), (hr + 1, hc - toward_field)]
+    cells = set(ring(hive))
+    return [r * COLS + c for r, c in ordered if r * COLS + c in cells]
+
+
+def assign_posts(hive: int, raiders: dict[int, int], unusable: set[int]) -> dict[int, int]:
+    """Raider -> post, for raiders given as bee -> position. A raider standing on a post keeps
+    it; the others share the remaining posts so that their walks are shortest in all. Only the
+    best free posts, one per raider, are used; posts in ``unusable`` (an enemy bee standing
+    there) are skipped."""
+    free = [p for p in posts(hive) if p not in unusable][:len(raiders)]
+    assigned = {bee: position for bee, position in raiders.items() if position in free}
+    open_posts = [p for p in free if p not in assigned.values()]
+    waiting = [bee for bee in raiders if bee not in assigned]
+    # At most five raiders: trying every order is cheap and beats taking posts one by one.
+    best: tuple[tuple[int, int], tuple[int, ...]] | None = None
+    for order in permutations(waiting, min(len(waiting), len(open_posts))):
+        cost = (sum(chebyshev(raiders[b], p) for b, p in zip(order, open_posts, strict=False)),
+                sum(manhattan(raiders[b], p) for b, p in zip(order, open_posts, strict=False)))
+        if best is None or cost < best[0]:
+            best = (cost, order)
+    if best is not None:
+        assigned.update(zip(best[1], open_posts, strict=False))
+    return assigned
+
+
+def manhattan(a: int, b: int) -> int:
+    ar, ac = divmod(a, COLS)
+    br, bc = divmod(b, COLS)
+    return abs(ar - br) + abs(ac - bc)
+
+
+def chebyshev(a: int, b: int) -> int:
+    ar, ac = divmod(a, COLS)
+    br, bc = divmod(b, COLS)
+    return max(abs(ar - br), abs(ac - bc))
+
+
+def to_wall(hive: int, me: int, held: set[int], raiders: set[int], enemies: set[int]) -> list[int]:
+    """Ring cells this raider (at ``me``) should wall, most urgent first: those beside it that no
+    raider holds or is heading for (``held``); first those with the most enemy bees (positions in
+    ``enemies``) next to them, then those no other raider (positions in ``raiders``) can rebuild."""
+    beside = set(NEIGHBOURS[me])
+    cells = [cell for cell in ring(hive) if cell in beside and cell not in held and cell != me]
+
+    def urgency(cell: int) -> tuple[int, int]:
+        around = NEIGHBOURS[cell]
+        return (-sum(1 for n in around if n in enemies), sum(1 for n in around if n in raiders and n != me))
+
+    return sorted(cells, key=urgency)
+
+
+__all__ = ["assign_posts", "chebyshev", "manhattan", "posts", "ring", "to_wall"]
