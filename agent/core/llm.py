@@ -213,6 +213,20 @@ class LLMClient:
             http_client=openai.DefaultAsyncHttpxClient(event_hooks={"response": [self._check_body_size]}),
         )
 
+    def warm_up(self) -> None:
+        """Load what the SDK loads lazily on the first call (its chat resource, the response
+        types), so the first turn of the first game does not wait for it. Sync: call at start-up."""
+        try:
+            from openai.types.chat import ChatCompletion
+
+            _ = self._sdk.chat.completions
+            ChatCompletion.model_validate({
+                "id": "warm-up", "object": "chat.completion", "created": 0, "model": self._config.model,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": "{}"}}]})
+        except Exception as exc:  # an SDK that changed shape: only the first call pays
+            log.debug("LLM client warm-up skipped: %s", type(exc).__name__)
+
     async def _check_body_size(self, response: Any) -> None:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > self.max_body_bytes:

@@ -74,23 +74,28 @@ async def test_llm_garbage_still_ends_the_turn_with_an_apology(tmp_path):
             assert any("trouble" in line for line in turn.chat)
 
 
-async def test_nonsense_values_are_refused_or_repaired(tmp_path):
+async def test_nonsense_values_are_salvaged_or_refused(tmp_path):
     bad_moves = iter([
-        {**MOVE, "piece": "Pink"},
-        {**MOVE, "x": 1e9, "y": -1e9},
-        {**MOVE, "rotation": "sideways"},
+        {**MOVE, "piece": "Pink"},  # no piece left: nothing to play (re-asks off here)
+        {**MOVE, "x": 1e9, "y": -1e9},  # clamped onto the board, then repaired
+        {**MOVE, "rotation": "sideways"},  # the bad field left out
         {**MOVE, "x": 99, "y": 99},  # sticks out of the board: repaired, not refused
     ])
     async with FakeOpenAI(responder=lambda req: FakeReply.ok_json(next(bad_moves))) as fake, \
-            serve_agent(llm_config(fake.base_url, tmp_path), host="127.0.0.1", port=0) as server:
+            serve_agent(llm_config(fake.base_url, tmp_path, max_reasks=0), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url) as game:
-            for _ in range(3):
-                turn = await game.ai_turn(deadline=10)
-                assert turn.finished and turn.plays == []
-                await game.human_turn()
             turn = await game.ai_turn(deadline=10)
-            assert turn.finished and len(turn.plays) == 1 and not turn.undone
+            assert turn.finished and turn.plays == []
+            assert any("trouble" in line for line in turn.chat)
+            for _ in range(3):
+                await game.human_turn()
+                turn = await game.ai_turn(deadline=10)
+                assert turn.finished and len(turn.plays) == 1 and not turn.undone
             assert game.violations == []
+    records = [json.loads(line) for line in server.transcript_paths()[0].read_text().splitlines()]
+    salvages = [r for r in records if r["kind"] == "salvage"]
+    assert [(r["turn"], r["salvage"]) for r in salvages] == [(2, "clamped"), (3, "field_dropped")]
+    assert salvages[0]["played"] == "Red at (100, 0)" and "board runs from 0 to 100" in salvages[0]["why"]
 
 
 async def test_server_error_then_success(tmp_path):

@@ -6,6 +6,11 @@ an optional ``responder(request_json)``, else answers with a fixed default conte
 completions, HTTP errors with headers, stalls, dropped connections or broken bodies, so the
 client's retry and fallback paths run against real HTTP instead of mocks.
 
+In random-schema mode (``random_schema=RandomSchemaOptions()``, or ``--random-schema``) a request
+that names a JSON Schema in ``response_format`` and finds no scripted reply is answered with a
+random instance of that schema (:mod:`agent.core.testing.random_schema`): a sloppy model that keeps
+to the schema and to nothing else.
+
 Three ways to run it:
 
 * ``async with FakeOpenAI() as fake:`` inside the test's event loop;
@@ -23,6 +28,7 @@ import asyncio
 import inspect
 import json
 import os
+import random
 import signal
 import sys
 import threading
@@ -34,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+
+from agent.core.testing.random_schema import RandomSchemaOptions, random_instance, request_schema
 
 DEFAULT_CONTENT = '{"ok": true}'
 DEFAULT_MODEL = "fake-model"
@@ -222,6 +230,8 @@ class FakeOpenAI:
         model: str = DEFAULT_MODEL,
         host: str = "127.0.0.1",
         port: int = 0,
+        random_schema: RandomSchemaOptions | None = None,
+        seed: int | str | None = None,
     ) -> None:
         self.default_content = default_content
         self.default_delay = default_delay
@@ -233,6 +243,9 @@ class FakeOpenAI:
         self.model = model
         self.host = host
         self.port = port
+        self.random_schema = random_schema
+        """When set, requests naming a JSON Schema get a random instance of it (after the queue and responder)."""
+        self.rng = random.Random(seed)
         # A deque because tests in another thread may enqueue while the server pops.
         self.queue: deque[FakeReply] = deque(replies)
         self.requests: list[RecordedRequest] = []
@@ -405,6 +418,11 @@ class FakeOpenAI:
                 reply = await reply
             if reply is not None:
                 return reply
+        if self.random_schema is not None:
+            schema = request_schema(body)
+            if schema is not None:
+                data = random_instance(schema, self.rng, self.random_schema)
+                return FakeReply.ok_json(data, delay=self.default_delay)
         return FakeReply(delay=self.default_delay)
 
     async def _send(self, request: web.Request, reply: FakeReply, body: Any) -> web.StreamResponse:
@@ -495,8 +513,25 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--model", default=DEFAULT_MODEL)
     parser.add_argument("--mode", choices=sorted(RESPONDERS), help="answer structured requests this way "
                         "(first-enum: the first value of every enum, the first non-null branch of every anyOf)")
+    parser.add_argument("--random-schema", action="store_true",
+                        help="answer requests naming a JSON Schema with a random instance of it")
+    parser.add_argument("--null-rate", type=float, default=0.5, help="random-schema: chance a nullable field is null")
+    parser.add_argument("--seed", default=None, help="random-schema: seed for reproducible answers")
+    parser.add_argument("--enum-weight", action="append", default=[], metavar="PROP=VALUE:WEIGHT",
+                        help="random-schema: weight of one enum value of a property (others weigh 1); repeatable")
     parser.add_argument("--port-file", type=Path, help="also write the chosen port to this file")
     return parser.parse_args(argv)
+
+
+def _enum_weights(specs: list[str]) -> dict[str, dict[str, float]]:
+    weights: dict[str, dict[str, float]] = {}
+    for spec in specs:
+        prop, _, rest = spec.partition("=")
+        value, _, weight = rest.rpartition(":")
+        if not prop or not value:
+            raise SystemExit(f"--enum-weight {spec!r}: expected PROP=VALUE:WEIGHT")
+        weights.setdefault(prop, {})[value] = float(weight)
+    return weights
 
 
 async def _serve(args: argparse.Namespace) -> dict[str, int]:
@@ -506,7 +541,10 @@ async def _serve(args: argparse.Namespace) -> dict[str, int]:
     api_key = os.environ.get(args.api_key_env) if args.api_key_env else None
     fake = FakeOpenAI(default_content=content, default_delay=args.delay, replies=replies, api_key=api_key,
                       reject_response_formats=args.reject_response_format, model=args.model,
-                      host=args.host, port=args.port, responder=RESPONDERS.get(args.mode or ""))
+                      host=args.host, port=args.port, responder=RESPONDERS.get(args.mode or ""), seed=args.seed,
+                      random_schema=RandomSchemaOptions(null_rate=args.null_rate,
+                                                        enum_weights=_enum_weights(args.enum_weight))
+                      if args.random_schema else None)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

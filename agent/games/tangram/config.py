@@ -52,6 +52,10 @@ class TangramLLMConfig(LLMConfig):
     candidates: int = Field(0, ge=0, le=MAX_CANDIDATES, description=(
         "Placements the offline planner proposes before each play, each checked by the geometry engine, "
         "lettered A, B, ... in the prompt and on the board image; the model may name one. 0 turns it off."))
+    max_reasks: int = Field(1, ge=0, le=3, description=(
+        "Corrective re-asks of a move nothing can be salvaged from (same conversation, the problem and the facts "
+        "the model got wrong, prompts/<game>/reask.j2), each only when this session's LLM latency says it fits "
+        "before the turn's deadline; 0 turns them off."))
 
 
 Layer = Literal["grid", "labels", "candidates"]

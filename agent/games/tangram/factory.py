@@ -15,7 +15,7 @@ from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.players.base import Player
-from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
+from agent.games.tangram.prompt_context import REASK_TEMPLATE, TEMPLATE_NAMES, sample_context
 
 PlayerSource = Callable[[Transcript], Player]
 """Anything that makes a session's player; the server takes any such callable."""
@@ -32,11 +32,14 @@ class PlayerFactory:
             from agent.core.llm import LLMClient
 
             check_api_key(config)
-            self._prompts = prompts or load_prompts(config.prompts_dir, sample_context(), TEMPLATE_NAMES)
+            # A prompt folder written before re-asks existed works with llm.max_reasks: 0.
+            names = (*TEMPLATE_NAMES, REASK_TEMPLATE) if config.llm.max_reasks else TEMPLATE_NAMES
+            self._prompts = prompts or load_prompts(config.prompts_dir, sample_context(), names)
             # Made here, not per connection: building an HTTPS client loads the CA store, which
             # would stall every other game's event loop for tens of milliseconds at each connect.
             if with_client:
                 self._client = LLMClient(config.llm, config.api_key())
+                self._client.warm_up()
 
     def __call__(self, transcript: Transcript) -> Player:
         from agent.games.tangram.players.planner import PlannerPlayer

@@ -17,9 +17,14 @@ from agent.games.tangram.geometry.relations import DIRECTIONAL_RELATIONS, relati
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet
 from agent.games.tangram.players.base import TurnView
 from agent.games.tangram.protocol import GameState, OnBoardPiece
+from agent.games.tangram.salvage import Problem
 
 TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
 """The templates a tangram prompt folder must hold."""
+REASK_TEMPLATE = "reask"
+"""Also required when ``llm.max_reasks`` is above 0: the corrective message after an unusable answer."""
+NO_PROBLEM = {"kind": "", "detail": "", "piece": "", "missing": []}
+
 
 def _round(v: float) -> float:
     return round(v, 1)
@@ -37,8 +42,15 @@ def marks_context(candidates: CandidateSet = NO_CANDIDATES, marks: Sequence[str]
     }
 
 
+def board_text(view: TurnView) -> str:
+    """What the geometry engine sees on the board, in words (shapely searches: milliseconds)."""
+    return describe_board(view.board()).text
+
+
 def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
-                  planner_hint: str | None = None) -> dict[str, Any]:
+                  planner_hint: str | None = None, board_description: str | None = None) -> dict[str, Any]:
+    """Every template variable for ``view``; ``board_description`` when already made (else it is
+    made here: :func:`board_text`)."""
     on_board = [
         {"name": name, "x": _round(p.position[0]), "y": _round(p.position[1]),
          "rotation": _round(normalize_rotation(p.rotation)), "collisions": list(p.collisions)}
@@ -58,7 +70,7 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
         "piece_names": list(PIECE_NAMES),
         "relations": relation_vocabulary(),
         "combinable_relations": list(DIRECTIONAL_RELATIONS),
-        "board_description": describe_board(view.board()).text,
+        "board_description": board_description if board_description is not None else board_text(view),
         "history": [{"speaker": e.speaker, "text": e.text} for e in view.memory.recent(history)] if history else [],
         "has_board_image": view.board_png is not None,
         "has_drawer_image": view.drawer_png is not None,
@@ -69,7 +81,16 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
         "attempt": view.attempt,
         "max_attempts": max_attempts,
         **marks_context(),
+        "problem": NO_PROBLEM,
     }
+
+
+def problem_context(problem: Problem) -> dict[str, Any]:
+    """The ``problem`` variable of the re-ask template: what was wrong with the last answer
+    (:data:`~agent.games.tangram.salvage.ProblemKind`), the piece it named, the pieces it needs on
+    the board that are not there."""
+    return {"kind": problem.kind, "detail": problem.detail, "piece": problem.piece or "",
+            "missing": list(problem.missing)}
 
 
 def sample_context() -> dict[str, Any]:
@@ -88,4 +109,5 @@ def sample_context() -> dict[str, Any]:
     from agent.games.tangram.planner.candidates import propose_candidates
 
     offered = propose_candidates("A house", view.board(), 2)
+    context["problem"] = problem_context(Problem("anchor_off_board", "Blue not on the board", "Green", ("Blue",)))
     return {**context, **marks_context(offered, ["grid", "labels", "candidates"], ["labels"])}

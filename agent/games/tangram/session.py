@@ -458,9 +458,15 @@ class Session:
     async def _play_turn(self, frame: GameFrame, feedback: asyncio.Queue[GameFrame], turn: _Turn,
                          decide_by: float) -> str:
         self._note_partner_moves(frame.state)
-        view = await self._view(frame, decide_by=decide_by)
+        # The player gets the view while its images are still being prepared, and does its own
+        # preparation (the board description, a hint) meanwhile.
+        view = await self._view(frame, decide_by=decide_by, lazy_images=True)
+        try:
+            decision = await self.player.play(view)
+        finally:
+            if view.pending_images is not None:
+                view.pending_images.cancel()  # a player that never looked at them (the planner, a wizard)
         board = view.board()
-        decision = await self.player.play(view)
         self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                reasoning=decision.reasoning, pose=_pose_dict(decision.pose), **_marks(decision))
         latest = frame.state
@@ -525,9 +531,13 @@ class Session:
                 decision = replace(decision, pose=corrected, source=f"{decision.source}+feedback")
                 continue
             # The board as the game shows it now (our piece where it collides), image included.
-            adjust_view = replace(await self._view(reply, decide_by=decide_by), collisions=collisions,
-                                  previous=Decision(pose, decision.chat), attempt=plays)
-            decision = await self.player.adjust(adjust_view)
+            adjust_view = replace(await self._view(reply, decide_by=decide_by, lazy_images=True),
+                                  collisions=collisions, previous=Decision(pose, decision.chat), attempt=plays)
+            try:
+                decision = await self.player.adjust(adjust_view)
+            finally:
+                if adjust_view.pending_images is not None:
+                    adjust_view.pending_images.cancel()
             self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                    reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True,
                                    **_marks(decision))
@@ -650,30 +660,47 @@ class Session:
 
     # ------------------------------------------------------------------ views
 
-    async def _view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None) -> TurnView:
+    async def _prepare(self, key: str, b64: str) -> bytes | None:
+        """One image as the LLM gets it, or None (recorded) when it is broken."""
+        cfg = self.config.images
+        try:
+            if self.images is not None:
+                image = await self.images.prepare(b64, cfg)
+            else:
+                image = await asyncio.to_thread(prepare_image, b64, cfg)
+        except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
+            reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
+            log.warning("%s: %s image left out: %s", self.peer, key, reason)
+            self.transcript.record("image_error", image=key, reason=reason)
+            return None
+        return image.data
+
+    async def _view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None,
+                    lazy_images: bool = False) -> TurnView:
+        """The player's view of ``frame``. ``lazy_images``: return at once, the images still being
+        prepared (``view.with_images()`` waits for them); the caller cancels them if unused."""
         cfg = self.config.images
         looks = getattr(self.player, "uses_images", True)  # the planner reads the state, not pictures
         wanted = {"board": looks and cfg.send_board and frame.board_img,
                   "drawer": looks and drawer and cfg.send_drawer and frame.drawer_img}
-        prepared: dict[str, bytes | None] = {"board": None, "drawer": None}
         mime = "image/png" if cfg.format == "png" else "image/jpeg"
-        for key, b64 in wanted.items():
-            if not b64:
-                continue
-            try:
-                if self.images is not None:
-                    image = await self.images.prepare(b64, cfg)
-                else:
-                    image = await asyncio.to_thread(prepare_image, b64, cfg)
-            except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
-                reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
-                log.warning("%s: %s image left out: %s", self.peer, key, reason)
-                self.transcript.record("image_error", image=key, reason=reason)
-                continue
-            prepared[key] = image.data
-        return TurnView(objective=frame.objective, state=frame.state, memory=self.memory,
-                        board_png=prepared["board"], drawer_png=prepared["drawer"], image_mime=mime,
-                        message=frame.message, decide_by=decide_by)
+        # Both images at once (the pool's threads; Pillow works outside the GIL): a turn waits for
+        # the slower one, not for the sum.
+        pending = asyncio.ensure_future(self._prepare_both(wanted))
+        view = TurnView(objective=frame.objective, state=frame.state, memory=self.memory, image_mime=mime,
+                        message=frame.message, decide_by=decide_by, pending_images=pending)
+        return view if lazy_images else await view.with_images()
+
+    async def _prepare_both(self, wanted: dict[str, Any]) -> tuple[bytes | None, bytes | None]:
+        board, drawer = wanted["board"], wanted["drawer"]
+        jobs = [self._prepare(key, str(b64)) if b64 else _nothing() for key, b64 in (("board", board),
+                                                                                     ("drawer", drawer))]
+        got = await asyncio.gather(*jobs)
+        return got[0], got[1]
+
+
+async def _nothing() -> None:
+    return None
 
 
 def _same_place(a: tuple[float, float], rot_a: float, b: tuple[float, float], rot_b: float) -> bool:

@@ -8,7 +8,8 @@ Players never send frames and never see the socket: the session validates, repai
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import asyncio
+from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from agent.core.memory import Memory
@@ -56,9 +57,19 @@ class TurnView:
     decide_by: float | None = None
     """Event-loop time by which a player should have decided, leaving the session time for a
     fallback and the game's feedback before the turn's deadline; None for chat."""
+    pending_images: asyncio.Future[tuple[bytes | None, bytes | None]] | None = None
+    """Board and drawer images still being prepared when the session handed over the view, so a
+    player can do its own preparation meanwhile; :meth:`with_images` waits for them."""
 
     def board(self) -> dict[str, Pose]:
         return board_of(self.state)
+
+    async def with_images(self) -> TurnView:
+        """This view with its images ready (itself when they already are)."""
+        if self.pending_images is None:
+            return self
+        board, drawer = await self.pending_images
+        return replace(self, board_png=board, drawer_png=drawer, pending_images=None)
 
 
 def board_of(state: GameState) -> dict[str, Pose]:

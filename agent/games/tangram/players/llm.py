@@ -1,9 +1,11 @@
 """The LLM player: prompts a vision model for each decision and turns its answer into a pose.
 
 It never trusts the model's numbers: the answer is validated against the output schema, relations
-are resolved by the geometry engine, and the session repairs whatever pose comes out. When the
-model fails (error, garbage, nonsense), the player says so in one chat line, and, only if the
-config asks for it, lets the offline planner play the turn instead.
+are resolved by the geometry engine, and the session repairs whatever pose comes out. An imperfect
+answer is salvaged (:mod:`agent.games.tangram.salvage`: each change recorded); one nothing can be
+made of is corrected once in the same conversation (``prompts/tangram/reask.j2``, the `instructor`
+convention) when the turn's time allows. Only then, when the model still fails, the player says so
+in one chat line, and, only if the config asks for it, lets the offline planner play the turn.
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import math
 import time
-from dataclasses import replace
+from collections import deque
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.core.images import data_url
@@ -22,14 +26,27 @@ from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema, parse_move
-from agent.games.tangram.planner.candidates import NO_CANDIDATES, propose_candidates
+from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema
+from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.players.base import Decision, Player, TurnView
 from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.players.resolve import move_to_pose
-from agent.games.tangram.prompt_context import build_context, marks_context
+from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context
+from agent.games.tangram.salvage import Problem, Salvage, salvage_answer
 
 log = logging.getLogger(__name__)
+
+LATENCY_SAMPLES = 8
+REASK_MARGIN = 1.25
+"""A re-ask goes out only if the slowest recent call, this much longer, still ends before decide_by."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Unusable:
+    reason: str
+    """For the log and the decision's reasoning."""
+    problem: Problem | None = None
+    """What a re-ask can tell the model; None when asking again cannot help (no answer, an error)."""
 
 
 class LLMPlayer:
@@ -43,21 +60,37 @@ class LLMPlayer:
         self.prompts = prompts
         self.transcript = transcript
         self.planner = planner
+        self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
+        """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
 
     # ------------------------------------------------------------------ decisions
 
     async def play(self, view: TurnView) -> Decision:
-        # The hint, the board description and the marked images do not depend on each other.
-        hint, context, marks = await asyncio.gather(self._planner_hint(view), self._context(view),
-                                                    self._marks(view, drawer=True))
-        context["planner_hint"] = hint
+        view, context, marks = await self._prepare(view, drawer=True, hint=True)
         return await self._decide(view, "play", context, marks)
 
     async def adjust(self, view: TurnView) -> Decision:
-        context, marks = await asyncio.gather(
-            self._context(view, max_attempts=self.config.turn.max_feedback_iterations),
-            self._marks(view, drawer=False))
+        view, context, marks = await self._prepare(view, drawer=False,
+                                                   max_attempts=self.config.turn.max_feedback_iterations)
         return await self._decide(view, "feedback", context, marks)
+
+    async def _prepare(self, view: TurnView, *, drawer: bool, hint: bool = False,
+                       max_attempts: int = 0) -> tuple[TurnView, dict[str, Any], Marks]:
+        """The view with its images, the prompt's context and the marked images. The session's
+        image threads, the candidates, the board description and the planner's hint do not depend
+        on each other: they run side by side; the marks then wait for the images and candidates."""
+        candidates = asyncio.ensure_future(self._candidates(view))
+        try:
+            ready, description, planner_hint = await asyncio.gather(
+                view.with_images(), asyncio.to_thread(board_text, view),
+                self._planner_hint(view) if hint else _none())
+            marks = await self._marks(ready, candidates, drawer=drawer)
+        finally:
+            if not candidates.done():
+                candidates.cancel()
+        context = build_context(ready, history=self.config.chat_history, max_attempts=max_attempts,
+                                planner_hint=planner_hint, board_description=description)
+        return ready, context, marks
 
     async def chat(self, view: TurnView) -> str:
         context, marks = await asyncio.gather(self._context(view),
@@ -78,33 +111,84 @@ class LLMPlayer:
         return "Sorry, I couldn't think of an answer just now."
 
     async def _decide(self, view: TurnView, template: str, context: dict[str, Any], marks: Marks) -> Decision:
+        """Ask; play a named candidate exactly, else salvage what the answer allows; re-ask once with
+        the facts if nothing can be played and time allows; only then fall back (the planner, or an
+        honest pass)."""
         context.update(marks_context(marks.candidates, marks.board_layers, marks.drawer_layers),
                        has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
         messages, image_bytes = self._messages(template, context, marks.images)
-        offered = marks.candidates.letters
+        schema = move_schema(marks.candidates.letters)
         # Retries may add up to more than the turn has; stop in time for the fallback to play.
-        result = await self._call(template, messages, move_schema(offered), "tangram_move", image_bytes,
-                                  view.decide_by, marks.images)
+        result = await self._call(template, messages, schema, "tangram_move", image_bytes, view.decide_by,
+                                  marks.images)
+        outcome = self._interpret(result, view, template, marks, reasked=False)
+        reasks = 0
+        while isinstance(outcome, _Unusable) and outcome.problem is not None \
+                and reasks < self.config.llm.max_reasks:
+            assert result is not None
+            left = self._time_left(view)
+            expected = self._expected_latency()
+            sent = left is not None and left >= expected
+            self.transcript.record("reask", purpose=template, problem=outcome.problem.kind,
+                                   detail=outcome.problem.detail, sent=sent, expected_s=round(expected, 3),
+                                   left_s=None if left is None else round(left, 3))
+            if not sent:
+                break
+            reasks += 1
+            messages = [*messages, {"role": "assistant", "content": result.text},
+                        {"role": "user", "content": self.prompts.render("reask", {
+                            **context, "problem": problem_context(outcome.problem)})}]
+            result = await self._call("reask", messages, schema, "tangram_move", image_bytes, view.decide_by,
+                                      marks.images, reask_of=template)
+            outcome = self._interpret(result, view, template, marks, reasked=True)
+        if isinstance(outcome, _Unusable):
+            return await self._failed(view, outcome.reason, marks)
+        return outcome
+
+    def _interpret(self, result: LLMResult | None, view: TurnView, purpose: str, marks: Marks,
+                   reasked: bool) -> Decision | _Unusable:
+        """The decision an answer supports (salvaged, each change recorded), or why it supports none."""
         if result is None:
-            return await self._failed(view, "the language model did not answer in time", marks)
-        if result.error:
-            return await self._failed(view, f"the language model failed ({result.error})", marks)
-        move, problem = parse_move(result.data, offered)
+            return _Unusable("the language model did not answer in time")
+        if result.error and not (result.text and result.data is None):
+            # A provider failure (already retried by the client): asking again would not help.
+            return _Unusable(f"the language model failed ({result.error})")
+        source = "llm+reask" if reasked else "llm"
+        data = result.data
+        notes: list[Salvage] = []
+        if isinstance(data, dict) and "candidate" in data:
+            letter = data.get("candidate")
+            chosen = marks.candidates.get(letter.strip().upper()) if isinstance(letter, str) else None
+            if chosen is not None:
+                # Played exactly as offered, whatever else the answer says; the model's words are kept.
+                texts = [str(data[k]) if isinstance(data.get(k), str) else "" for k in ("chat", "reasoning")]
+                default = f"I'm placing {chosen.piece} as the {chosen.part}."
+                return _seen(Decision(chosen.pose, texts[0] or default, texts[1], source, chosen.letter), marks)
+            if letter is not None:
+                offered = ", ".join(marks.candidates.letters) or "none"
+                notes.append(Salvage("field_dropped", f"candidate {str(letter)[:20]!r}", "the answer's own move",
+                                     f"that candidate was not offered (offered: {offered})"))
+            data = {k: v for k, v in data.items() if k != "candidate"}
+        positions = {name: p.position for name, p in view.state.on_board.items()}
+        salvaged = salvage_answer(data, positions)
+        move = salvaged.move
         if move is None:
-            return await self._failed(view, f"the language model's answer was unusable ({problem})", marks)
-        chosen = marks.candidates.get(move.candidate)
-        if chosen is not None:
-            # Played exactly as offered, whatever else the answer says; the model's words are kept.
-            default = f"I'm placing {chosen.piece} as the {chosen.part}."
-            return _seen(Decision(chosen.pose, move.chat or default, move.reasoning, "llm", chosen.letter), marks)
+            assert salvaged.problem is not None
+            detail = result.error or salvaged.problem.detail
+            return _Unusable(f"the language model's answer was unusable ({detail})", salvaged.problem)
         if move.action == "pass":
-            return _seen(Decision(None, move.chat or "I'll pass this turn.", move.reasoning, "llm"), marks)
+            return _seen(Decision(None, move.chat or "I'll pass this turn.", move.reasoning, source), marks)
         pose = self._pose(move, view)
-        if pose is None:
-            what = (f"turn {move.piece} where it stands: it is not on the board" if move.action == "rotate"
-                    else f"place {move.piece} {move.relation} {move.anchor}: {move.anchor} is not on the board")
-            return await self._failed(view, f"I could not {what}", marks)
-        return _seen(Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, "llm"), marks)
+        if pose is None:  # salvage leaves only anchors on the board; kept as a guard
+            return _Unusable(f"I could not place {move.piece} as asked",
+                             Problem("no_position", f"no pose for {move.piece}", move.piece))
+        notes.extend(salvaged.salvages)
+        for note in notes:
+            self.transcript.record("salvage", purpose=purpose, salvage=note.kind, said=note.said,
+                                   played=note.played, why=note.why)
+        if notes:
+            source += "+salvage"
+        return _seen(Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, source), marks)
 
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
         return move_to_pose(move, view.state)
@@ -117,6 +201,20 @@ class LLMPlayer:
                          marks)
         return _seen(Decision(None, "Sorry, I had trouble deciding on a move this turn; your go!", reason, "fallback"),
                      marks)
+
+    def _time_left(self, view: TurnView) -> float | None:
+        """Seconds until the view's decide_by (None: no deadline, e.g. a chat: no re-ask then)."""
+        if view.decide_by is None:
+            return None
+        return view.decide_by - asyncio.get_running_loop().time()
+
+    def _expected_latency(self) -> float:
+        """How long another call will likely take: the slowest of this session's recent calls, with
+        a margin. A re-ask that would not be back by the turn's decide_by is not sent: the turn's
+        reserve for a fallback and the game's animation stays untouched either way."""
+        if not self._latencies:
+            return math.inf
+        return REASK_MARGIN * max(self._latencies)
 
     async def _marks_without_candidates(self, view: TurnView, drawer: bool) -> Marks:
         return await asyncio.to_thread(mark_images, view, self.config.images, NO_CANDIDATES, drawer)
@@ -137,24 +235,28 @@ class LLMPlayer:
         # The board description runs shapely searches (milliseconds): keep them off the event loop.
         return await asyncio.to_thread(build_context, view, history=self.config.chat_history, **extra)
 
-    async def _marks(self, view: TurnView, *, drawer: bool) -> Marks:
-        """Checked candidates, then the images with the configured marks: once per frame, in worker
-        threads (shapely searches and Pillow drawing take milliseconds each)."""
-        cfg, count = self.config.images, self.config.llm.candidates
-        # The drawer picture needs no candidate: it is drawn while they are searched for.
+    async def _candidates(self, view: TurnView) -> CandidateSet:
+        """This decision's checked candidates (a planner search in a worker thread), or none."""
+        count = self.config.llm.candidates
+        if not count:
+            return NO_CANDIDATES
+        library = getattr(getattr(self.planner, "planner", None), "library", None)
+        return await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
+                                       library=library, default_figure=self.config.planner.default_figure)
+
+    async def _marks(self, view: TurnView, candidates: asyncio.Future[CandidateSet], *, drawer: bool) -> Marks:
+        """The images with the configured marks, once per frame, in worker threads (Pillow): the
+        drawer while the candidates are still searched for, the board once they are there."""
+        cfg = self.config.images
         drawer_task = asyncio.ensure_future(asyncio.to_thread(mark_drawer, view, cfg)) if drawer else None
         try:
-            candidates = NO_CANDIDATES
-            if count:
-                library = getattr(getattr(self.planner, "planner", None), "library", None)
-                candidates = await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
-                                                     library=library, default_figure=self.config.planner.default_figure)
-            board_png, board_layers = await asyncio.to_thread(mark_board, view, cfg, candidates)
+            offered = await candidates
+            board_png, board_layers = await asyncio.to_thread(mark_board, view, cfg, offered)
             drawer_png, drawer_layers = await drawer_task if drawer_task is not None else (None, ())
         finally:
             if drawer_task is not None and not drawer_task.done():
                 drawer_task.cancel()
-        return Marks(candidates, board_png, drawer_png, board_layers, drawer_layers)
+        return Marks(offered, board_png, drawer_png, board_layers, drawer_layers)
 
     def _messages(self, template: str, context: dict[str, Any],
                   images: tuple[bytes, ...]) -> tuple[list[dict[str, Any]], int]:
@@ -167,7 +269,8 @@ class LLMPlayer:
                 {"role": "user", "content": content}], sum(len(d) for d in images)
 
     async def _call(self, purpose: str, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str,
-                    image_bytes: int, deadline: float | None, images: tuple[bytes, ...] = ()) -> LLMResult | None:
+                    image_bytes: int, deadline: float | None, images: tuple[bytes, ...] = (),
+                    **extra: Any) -> LLMResult | None:
         """One LLM call, recorded however it ends; None when ``deadline`` (loop time) passed first.
 
         A call cancelled from outside (the turn's deadline, a disconnect, a shutdown) leaves an
@@ -182,14 +285,28 @@ class LLMPlayer:
                                                          priority="chat" if purpose == "chat" else "play")
         except TimeoutError:
             record_llm_unfinished(self.transcript, purpose, messages, started, "timeout", self.config.llm.model,
-                                  image_bytes=image_bytes, images=shown)
+                                  image_bytes=image_bytes, images=shown, **extra)
+            self._latencies.append(time.monotonic() - started)  # at least this long: a lower bound
             return None
         except asyncio.CancelledError:
             record_llm_unfinished(self.transcript, purpose, messages, started, "cancelled", self.config.llm.model,
-                                  image_bytes=image_bytes, images=shown)
+                                  image_bytes=image_bytes, images=shown, **extra)
             raise
-        record_llm_result(self.transcript, purpose, messages, started, result, image_bytes=image_bytes, images=shown)
+        record_llm_result(self.transcript, purpose, messages, started, result, image_bytes=image_bytes,
+                          images=shown, **extra)
+        self._latencies.append(time.monotonic() - started)
         return result
+
+
+async def _none() -> None:
+    return None
+
+
+def _seen(decision: Decision, marks: Marks | None) -> Decision:
+    """The decision with what the model was shown for it (layers drawn, the images themselves)."""
+    if marks is None:
+        return decision
+    return replace(decision, image_layers=marks.board_layers, images=marks.images)
 
 
 def _image_refs(transcript: Transcript, images: tuple[bytes, ...]) -> list[dict[str, Any]]:
@@ -201,10 +318,3 @@ def _image_refs(transcript: Transcript, images: tuple[bytes, ...]) -> list[dict[
         refs.append({"sha256": hashlib.sha256(data).hexdigest()[:16], "bytes": len(data),
                      "file": transcript.keep_file(data, suffix)})
     return refs
-
-
-def _seen(decision: Decision, marks: Marks | None) -> Decision:
-    """The decision with what the model was shown for it (layers drawn, the images themselves)."""
-    if marks is None:
-        return decision
-    return replace(decision, image_layers=marks.board_layers, images=marks.images)

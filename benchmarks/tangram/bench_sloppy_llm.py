@@ -1,0 +1,185 @@
+"""Issue 19's acceptance measure: a sloppy model costs few turns, and the agent adds little time.
+
+The fake OpenAI server answers every call with a random instance of the move schema the request
+names (its random-schema mode: any action, any piece, nulls anywhere, anchors in the drawer, half
+relations, numbers off the board). The agent runs as its own process with ``configs/gpt4o.yaml``
+pointed at the fake; the simulator plays the game, a random human moves between AI turns.
+
+    .venv/bin/python -m benchmarks.tangram.bench_sloppy_llm [--games 8] [--turns 6] [--delay 1.0]
+        [--seed 1] [--null-rate 0.5] [--pass-weight 1.0] [--config configs/gpt4o.yaml]
+
+Prints, from the simulator and the agent's transcripts: turns with a play, first play valid (the
+game reports no collision for it), LLM calls per turn, salvages and re-asks by kind, and the
+agent's own time per turn: from the playRequest's arrival to the ``finish``, minus the LLM waits
+(the fake's ``--delay`` per call) and minus the game's animation waits (each play to its feedback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import statistics
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agent.games.tangram.sim.client import GameClient
+from benchmarks.agent_process import agent_server, percentile
+
+
+def read_records(folder: Path) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    for path in sorted(folder.rglob("*.jsonl")):
+        records.extend(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return records
+
+
+def turn_times(records: list[dict[str, Any]], delay: float) -> list[dict[str, float]]:
+    """Per AI turn (by session and turn id): wall time, LLM time, the game's waits, the agent's own."""
+    turns: dict[tuple[str, int], dict[str, Any]] = defaultdict(lambda: {"plays": [], "feedbacks": [], "llm": [],
+                                                                        "start": None, "finish": None})
+    for rec in records:
+        turn = rec.get("turn")
+        if turn is None:
+            continue
+        t = turns[(rec["session"], turn)]
+        kind = rec.get("kind")
+        if kind == "frame_in" and rec.get("type") == "playRequest":
+            t["start"] = rec["t"]
+        elif kind == "frame_in" and rec.get("type") == "playFeedback":
+            t["feedbacks"].append(rec["t"])
+        elif kind == "frame_out":
+            ftype = (rec.get("frame") or {}).get("type")
+            if ftype == "play":
+                t["plays"].append(rec["t"])
+            elif ftype == "finish" and t["finish"] is None:
+                t["finish"] = rec["t"]
+        elif kind == "llm":
+            t["llm"].append(float(rec.get("elapsed_s") or 0.0))
+    out = []
+    for t in turns.values():
+        if t["start"] is None or t["finish"] is None:
+            continue
+        wall = t["finish"] - t["start"]
+        game_waits = sum(fb - play for play, fb in zip(t["plays"], t["feedbacks"], strict=False))
+        llm_elapsed = sum(t["llm"])
+        out.append({"wall": wall, "calls": len(t["llm"]), "llm_elapsed": llm_elapsed, "game": game_waits,
+                    "own": wall - game_waits - len(t["llm"]) * delay,
+                    "own_vs_elapsed": wall - game_waits - llm_elapsed})
+    return out
+
+
+@contextlib.asynccontextmanager
+async def fake_server(args: argparse.Namespace) -> AsyncIterator[str]:
+    """The fake LLM as its own process: in this one, the simulator's image rendering would hold up
+    its answers and the agent would be blamed for the wait."""
+    cmd = [sys.executable, "-m", "agent.core.testing.fake_openai", "--port", "0", "--delay", str(args.delay),
+           "--random-schema", "--null-rate", str(args.null_rate), "--seed", str(args.seed)]
+    if args.pass_weight != 1.0:
+        cmd += ["--enum-weight", f"action=pass:{args.pass_weight:g}"]
+    proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.PIPE)
+    assert proc.stdout is not None
+    first = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+    if "listening on" not in first:
+        proc.terminate()
+        raise SystemExit(f"fake LLM did not start: {first.strip()}")
+    try:
+        yield first.rsplit(" ", 1)[-1].strip()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        await proc.wait()
+
+
+async def run(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
+    stats: Counter[str] = Counter()
+    async with fake_server(args) as base_url:
+        config["llm"] = {**config.get("llm", {}), "base_url": base_url, "api_key_required": False}
+        config.pop("transcripts", None)
+        async with agent_server(config) as agent:
+            url = f"ws://127.0.0.1:{agent.port}"
+            for g in range(args.games):
+                async with GameClient(url, seed=f"{args.seed}:{g}", human="random") as game:
+                    for _ in range(args.turns):
+                        await game.human_turn()
+                        turn = await game.ai_turn(deadline=config.get("turn", {}).get("deadline", 60) + 10)
+                        stats["turns"] += 1
+                        stats["ended"] += turn.finished
+                        stats["undone"] += turn.undone
+                        if turn.plays:
+                            stats["with_play"] += 1
+                            stats["first_valid"] += not turn.plays[0].collisions
+                    stats["violations"] += len(game.violations)
+            await asyncio.sleep(0.5)  # each session's transcript is flushed when its game disconnects
+            records = read_records(agent.transcripts)
+    return {"stats": stats, "records": records}
+
+
+def report(result: dict[str, Any], args: argparse.Namespace) -> None:
+    s, records = result["stats"], result["records"]
+    turns = max(1, s["turns"])
+    ai_turns = {(r["session"], r["turn"]) for r in records if r.get("kind") == "turn_start"}
+    llm = [r for r in records if r.get("kind") == "llm"]
+    purposes = Counter(str(r.get("purpose")) for r in llm)
+    salvages = Counter(str(r.get("salvage")) for r in records if r.get("kind") == "salvage")
+    reasks = Counter(str(r.get("problem")) for r in records if r.get("kind") == "reask")
+    decisions = Counter(str(r.get("source")) for r in records if r.get("kind") == "decision"
+                        and not r.get("adjust"))
+    passes = sum(1 for r in records if r.get("kind") == "decision" and not r.get("adjust")
+                 and str(r.get("source")).startswith("llm") and r.get("pose") is None)
+    times = turn_times(records, args.delay)
+    own = [t["own"] for t in times]
+    print(f"games={args.games} turns={args.turns} llm_delay={args.delay:g}s null_rate={args.null_rate:g} "
+          f"pass_weight={args.pass_weight:g} seed={args.seed} config={args.config}")
+    print(f"turns={s['turns']} ended_with_finish={s['ended']} undone_by_game={s['undone']} "
+          f"protocol_violations={s['violations']}")
+    print(f"turns_with_play={s['with_play']}/{s['turns']} ({100 * s['with_play'] / turns:.1f}%); "
+          f"passes the model chose: {passes}; of the other turns {s['with_play']}/{s['turns'] - passes} "
+          f"({100 * s['with_play'] / max(1, s['turns'] - passes):.1f}%) played")
+    valid = 100 * s["first_valid"] / max(1, s["with_play"])
+    print(f"first_play_valid={s['first_valid']}/{s['with_play']} ({valid:.1f}%)")
+    print(f"llm_calls={len(llm)} ({len(llm) / max(1, len(ai_turns)):.2f} per turn; by purpose: "
+          f"{dict(sorted(purposes.items()))})")
+    print(f"decisions by source: {dict(sorted(decisions.items()))}")
+    print(f"salvages={sum(salvages.values())} by kind: {dict(salvages.most_common())}")
+    print(f"reasks={sum(reasks.values())} by problem: {dict(reasks.most_common())}")
+    if own:
+        print(f"agent_own_ms per turn (turn - {args.delay:g}s x LLM calls - animation waits), n={len(own)}: "
+              f"median {1000 * statistics.median(own):.1f}, p90 {1000 * percentile(own, 0.9):.1f}, "
+              f"max {1000 * max(own):.1f}")
+        elapsed = [t["own_vs_elapsed"] for t in times]
+        print(f"  the same minus the LLM calls' measured elapsed time instead: median "
+              f"{1000 * statistics.median(elapsed):.1f} ms (the client's own overhead: "
+              f"{1000 * (statistics.median(own) - statistics.median(elapsed)):.1f} ms)")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=8)
+    ap.add_argument("--turns", type=int, default=6)
+    ap.add_argument("--delay", type=float, default=1.0, help="seconds the fake LLM takes per call")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--null-rate", type=float, default=0.5, help="chance a nullable field of the answer is null")
+    ap.add_argument("--pass-weight", type=float, default=1.0,
+                    help="weight of action 'pass' against 1 for 'place' and 'rotate'")
+    ap.add_argument("--config", default="configs/gpt4o.yaml")
+    ap.add_argument("--keep", help="write the agent's transcript records to this JSONL file")
+    args = ap.parse_args()
+    start = time.perf_counter()
+    config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
+    result = asyncio.run(run(args, config))
+    if args.keep:
+        Path(args.keep).write_text("".join(json.dumps(r) + "\n" for r in result["records"]), encoding="utf-8")
+    report(result, args)
+    print(f"wall_s={time.perf_counter() - start:.1f}")
+
+
+if __name__ == "__main__":
+    main()
