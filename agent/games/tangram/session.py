@@ -464,8 +464,7 @@ class Session:
         try:
             decision = await self.player.play(view)
         finally:
-            if view.pending_images is not None:
-                view.pending_images.cancel()  # a player that never looked at them (the planner, a wizard)
+            await _drop(view.pending_images)  # a player that never looked at them (the planner, a wizard)
         board = view.board()
         self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                reasoning=decision.reasoning, pose=_pose_dict(decision.pose), **_marks(decision))
@@ -536,8 +535,7 @@ class Session:
             try:
                 decision = await self.player.adjust(adjust_view)
             finally:
-                if adjust_view.pending_images is not None:
-                    adjust_view.pending_images.cancel()
+                await _drop(adjust_view.pending_images)
             self.transcript.record("decision", source=decision.source, chat=decision.chat,
                                    reasoning=decision.reasoning, pose=_pose_dict(decision.pose), adjust=True,
                                    **_marks(decision))
@@ -701,6 +699,14 @@ class Session:
 
 async def _nothing() -> None:
     return None
+
+
+async def _drop(task: asyncio.Future[Any] | None) -> None:
+    """Cancel ``task`` if it is still running and wait until it has stopped (a worker thread it
+    waits on finishes on its own; nothing of the task is left behind)."""
+    if task is not None and not task.done():
+        task.cancel()
+        await asyncio.wait({task})
 
 
 def _same_place(a: tuple[float, float], rot_a: float, b: tuple[float, float], rot_b: float) -> bool:

@@ -86,8 +86,9 @@ class LLMPlayer:
                 self._planner_hint(view) if hint else _none())
             marks = await self._marks(ready, candidates, drawer=drawer)
         finally:
-            if not candidates.done():
+            if not candidates.done():  # the view's images failed or the turn was cancelled
                 candidates.cancel()
+                await asyncio.wait({candidates})
         context = build_context(ready, history=self.config.chat_history, max_attempts=max_attempts,
                                 planner_hint=planner_hint, board_description=description)
         return ready, context, marks
@@ -256,6 +257,7 @@ class LLMPlayer:
         finally:
             if drawer_task is not None and not drawer_task.done():
                 drawer_task.cancel()
+                await asyncio.wait({drawer_task})
         return Marks(offered, board_png, drawer_png, board_layers, drawer_layers)
 
     def _messages(self, template: str, context: dict[str, Any],
