@@ -269,3 +269,25 @@ async def test_the_simulators_report_shows_each_llm_turns_picture_as_the_model_s
              if "exactly as the model got it" in line]
     assert len(shown) == 2  # one per AI turn
     assert [(index.parent / name).read_bytes() for name in shown] == sent
+
+
+def test_a_picture_that_cannot_be_marked_goes_out_as_it_was() -> None:
+    from agent.core.memory import Memory
+    from agent.games.tangram.planner.candidates import NO_CANDIDATES
+    from agent.games.tangram.players.base import TurnView
+    from agent.games.tangram.players.marks import mark_board, mark_drawer
+    from agent.games.tangram.protocol import GameState
+
+    view = TurnView(objective="A house", state=GameState(), memory=Memory(2), board_png=b"not a picture",
+                    drawer_png=b"nor this")
+    cfg = TangramImageConfig(annotate=["grid", "labels", "candidates"])
+    assert mark_board(view, cfg, NO_CANDIDATES) == (b"not a picture", ())
+    assert mark_drawer(view, cfg) == (b"nor this", ())
+
+
+def test_layers_are_drawn_in_one_order_whatever_the_config_says() -> None:
+    assert TangramImageConfig(annotate=["candidates", "grid", "grid"]).annotate == ["grid", "candidates"]
+    with pytest.raises(ValueError):
+        TangramImageConfig(annotate=["arrows"])  # type: ignore[list-item]
+    with pytest.raises(ValueError):
+        Config.model_validate({"llm": {"candidates": 7}})

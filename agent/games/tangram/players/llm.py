@@ -242,8 +242,12 @@ class LLMPlayer:
         if not count:
             return NO_CANDIDATES
         library = getattr(getattr(self.planner, "planner", None), "library", None)
-        return await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
-                                       library=library, default_figure=self.config.planner.default_figure)
+        try:
+            return await asyncio.to_thread(propose_candidates, view.objective, view.board(), count,
+                                           library=library, default_figure=self.config.planner.default_figure)
+        except Exception:  # the model can still make its own move: no offer this time
+            log.exception("candidate search failed; no candidates this turn")
+            return NO_CANDIDATES
 
     async def _marks(self, view: TurnView, candidates: asyncio.Future[CandidateSet], *, drawer: bool) -> Marks:
         """The images with the configured marks, once per frame, in worker threads (Pillow): the

@@ -7,6 +7,7 @@ With ``images.annotate: []`` the pictures go out exactly as the session prepared
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer, drawn_board_layers
@@ -15,6 +16,8 @@ from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.planner.candidates import CandidateSet
 from agent.games.tangram.players.base import TurnView
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +55,11 @@ def mark_board(view: TurnView, cfg: TangramImageConfig,
     board = view.board()
     shown = candidates.candidates if "candidates" in cfg.annotate else ()
     layers = tuple(drawn_board_layers(cfg.annotate, board, shown))
-    return annotate_board(view.board_png, board, cfg.annotate, shown, _encoding(cfg)), layers
+    try:
+        return annotate_board(view.board_png, board, cfg.annotate, shown, _encoding(cfg)), layers
+    except Exception as exc:  # the picture as prepared still serves: a mark is never worth a turn
+        log.warning("board marks left out: %s: %s", type(exc).__name__, exc)
+        return view.board_png, ()
 
 
 def mark_drawer(view: TurnView, cfg: TangramImageConfig) -> tuple[bytes | None, tuple[str, ...]]:
@@ -61,7 +68,11 @@ def mark_drawer(view: TurnView, cfg: TangramImageConfig) -> tuple[bytes | None, 
         return None, ()
     pieces = drawer_poses(view)
     layers = ("labels",) if "labels" in cfg.annotate and pieces else ()
-    return annotate_drawer(view.drawer_png, pieces, cfg.annotate, _encoding(cfg)), layers
+    try:
+        return annotate_drawer(view.drawer_png, pieces, cfg.annotate, _encoding(cfg)), layers
+    except Exception as exc:
+        log.warning("drawer marks left out: %s: %s", type(exc).__name__, exc)
+        return view.drawer_png, ()
 
 
 def mark_images(view: TurnView, cfg: TangramImageConfig, candidates: CandidateSet, drawer: bool) -> Marks:
