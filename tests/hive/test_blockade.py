@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.games.hive.blockade import assign_posts, chebyshev, posts, ring, to_wall
+from agent.games.hive.blockade import assign_posts, chebyshev, outer, outer_to_wall, posts, ring, to_wall
 from agent.games.hive.paths import NEIGHBOURS
 from agent.games.hive.rules import COLS
 
@@ -62,3 +62,16 @@ def test_holes_with_enemies_beside_them_come_first() -> None:
 
 def test_chebyshev() -> None:
     assert chebyshev(at(0, 0), at(3, 5)) == 5 and chebyshev(at(4, 4), at(4, 4)) == 0
+
+
+def test_the_second_ring_is_two_steps_out_and_stays_in_the_arena() -> None:
+    assert len(outer(HIVE_1)) == 11  # column 30 does not exist
+    assert len(outer(HIVE_0)) == 11  # nor does column -1
+    assert at(10, 26) in outer(HIVE_1) and at(11, 27) not in outer(HIVE_1)
+
+
+def test_second_ring_cells_beside_the_raider_with_enemies_first() -> None:
+    me = at(11, 28)
+    cells = outer_to_wall(HIVE_1, me, enemies={at(9, 29)})
+    assert set(cells) == {at(10, 27), at(10, 28), at(10, 29)}
+    assert cells[0] in (at(10, 28), at(10, 29))

@@ -214,6 +214,11 @@ def test_a_raider_breaks_into_a_walled_in_ring_and_holds_its_post() -> None:
     state.set(11, 28, Cell.EMPTY)
     put(state, 0, 0, 11, 28)  # on the north post, every other ring cell walled
     action, direction, reason = decide(state, hold)
+    assert action == Action.BUILD and step(11, 28, direction) in {(10, 27), (10, 28), (10, 29)}
+    assert reason == "wall the enemy hive's second ring"
+    for col in (27, 28, 29):
+        state.set(10, col, Cell.WALL)
+    action, direction, reason = decide(state, hold)
     assert action == Action.MOVE and state.get(*step(11, 28, direction)) != Cell.EMPTY  # stays put
     assert reason == "holding the enemy hive"
     leave = Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.3)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from itertools import permutations
 
 from agent.games.hive.paths import NEIGHBOURS
-from agent.games.hive.rules import COLS
+from agent.games.hive.rules import COLS, ROWS
 
 
 def ring(hive: int) -> list[int]:
@@ -79,4 +79,24 @@ def to_wall(hive: int, me: int, held: set[int], raiders: set[int], enemies: set[
     return sorted(cells, key=urgency)
 
 
-__all__ = ["assign_posts", "chebyshev", "manhattan", "posts", "ring", "to_wall"]
+def outer(hive: int) -> list[int]:
+    """The cells two steps from a hive (in the arena): where a carrier stands to break a ring wall."""
+    hr, hc = divmod(hive, COLS)
+    cells = []
+    for r in range(hr - 2, hr + 3):
+        for c in range(hc - 2, hc + 3):
+            if 0 <= r < ROWS and 0 <= c < COLS and max(abs(r - hr), abs(c - hc)) == 2:
+                cells.append(r * COLS + c)
+    return cells
+
+
+def outer_to_wall(hive: int, me: int, enemies: set[int]) -> list[int]:
+    """Cells of the second ring beside this raider, to wall once the ring itself is closed: a
+    carrier must then break two walls to get in, and each break gives a raider a turn to
+    rebuild. Those with the most enemy bees beside them first."""
+    beside = set(NEIGHBOURS[me])
+    cells = [cell for cell in outer(hive) if cell in beside]
+    return sorted(cells, key=lambda cell: -sum(1 for n in NEIGHBOURS[cell] if n in enemies))
+
+
+__all__ = ["assign_posts", "chebyshev", "manhattan", "outer", "outer_to_wall", "posts", "ring", "to_wall"]

@@ -332,6 +332,11 @@ class Strategy:
             if index in empty:
                 return Decision(Action.BUILD, empty[index], "wall the enemy hive", world.enemy_hive)
         post = posts.get(view.bee)
+        if post == me and all(posts.get(b) == position for b, position in raiders.items()):
+            for index in blockade.outer_to_wall(world.enemy_hive, me, enemies):
+                if index in empty:
+                    return Decision(Action.BUILD, empty[index], "wall the enemy hive's second ring",
+                                    world.enemy_hive)
         if post == me or (post is None and me in ring):
             if self.aggression >= HOLD_AGGRESSION or any(world.cells[i] == Cell.EMPTY for i in ring):
                 return self._wait(view, around, "holding the enemy hive")
