@@ -82,12 +82,8 @@ def to_wall(hive: int, me: int, held: set[int], raiders: set[int], enemies: set[
 def outer(hive: int) -> list[int]:
     """The cells two steps from a hive (in the arena): where a carrier stands to break a ring wall."""
     hr, hc = divmod(hive, COLS)
-    cells = []
-    for r in range(hr - 2, hr + 3):
-        for c in range(hc - 2, hc + 3):
-            if 0 <= r < ROWS and 0 <= c < COLS and max(abs(r - hr), abs(c - hc)) == 2:
-                cells.append(r * COLS + c)
-    return cells
+    return [r * COLS + c for r in range(hr - 2, hr + 3) for c in range(hc - 2, hc + 3)
+            if 0 <= r < ROWS and 0 <= c < COLS and max(abs(r - hr), abs(c - hc)) == 2]
 
 
 def outer_to_wall(hive: int, me: int, enemies: set[int]) -> list[int]:
