@@ -317,3 +317,21 @@ async def test_the_page_shows_the_pictures_exactly_as_the_model_saw_them(tmp_pat
                         assert resp.status == 200 and await resp.read() == data
                 async with http.get(f"{s.web.url}img/{gid}/board?v=1") as resp:
                     assert await resp.read() != sent[0]  # the game's own picture is another one
+
+
+async def test_the_turn_table_shows_salvages_and_reasks(tmp_path: Path) -> None:
+    none = {"reasoning": "r", "rotation": None, "x": None, "y": None, "relation": None, "anchor": None,
+            "relation2": None, "anchor2": None, "chat": "c"}
+    replies = [FakeReply.ok_json({**none, "action": "place", "piece": None}),  # nothing to play: re-asked
+               FakeReply.ok_json({**none, "action": "place", "piece": "Red", "x": 140, "y": 50})]  # clamped
+    async with FakeOpenAI(replies=replies) as fake:
+        config = Config.model_validate({"player": "llm", "llm": {"base_url": fake.base_url, "request_timeout": 5,
+                                                                 "api_key_required": False}})
+        async with console_setup(tmp_path, config=config) as s, s.page() as page, s.game() as (game, gid):
+            turn = await game.ai_turn(deadline=10)
+            assert turn.finished and len(turn.plays) == 1
+            view = await page.until(lambda m: m["type"] == "game" and m["game"]["history"] and m["game"])
+            row = view["history"][0]
+            assert row["reasks"] == ["no_piece"]
+            assert [(x["salvage"], x["played"]) for x in row["salvages"]] == [("clamped", "Red at (100, 50)")]
+            assert "0 to 100" in row["salvages"][0]["why"]

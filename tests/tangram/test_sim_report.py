@@ -40,6 +40,11 @@ class _PromptedPlayer:
         self.transcript.record("llm", purpose="play", outcome="ok", system_sha256=digest,
                                messages=[{"role": "user", "text": f"PROMPT {self.calls} <board>"}],
                                text=f"REPLY {self.calls}", prompt_tokens=100, completion_tokens=10, elapsed_s=0.1)
+        if self.calls == 2:  # as the LLM player records a salvaged answer and a re-ask
+            self.transcript.record("reask", purpose="play", problem="no_piece", detail="place without a piece",
+                                   sent=True)
+            self.transcript.record("salvage", purpose="play", salvage="clamped", said="Red at (140, 50)",
+                                   played="Red at (100, 50)", why="the board runs from 0 to 100 on both axes")
         pose = free_spot(view.board())
         return Decision(pose, f"Move {self.calls}.", reasoning=f"reason {self.calls}", source="llm")
 
@@ -97,6 +102,10 @@ async def test_report_has_readable_summary_tables_and_folded_prompts(tmp_path: P
     # Round 2's call sits in round 2's block, after round 1's.
     game1 = html[html.index('id="game-1"'):html.index('id="game-2"')]
     assert game1.index("PROMPT 1") < game1.index("Round 2 &middot; human") < game1.index("PROMPT 2")
+    # Salvages and re-asks show among the round's decisions, in round 2 only.
+    salvaged = "[salvaged: clamped] the model said Red at (140, 50); played Red at (100, 50), because the board"
+    assert game1.count(salvaged) == 1 and game1.count("[re-ask: no_piece] place without a piece: asked again") == 1
+    assert game1.index("Round 2 &middot; human") < game1.index(salvaged) < game1.index("Round 3 &middot; human")
 
 
 def test_summary_without_transcripts_says_so() -> None:

@@ -105,6 +105,10 @@ class Review:
     """Who is named when the default goes out: the deadline, or whoever switched to autonomous."""
 
 
+MAX_SALVAGES_SHOWN = 12
+"""Per turn and list: a model answering nonsense cannot grow a turn's row without bound."""
+
+
 @dataclass
 class TurnLog:
     turn: int
@@ -112,6 +116,10 @@ class TurnLog:
     started_loop: float
     decisions: list[dict[str, Any]] = field(default_factory=list)
     repairs: list[dict[str, Any]] = field(default_factory=list)
+    salvages: list[dict[str, Any]] = field(default_factory=list)
+    """What was changed in the model's answer to play it (salvage records), at most MAX_SALVAGES_SHOWN."""
+    reasks: list[str] = field(default_factory=list)
+    """The problem of each corrective re-ask sent this turn."""
     plays: int = 0
     interventions: list[dict[str, Any]] = field(default_factory=list)
     prompt_tokens: int = 0
@@ -192,6 +200,12 @@ class GameSupervisor:
                                   "outline": _outline_of(pose),
                                   "reasoning": str(data.get("reasoning") or "")[:MAX_REASONING_CHARS],
                                   "adjust": bool(data.get("adjust"))})
+        elif kind == "salvage" and cur is not None:
+            if len(cur.salvages) < MAX_SALVAGES_SHOWN:
+                cur.salvages.append({k: str(data.get(k) or "")[:200] for k in ("salvage", "said", "played", "why")})
+        elif kind == "reask" and cur is not None:
+            if data.get("sent") and len(cur.reasks) < MAX_SALVAGES_SHOWN:
+                cur.reasks.append(str(data.get("problem") or "?")[:40])
         elif kind == "repair" and cur is not None:
             cur.repairs.append({k: data.get(k) for k in ("proposed", "repaired", "displacement", "reason")})
         elif kind == "frame_out":
@@ -567,5 +581,6 @@ def _review_json(review: Review, now: float) -> dict[str, Any]:
 
 def _turn_json(t: TurnLog) -> dict[str, Any]:
     return {"turn": t.turn, "started": t.started, "decisions": t.decisions, "repairs": t.repairs, "plays": t.plays,
+            "salvages": t.salvages, "reasks": t.reasks,
             "interventions": t.interventions, "tokens": {"prompt": t.prompt_tokens, "completion": t.completion_tokens},
             "llm_s": round(t.llm_seconds, 3), "outcome": t.outcome, "seconds": t.seconds}

@@ -134,6 +134,12 @@ def _outcome(t: TurnResult) -> tuple[str, str]:
 
 
 def _note_text(rec: dict[str, Any]) -> str:
+    if rec.get("kind") == "salvage":
+        return (f"[salvaged: {rec.get('salvage')}] the model said {rec.get('said')}; played {rec.get('played')}, "
+                f"because {rec.get('why')}")
+    if rec.get("kind") == "reask":
+        what = "asked again" if rec.get("sent") else "no time to ask again"
+        return f"[re-ask: {rec.get('problem')}] {rec.get('detail')}: {what}"
     parts = []
     if rec.get("source"):
         parts.append(f"[{rec['source']}{' adjust' if rec.get('adjust') else ''}]")
@@ -164,7 +170,7 @@ def write_report(directory: Path, summary: dict[str, Any], results: list[GameRes
             name = f"img/game-{result.index}-r{snap.round:02d}-{snap.who}.png"
             (directory / name).write_bytes(snap.png)
             images[(snap.round, snap.who)] = name
-        notes = agent_notes(result)
+        notes = agent_notes(result, kinds=("decision", "salvage", "reask"))
         llm_calls = _llm_calls(result, directory)
         rounds = []
         for i, turn in enumerate(result.turns):

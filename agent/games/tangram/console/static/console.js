@@ -471,7 +471,10 @@ function renderHistory(g) {
     const repair = t.repairs[t.repairs.length - 1];
     const pose = repair && repair.repaired ? repair.repaired : (last ? last.pose : null);
     const move = pose ? `${pose.piece} (${pose.x.toFixed(1)}, ${pose.y.toFixed(1)}) ${pose.rotation}°` : (last ? "pass" : "…");
-    const cells = [String(t.turn), last ? last.source : "…", move, last ? last.chat : "",
+    // What was changed in the model's answer to play it, and the corrective re-asks sent.
+    const salvage = [...(t.salvages || []).map((x) => `${x.salvage}: ${x.why}`),
+      ...(t.reasks || []).map((p) => `re-asked (${p})`)].join("; ");
+    const cells = [String(t.turn), last ? last.source : "…", move, salvage, last ? last.chat : "",
       t.interventions.map((i) => `${i.action} by ${i.who}`).join("; "),
       t.outcome || "running", t.seconds != null ? `${t.seconds.toFixed(1)} s` : "",
       t.tokens.prompt + t.tokens.completion ? `${t.tokens.prompt}+${t.tokens.completion}` : "–"];
