@@ -6,12 +6,15 @@ relations, numbers off the board). The agent runs as its own process with ``conf
 pointed at the fake; the simulator plays the game, a random human moves between AI turns.
 
     .venv/bin/python -m benchmarks.tangram.bench_sloppy_llm [--games 8] [--turns 6] [--delay 1.0]
-        [--seed 1] [--null-rate 0.5] [--pass-weight 1.0] [--config configs/gpt4o.yaml]
+        [--seed 1] [--null-rate 0.5] [--pass-weight 1.0] [--config configs/gpt4o.yaml] [--candidates N]
 
 Prints, from the simulator and the agent's transcripts: turns with a play, first play valid (the
 game reports no collision for it), LLM calls per turn, salvages and re-asks by kind, and the
 agent's own time per turn: from the playRequest's arrival to the ``finish``, minus the LLM waits
-(the fake's ``--delay`` per call) and minus the game's animation waits (each play to its feedback).
+(the fake's ``--delay`` per call) and minus the game's animation waits (each play to its feedback);
+and the agent process's CPU time per turn, which a busy machine does not inflate.
+``--candidates 0`` runs without checked candidates (the model's own moves only: salvage and re-ask
+do all the work).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import statistics
 import sys
@@ -29,6 +33,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import yaml
 
 from agent.games.tangram.sim.client import GameClient
@@ -105,6 +110,8 @@ async def run(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any
         config.pop("transcripts", None)
         async with agent_server(config) as agent:
             url = f"ws://127.0.0.1:{agent.port}"
+            proc = psutil.Process(agent.process.pid)
+            cpu_before = sum(proc.cpu_times()[:2])
             for g in range(args.games):
                 async with GameClient(url, seed=f"{args.seed}:{g}", human="random") as game:
                     for _ in range(args.turns):
@@ -118,8 +125,9 @@ async def run(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any
                             stats["first_valid"] += not turn.plays[0].collisions
                     stats["violations"] += len(game.violations)
             await asyncio.sleep(0.5)  # each session's transcript is flushed when its game disconnects
+            cpu = sum(proc.cpu_times()[:2]) - cpu_before
             records = read_records(agent.transcripts)
-    return {"stats": stats, "records": records}
+    return {"stats": stats, "records": records, "cpu_s": cpu}
 
 
 def report(result: dict[str, Any], args: argparse.Namespace) -> None:
@@ -137,7 +145,8 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
     times = turn_times(records, args.delay)
     own = [t["own"] for t in times]
     print(f"games={args.games} turns={args.turns} llm_delay={args.delay:g}s null_rate={args.null_rate:g} "
-          f"pass_weight={args.pass_weight:g} seed={args.seed} config={args.config}")
+          f"pass_weight={args.pass_weight:g} seed={args.seed} config={args.config}"
+          + (f" candidates={args.candidates}" if args.candidates is not None else ""))
     print(f"turns={s['turns']} ended_with_finish={s['ended']} undone_by_game={s['undone']} "
           f"protocol_violations={s['violations']}")
     print(f"turns_with_play={s['with_play']}/{s['turns']} ({100 * s['with_play'] / turns:.1f}%); "
@@ -155,6 +164,9 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
               f"median {1000 * statistics.median(own):.1f}, p90 {1000 * percentile(own, 0.9):.1f}, "
               f"max {1000 * max(own):.1f}")
         elapsed = [t["own_vs_elapsed"] for t in times]
+        print(f"  agent process CPU per turn (user + system, all threads; the machine's load does not change it): "
+              f"{1000 * result['cpu_s'] / max(1, len(ai_turns)):.1f} ms; load average "
+              f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
         print(f"  the same minus the LLM calls' measured elapsed time instead: median "
               f"{1000 * statistics.median(elapsed):.1f} ms (the client's own overhead: "
               f"{1000 * (statistics.median(own) - statistics.median(elapsed)):.1f} ms)")
@@ -170,10 +182,13 @@ def main() -> None:
     ap.add_argument("--pass-weight", type=float, default=1.0,
                     help="weight of action 'pass' against 1 for 'place' and 'rotate'")
     ap.add_argument("--config", default="configs/gpt4o.yaml")
+    ap.add_argument("--candidates", type=int, help="override llm.candidates of the config")
     ap.add_argument("--keep", help="write the agent's transcript records to this JSONL file")
     args = ap.parse_args()
     start = time.perf_counter()
     config = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
+    if args.candidates is not None:
+        config.setdefault("llm", {})["candidates"] = args.candidates
     result = asyncio.run(run(args, config))
     if args.keep:
         Path(args.keep).write_text("".join(json.dumps(r) + "\n" for r in result["records"]), encoding="utf-8")

@@ -516,7 +516,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--random-schema", action="store_true",
                         help="answer requests naming a JSON Schema with a random instance of it")
     parser.add_argument("--null-rate", type=float, default=0.5, help="random-schema: chance a nullable field is null")
-    parser.add_argument("--seed", default=None, help="random-schema: seed for reproducible answers")
+    parser.add_argument("--seed", type=int, default=None, help="random-schema: seed for reproducible answers")
     parser.add_argument("--enum-weight", action="append", default=[], metavar="PROP=VALUE:WEIGHT",
                         help="random-schema: weight of one enum value of a property (others weigh 1); repeatable")
     parser.add_argument("--port-file", type=Path, help="also write the chosen port to this file")
