@@ -232,3 +232,23 @@ def test_the_editor_check_reports_the_games_view_and_the_repair() -> None:
     assert clear.collisions == () and not clear.too_close and clear.repaired == clear.pose
     data = hit.to_json()
     assert len(data["outline"]) == 3 and data["repaired_outline"] is not None
+
+
+async def test_malformed_http_to_the_console_is_one_line_not_a_traceback_each(caplog: Any) -> None:
+    """Issue 22: aiohttp logged a full traceback at ERROR for every malformed request."""
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="aiohttp")
+    async with served() as (_, web):
+        port = int(web.url.rsplit(":", 1)[1].strip("/"))
+        for _ in range(30):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /" + b"a" * 100_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+            with contextlib.suppress(ConnectionError):
+                await writer.drain()
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+            assert answer.split(b" ")[1] == b"400", answer[:60]
+    loud = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(loud) == 1 and "malformed HTTP" in loud[0].getMessage() and not loud[0].exc_info, \
+        [r.getMessage()[:100] for r in loud]

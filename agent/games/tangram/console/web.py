@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from agent.core.http_log import QuietHttpLog
 from agent.core.net import is_loopback, listen_hosts
 from agent.games.tangram.console.hub import Console, PageClient
 from agent.games.tangram.console.messages import MAX_MESSAGE_BYTES
@@ -77,7 +78,9 @@ class ConsoleServer:
         app.router.add_get("/static/{name}", self._static)
         app.router.add_get("/img/{game}/{which}", self._image)
         app.router.add_get("/ws", self._websocket)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        # logger: malformed HTTP and hang-ups as one rate-limited line each, not a traceback each.
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0,
+                               logger=QuietHttpLog(logging.getLogger("aiohttp.server")))
         await runner.setup()
         self._runner = runner
         port = self._port
