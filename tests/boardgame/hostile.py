@@ -30,6 +30,8 @@ class Misbehaviour:
     """Refuse this many perform_action requests (without forwarding them); -1: all of them."""
     deep_frames: int = 0
     """Send DEEP_FRAME before this many get_state responses."""
+    junk_frames: int = 0
+    """Send this many frames that are not JSON before the first get_state response."""
     impossible: int = 0
     """Answer this many get_state requests with ``board`` (our turn, status started)."""
     board: list[str] = field(default_factory=lambda: list(FULL_DRAWN_BOARD))
@@ -58,6 +60,9 @@ async def hostile_engine(plan: Misbehaviour, **engine: Any) -> AsyncIterator[str
                         text = frame if isinstance(frame, str) else frame.decode()
                         reply = json.loads(text)
                         if reply.get("type") == "get_state_response":
+                            for _ in range(plan.junk_frames):
+                                await client.send("not json at all")
+                            plan.junk_frames = 0
                             if plan.deep_frames:
                                 plan.deep_frames -= 1
                                 await client.send(DEEP_FRAME)

@@ -14,6 +14,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from agent.core.limits import Throttle
 from agent.games.boardgame.protocol import (
     MAX_FRAME_BYTES,
     ProtocolError,
@@ -28,6 +29,9 @@ log = logging.getLogger(__name__)
 FrameObserver = Callable[[str, str], None]
 """Called with ("in" | "out", frame text) for every frame, e.g. to write a transcript."""
 MAX_OBSERVED_CHARS = 4_000
+IGNORED_LOG_EVERY_S = 10.0
+"""Unreadable frames are logged at most this often, with a count: an engine sending 100,000 of
+them costs a few lines, not 100,000."""
 
 
 class LinkLost(ConnectionError):
@@ -45,6 +49,7 @@ class Link:
         self._responses: asyncio.Queue[ServerMessage] = asyncio.Queue(maxsize=64)
         self._closed = asyncio.Event()
         self.protocol_errors = 0
+        self._ignored_log = Throttle(IGNORED_LOG_EVERY_S)
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -87,7 +92,10 @@ class Link:
 
     def _ignore(self, size: int, reason: str) -> None:
         self.protocol_errors += 1
-        log.warning("ignoring a frame from the engine (%d bytes): %s", size, reason)
+        now, held = self._ignored_log.ready()
+        if now:
+            note = f" ({held} more not logged in the last {IGNORED_LOG_EVERY_S:.0f} s)" if held else ""
+            log.warning("ignoring a frame from the engine (%d bytes): %s%s", size, reason, note)
 
     async def request(self, message: Any, timeout: float) -> ServerMessage:
         """Send ``message``; its ``*_response`` or an ``error``. LinkLost on a closed link or a timeout."""
