@@ -178,8 +178,8 @@ def _encode(img: Image.Image, encoding: Encoding) -> bytes:
     if encoding.format == "jpeg":
         img.save(buf, "JPEG", quality=encoding.jpeg_quality)
     else:
-        # The fastest level: a few KB more than the default for a third of its time (the bytes go
-        # to the LLM once; the time is spent on every turn).
+        # Level 1: on a marked board about 4 KB more than the default level and half its time
+        # (8 ms against 17 at 512 px); the bytes go to the LLM once, the time is spent every turn.
         img.save(buf, "PNG", compress_level=1)
     return buf.getvalue()
 
