@@ -1,10 +1,13 @@
 """Decided positions with a chaotic LLM: is lethal taken and the survival block made, every time?
 
     .venv/bin/python -m benchmarks.forge.bench_guard [--repeats 6] [--deadline 1.0] [--version early]
+        [--llm chaotic|random-schema]
 
 The agent runs as its own process with the LLM player (``llm.guard: decided``, then ``off``); the
 fake LLM is the chaotic one (a sensible reply sometimes, otherwise every way a model or provider
-fails, stalls past the deadline included). The fake Forge sends positions whose answer the
+fails, stalls past the deadline included), or with ``--llm random-schema`` the fake server's
+random-schema mode (every reply a random instance of the request's schema: legal options only,
+chosen at random). The fake Forge sends positions whose answer the
 heuristic proves, in both dialects, each ``--repeats`` times as a new game: lethal burn (our turn
 and their end step), the burn's target, lethal attacks (through a blocker, in the air) and blocks
 needed to survive. Each answer is read as Forge reads it and checked: the lethal spell cast, the
@@ -20,6 +23,7 @@ import json
 from collections import Counter
 
 from agent.core.testing.fake_openai import FakeOpenAI
+from agent.core.testing.random_schema import RandomSchemaOptions
 from agent.games.forge.fake.client import FakeForge
 from agent.games.forge.fake.decided import kept, positions
 from agent.games.forge.fake.llm import chaotic
@@ -29,7 +33,9 @@ from benchmarks.forge.agent_process import forge_agent, llm_section
 async def run(guard: str, args: argparse.Namespace) -> None:
     results: Counter[str] = Counter()
     lost: Counter[str] = Counter()
-    async with FakeOpenAI(responder=chaotic(args.seed, stall_s=args.deadline * 3)) as fake:
+    fake_llm = (FakeOpenAI(random_schema=RandomSchemaOptions(), seed=args.seed) if args.llm == "random-schema"
+                else FakeOpenAI(responder=chaotic(args.seed, stall_s=args.deadline * 3)))
+    async with fake_llm as fake:
         config = {**llm_section(fake.base_url), "decision": {"deadline": args.deadline}}
         config["llm"]["guard"] = guard
         async with forge_agent(config) as (url, transcripts, _), FakeForge(url, args.version) as forge:
@@ -58,7 +64,8 @@ async def run(guard: str, args: argparse.Namespace) -> None:
                         rules[record["rule"]] += 1
     total = sum(results.values())
     thrown = sum(lost.values())
-    print(f"llm.guard {guard} ({args.version} client, deadline {args.deadline:g} s): {total - thrown} of {total} "
+    print(f"llm.guard {guard} ({args.llm} LLM, {args.version} client, deadline {args.deadline:g} s): "
+          f"{total - thrown} of {total} "
           f"decided positions kept, {thrown} thrown away")
     for name in sorted(results):
         print(f"  {name}: {results[name] - lost[name]}/{results[name]}")
@@ -75,6 +82,7 @@ async def main() -> None:
     parser.add_argument("--deadline", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--version", choices=["early", "later"], default="early")
+    parser.add_argument("--llm", choices=["chaotic", "random-schema"], default="chaotic")
     args = parser.parse_args()
     for guard in ("decided", "off"):
         await run(guard, args)

@@ -300,15 +300,21 @@ def test_the_guard_setting_is_checked() -> None:
         validate_config(ForgeConfig, {"llm": {"guard": "always"}}, None)
 
 
+@pytest.mark.parametrize("llm", ["chaotic", "random-schema"])
 @pytest.mark.parametrize("dialect", ["action", "possible_actions"])
 async def test_a_chaotic_llm_never_throws_away_a_decided_position(agent_at: Running, fake_openai: FakeOpenAI,
-                                                                 dialect: str) -> None:
-    """The Done-when of the guard: whatever the model and provider do, lethal is taken and the
-    survival block made, in both dialects, as Forge reads the answers."""
+                                                                 dialect: str, llm: str) -> None:
+    """The Done-when of the guard: whatever the model and provider do (every misbehaviour, or
+    random legal options from the schema), lethal is taken and the survival block made, in both
+    dialects, as Forge reads the answers."""
+    from agent.core.testing.random_schema import RandomSchemaOptions
     from agent.games.forge.fake.decided import kept, positions
     from agent.games.forge.fake.llm import chaotic
 
-    fake_openai.responder = chaotic(seed=3, stall_s=1.5)
+    if llm == "chaotic":
+        fake_openai.responder = chaotic(seed=3, stall_s=1.5)
+    else:
+        fake_openai.random_schema = RandomSchemaOptions()
     thrown = []
     async with agent_at(fake_openai, decision={"deadline": 0.5}) as (_, url), FakeForge(url) as forge:
         for repeat in range(3):

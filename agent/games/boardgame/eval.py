@@ -123,7 +123,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="connect-four search time per move of our player (default 0.3)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--config", type=Path, help="agent YAML config with the llm section, for --a/--b llm")
-    parser.add_argument("--fake-llm", choices=("chaotic", "legal"),
+    parser.add_argument("--fake-llm", choices=("chaotic", "legal", "random-schema"),
                         help="play the LLM player against a local fake LLM (no key, no network)")
     parser.add_argument("--guard", choices=("decided", "off"), help="an llm player's llm.guard (default: the config's)")
     parser.add_argument("--log-level", default="ERROR", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
@@ -238,10 +238,14 @@ async def _llm_factory(args: argparse.Namespace, cleanup: list[Callable[[], Any]
         config = config.model_copy(update={"llm": config.llm.model_copy(update={"guard": args.guard})})
     if args.fake_llm:
         from agent.core.testing.fake_openai import FakeOpenAI
+        from agent.core.testing.random_schema import RandomSchemaOptions
         from agent.games.boardgame.testing import chaotic_responder, legal_responder
 
-        fake = FakeOpenAI(responder=chaotic_responder(random.Random(args.seed)) if args.fake_llm == "chaotic"
-                          else legal_responder(random.Random(args.seed)))
+        if args.fake_llm == "random-schema":
+            fake = FakeOpenAI(random_schema=RandomSchemaOptions(), seed=args.seed)
+        else:
+            fake = FakeOpenAI(responder=chaotic_responder(random.Random(args.seed)) if args.fake_llm == "chaotic"
+                              else legal_responder(random.Random(args.seed)))
         await fake.start()
         cleanup.append(fake.stop)
         llm_config = config.llm.model_copy(update={"base_url": fake.base_url, "api_key_required": False,
