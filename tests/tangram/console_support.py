@@ -71,9 +71,10 @@ def start_browser(width: int = 1600, height: int = 1000) -> Any:
 class Rig:
     """An agent server with the console in front of it, on free loopback ports, in a loop thread."""
 
-    def __init__(self, deadline: float = 30.0, **console: Any) -> None:
+    def __init__(self, deadline: float = 30.0, settings: dict[str, Any] | None = None, **console: Any) -> None:
+        """``settings``: more of the agent's config (an LLM player against a fake server, say)."""
         self.dir = Path(tempfile.mkdtemp(prefix="console-test-"))
-        self.config = Config.model_validate({"turn": {"deadline": deadline},
+        self.config = Config.model_validate({**(settings or {}), "turn": {"deadline": deadline},
                                              "transcripts": {"dir": str(self.dir)},
                                              "console": {"enabled": True, **console}})
         self.loop = asyncio.new_event_loop()

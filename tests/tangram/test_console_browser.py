@@ -101,6 +101,29 @@ def test_a_game_appears_live_and_its_turn_shows(browser: Any) -> None:
         assert turn.chat[0] in chat
 
 
+def test_what_the_model_saw_shows_the_marked_pictures(browser: Any) -> None:
+    from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
+
+    with FakeOpenAI(responder=first_enum_responder) as fake:
+        settings = {"player": "llm", "llm": {"base_url": fake.base_url, "api_key_required": False,
+                                             "request_timeout": 5, "candidates": 3},
+                    "images": {"annotate": ["grid", "labels", "candidates"]}}
+        with Rig(settings=settings) as rig:
+            open_console(browser, rig)
+            game, gid = rig.new_game("A house")
+            box = panel(browser, gid)
+            assert not box.find_element(By.CSS_SELECTOR, ".model-view").is_displayed()  # no LLM turn yet
+            assert rig.start_turn(game).result(20).finished
+            view = wait(browser, lambda: (lambda d: d if d.is_displayed() else None)(
+                box.find_element(By.CSS_SELECTOR, ".model-view")))
+            view.find_element(By.CSS_SELECTOR, "summary").click()
+            # The board as the model got it: downscaled to 512 px and marked, not the game's 562 px picture.
+            wait(browser, lambda: browser.execute_script(
+                "return arguments[0].querySelector('.model_board-img').naturalWidth", box) == 512)
+            wait(browser, lambda: browser.execute_script(
+                "return arguments[0].querySelector('.model_drawer-img').naturalWidth", box) == 210)
+
+
 def test_supervised_approve_then_edit_with_drag_and_rotation(browser: Any) -> None:
     with Rig(deadline=30) as rig:
         open_console(browser, rig, who="Ana")
