@@ -4,7 +4,8 @@
 
 Writes console-overview.png (two games side by side, one waiting for the experimenter),
 console-edit.png (editing a proposed move: collision shown, repair previewed) and
-console-wizard.png (a wizard turn with the planner's suggestion and a participant's question).
+console-wizard.png (a wizard turn with the planner's suggestion and a participant's question) and
+console-model-view.png (an LLM game's "What the model saw": the marked pictures it got).
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
 from tests.tangram.console_support import Rig, browser_or_skip_reason, start_browser
 
 
@@ -79,11 +82,37 @@ def main(out: Path) -> int:
             panel_c.find_element(By.CSS_SELECTOR, ".ed-chat").send_keys("Let me start with the body.")
             time.sleep(0.5)
             panel_c.screenshot(str(out / "console-wizard.png"))
+        model_view(driver, wait, out)
     finally:
         driver.quit()
-    for name in ("console-overview.png", "console-edit.png", "console-wizard.png"):
+    for name in ("console-overview.png", "console-edit.png", "console-wizard.png", "console-model-view.png"):
         print(out / name)
     return 0
+
+
+def model_view(driver: Any, wait: WebDriverWait[Any], out: Path) -> None:
+    """An LLM game (the fake server naming candidate A) with "What the model saw" unfolded."""
+    with FakeOpenAI(responder=first_enum_responder) as fake:
+        settings = {"player": "llm", "llm": {"base_url": fake.base_url, "api_key_required": False,
+                                             "request_timeout": 5, "candidates": 3},
+                    "images": {"annotate": ["grid", "labels", "candidates"]}}
+        with Rig(deadline=60, settings=settings) as rig:
+            driver.get(rig.url)
+            wait.until(lambda d: d.find_element(By.ID, "status").get_attribute("data-state") == "open")
+            house, gid = rig.new_game("A house", seed=4)
+            for _ in range(3):
+                rig.start_turn(house).result(20)
+                rig.run(house.human_turn())
+            rig.start_turn(house).result(20)
+            panel = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, f'section.game[data-game="{gid}"]'))
+            view = wait.until(lambda d: panel.find_element(By.CSS_SELECTOR, ".model-view").is_displayed()
+                              and panel.find_element(By.CSS_SELECTOR, ".model-view"))
+            view.find_element(By.CSS_SELECTOR, "summary").click()
+            wait.until(lambda d: d.execute_script(
+                "return arguments[0].querySelector('.model_board-img').naturalWidth", panel) == 512)
+            driver.execute_script("arguments[0].scrollIntoView()", view)
+            time.sleep(0.3)
+            view.screenshot(str(out / "console-model-view.png"))
 
 
 if __name__ == "__main__":
