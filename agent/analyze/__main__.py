@@ -78,8 +78,11 @@ def main(argv: list[str] | None = None) -> int:
     tables = build_tables((read_transcript(p) for p in paths), prices)
     written = write_summary(tables, args.out, args.by, args.transcripts)
     guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
+    plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
+    offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "
+               "own plays") if plays else ""
     print(f"{len(tables.sessions)} sessions, {len(tables.turns)} turns, {len(tables.chats)} chat replies, "
-          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides")
+          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}")
     for path in [*written.files, written.html]:
         print(f"wrote {path}")
     return 0

@@ -188,3 +188,21 @@ def test_candidate_and_own_plays_are_counted_per_session(tmp_path: Path) -> None
     older = tmp_path / "o.jsonl"  # decisions without the field: neither count, no column of zeros
     older.write_text(json.dumps({"kind": "decision", "turn": 1, "source": "llm", "pose": pose}) + "\n")
     assert session_rows(read_transcript(older), PRICES).sessions[0]["candidate_plays"] is None
+
+
+def test_the_summary_shows_candidate_and_own_plays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pose = {"piece": "Red", "x": 1.0, "y": 2.0, "rotation": 0.0}
+    src = tmp_path / "t"
+    src.mkdir()
+    lines = [{"kind": "session_start", "session": "s", "game": "tangram", "tags": {"condition": "marks"}}]
+    for turn, letter in ((1, "A"), (2, None), (3, "A")):
+        lines += [{"kind": "turn_start", "turn": turn},
+                  {"kind": "decision", "turn": turn, "source": "llm", "candidate": letter, "pose": pose},
+                  {"kind": "turn_end", "turn": turn, "outcome": "played", "seconds": 1}]
+    (src / "s.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    out = tmp_path / "out"
+    assert main([str(src), "--out", str(out)]) == 0
+    assert "2 candidate and 1 own plays" in capsys.readouterr().out
+    html = (out / "summary.html").read_text()
+    assert "candidate plays" in html and "own plays" in html
+    assert [(r["candidate_plays"], r["own_plays"]) for r in _csv(out / "sessions.csv")] == [("2", "1")]
