@@ -37,11 +37,15 @@ class ImageError(ValueError):
 @dataclass(frozen=True, slots=True)
 class PreparedImage:
     data: bytes
+    """The encoded picture; empty when it was prepared with ``encode=False`` and had to be re-encoded."""
     mime: str
     width: int
     height: int
     original_bytes: int
     original_size: tuple[int, int]
+    pixels: Image.Image | None = None
+    """With ``encode=False``: the checked, downscaled picture, left for the caller to draw on and
+    encode once (:func:`encode_image`) instead of encoding it twice."""
 
     def data_url(self) -> str:
         return data_url(self.data, self.mime)
@@ -71,8 +75,11 @@ def decode_png(b64: str) -> bytes:
     return raw
 
 
-def prepare_image(b64: str, cfg: ImageConfig) -> PreparedImage:
-    """Decode, check and shrink one image. CPU-bound: call it via ``asyncio.to_thread``."""
+def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedImage:
+    """Decode, check and shrink one image. CPU-bound: call it via ``asyncio.to_thread``.
+
+    ``encode=False`` leaves a picture that needs re-encoding as ``pixels`` (``data`` empty), for a
+    caller that draws on it first; one that can go out as it came still comes back as ``data``."""
     raw = decode_png(b64)
     try:
         with Image.open(io.BytesIO(raw)) as img:
@@ -92,16 +99,22 @@ def prepare_image(b64: str, cfg: ImageConfig) -> PreparedImage:
         scale = cfg.max_side / max(out.width, out.height)
         out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
                          Image.Resampling.BICUBIC, reducing_gap=2.0)
+    mime = "image/jpeg" if cfg.format == "jpeg" else "image/png"
+    if not encode:
+        return PreparedImage(b"", mime, out.width, out.height, len(raw), original_size, pixels=out)
+    return PreparedImage(encode_image(out, cfg), mime, out.width, out.height, len(raw), original_size)
+
+
+def encode_image(out: Image.Image, cfg: ImageConfig) -> bytes:
+    """A prepared picture as the LLM gets it: JPEG, or PNG at zlib's fastest level."""
     buf = io.BytesIO()
     if cfg.format == "jpeg":
-        out.save(buf, "JPEG", quality=cfg.jpeg_quality)
-        mime = "image/jpeg"
+        (out if out.mode == "RGB" else out.convert("RGB")).save(buf, "JPEG", quality=cfg.jpeg_quality)
     else:
         # zlib's fastest level: a third of the default's time for a 512 px board, and the provider
         # counts an image's pixels, not its bytes.
         out.save(buf, "PNG", compress_level=PNG_COMPRESS_LEVEL)
-        mime = "image/png"
-    return PreparedImage(buf.getvalue(), mime, out.width, out.height, len(raw), original_size)
+    return buf.getvalue()
 
 
 PNG_COMPRESS_LEVEL = 1
@@ -120,9 +133,9 @@ class ImagePool:
         self.workers = workers
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="image-decode")
 
-    async def prepare(self, b64: str, cfg: ImageConfig) -> PreparedImage:
+    async def prepare(self, b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedImage:
         """:func:`prepare_image` in the pool; raises ImageError (or what Pillow raises) as it does."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, prepare_image, b64, cfg)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, prepare_image, b64, cfg, encode)
 
     def close(self) -> None:
         """Drop queued jobs; running ones finish in the background (a decode cannot be interrupted)."""

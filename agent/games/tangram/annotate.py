@@ -186,13 +186,19 @@ def _encode(img: Image.Image, encoding: Encoding) -> bytes:
     return buf.getvalue()
 
 
-def annotate_board(data: bytes, board: Mapping[str, Pose], layers: Sequence[str],
+def annotate_board(data: bytes | Image.Image, board: Mapping[str, Pose], layers: Sequence[str],
                    candidates: Sequence[Candidate] = (), encoding: Encoding = Encoding()) -> bytes:
-    """The board picture with the ``layers`` drawn; the same bytes back when none applies."""
+    """The board picture with the ``layers`` drawn; the same bytes back when none applies. ``data``
+    may also be the picture already decoded (it is not changed): then it is encoded either way."""
     drawn = drawn_board_layers(layers, board, candidates)
-    if not drawn:
+    if isinstance(data, Image.Image):
+        img = data.convert("RGB")  # a copy: the caller's pixels stay as they were
+        if not drawn:
+            return _encode(img, encoding)
+    elif not drawn:
         return data
-    img = _open(data)
+    else:
+        img = _open(data)
     if "grid" in drawn:
         grid = _grid_layer(img.size)
         img.paste(grid, (0, 0), grid)

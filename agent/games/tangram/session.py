@@ -658,20 +658,21 @@ class Session:
 
     # ------------------------------------------------------------------ views
 
-    async def _prepare(self, key: str, b64: str) -> bytes | None:
-        """One image as the LLM gets it, or None (recorded) when it is broken."""
+    async def _prepare(self, key: str, b64: str, encode: bool = True) -> Any:
+        """One image as the LLM gets it (bytes; with ``encode=False`` the pixels when they need
+        encoding), or None (recorded) when it is broken."""
         cfg = self.config.images
         try:
             if self.images is not None:
-                image = await self.images.prepare(b64, cfg)
+                image = await self.images.prepare(b64, cfg, encode)
             else:
-                image = await asyncio.to_thread(prepare_image, b64, cfg)
+                image = await asyncio.to_thread(prepare_image, b64, cfg, encode)
         except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
             reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
             log.warning("%s: %s image left out: %s", self.peer, key, reason)
             self.transcript.record("image_error", image=key, reason=reason)
             return None
-        return image.data
+        return image.pixels if image.pixels is not None else image.data
 
     async def _view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None,
                     lazy_images: bool = False) -> TurnView:
@@ -689,11 +690,12 @@ class Session:
                         message=frame.message, decide_by=decide_by, pending_images=pending)
         return view if lazy_images else await view.with_images()
 
-    async def _prepare_both(self, wanted: dict[str, Any]) -> tuple[bytes | None, bytes | None]:
+    async def _prepare_both(self, wanted: dict[str, Any]) -> tuple[Any, bytes | None]:
         board, drawer = wanted["board"], wanted["drawer"]
-        jobs = [self._prepare(key, str(b64)) if b64 else _nothing() for key, b64 in (("board", board),
-                                                                                     ("drawer", drawer))]
-        got = await asyncio.gather(*jobs)
+        # A player that draws marks on the board encodes it once, marks included: not here too.
+        encode_board = not getattr(self.player, "marks_board", False)
+        got = await asyncio.gather(self._prepare("board", str(board), encode_board) if board else _nothing(),
+                                   self._prepare("drawer", str(drawer)) if drawer else _nothing())
         return got[0], got[1]
 
 

@@ -525,6 +525,7 @@ class ConsolePlayer:
         self.supervisor = supervisor
         self.name = inner.name
         self.uses_images = inner.uses_images
+        self.marks_board = getattr(inner, "marks_board", False)
 
     async def play(self, view: TurnView) -> Decision:
         return await self.supervisor.decide("play", view, lambda: self.inner.play(view))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from agent.core.memory import Memory
 from agent.games.tangram.geometry.frames import Pose, pose_from_marker
@@ -46,6 +46,10 @@ class TurnView:
     board_png: bytes | None = None
     drawer_png: bytes | None = None
     """Images as prepared for the LLM (downscaled, re-encoded), or None when absent or broken."""
+    board_pixels: Any = None
+    """The board picture checked and downscaled but not encoded (a PIL image), when the player said
+    it draws marks on it (``marks_board``): it is encoded once, marks included; ``board_png`` is
+    then empty."""
     image_mime: str = "image/png"
     message: str = ""
     """The player's chat line, for chat requests."""
@@ -57,7 +61,7 @@ class TurnView:
     decide_by: float | None = None
     """Event-loop time by which a player should have decided, leaving the session time for a
     fallback and the game's feedback before the turn's deadline; None for chat."""
-    pending_images: asyncio.Future[tuple[bytes | None, bytes | None]] | None = None
+    pending_images: asyncio.Future[tuple[Any, bytes | None]] | None = None
     """Board and drawer images still being prepared when the session handed over the view, so a
     player can do its own preparation meanwhile; :meth:`with_images` waits for them."""
 
@@ -69,6 +73,8 @@ class TurnView:
         if self.pending_images is None:
             return self
         board, drawer = await self.pending_images
+        if board is not None and not isinstance(board, bytes):  # pixels left for the marks to encode
+            return replace(self, board_png=b"", board_pixels=board, drawer_png=drawer, pending_images=None)
         return replace(self, board_png=board, drawer_png=drawer, pending_images=None)
 
 

@@ -60,6 +60,8 @@ class LLMPlayer:
         self.prompts = prompts
         self.transcript = transcript
         self.planner = planner
+        self.marks_board = "grid" in config.images.annotate
+        """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
         """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from agent.core.images import encode_image
 from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer, drawn_board_layers
 from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.geometry.frames import Pose, start_pose
@@ -55,10 +56,14 @@ def mark_board(view: TurnView, cfg: TangramImageConfig,
     board = view.board()
     shown = candidates.candidates if "candidates" in cfg.annotate else ()
     layers = tuple(drawn_board_layers(cfg.annotate, board, shown))
+    # The session's pixels when it left the encoding to us (one encoding, marks included), else its PNG.
+    picture = view.board_pixels if view.board_pixels is not None else view.board_png
     try:
-        return annotate_board(view.board_png, board, cfg.annotate, shown, _encoding(cfg)), layers
+        return annotate_board(picture, board, cfg.annotate, shown, _encoding(cfg)), layers
     except Exception as exc:  # the picture as prepared still serves: a mark is never worth a turn
         log.warning("board marks left out: %s: %s", type(exc).__name__, exc)
+        if view.board_pixels is not None:
+            return encode_image(view.board_pixels, cfg), ()
         return view.board_png, ()
 
 

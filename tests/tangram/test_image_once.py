@@ -1,0 +1,59 @@
+"""A board picture the LLM player marks is encoded once: the session leaves the downscaled pixels
+undecoded-and-unencoded for the marks, and what the model gets is exactly what encoding the
+session's PNG and marking it would give."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from agent.core.images import encode_image, prepare_image
+from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
+from agent.games.tangram.annotate import Encoding, annotate_board
+from agent.games.tangram.config import Config
+from agent.games.tangram.players.base import board_of
+from agent.games.tangram.protocol import parse_frame
+from agent.games.tangram.server import serve_agent
+from agent.games.tangram.sim import GameClient
+from agent.games.tangram.sim.game import SimGame
+
+LAYERS = ["grid", "labels"]
+
+
+def config(base_url: str, tmp_path: Any) -> Config:
+    return Config.model_validate({
+        "player": "llm", "turn": {"deadline": 10},
+        "llm": {"base_url": base_url, "api_key_required": False, "request_timeout": 5, "retry": {"max_attempts": 1}},
+        "images": {"annotate": LAYERS}, "transcripts": {"enabled": False}})
+
+
+def test_pixels_left_unencoded_encode_to_the_same_picture() -> None:
+    game = SimGame("A house")
+    game.place("Red", 50, 60, 180)
+    frame = game.play_request_frame()
+    cfg = Config().images
+    whole = prepare_image(frame["board_img"], cfg)
+    left = prepare_image(frame["board_img"], cfg, encode=False)
+    assert left.data == b"" and left.pixels is not None and (left.width, left.height) == (whole.width, whole.height)
+    assert encode_image(left.pixels, cfg) == whole.data
+    # A picture that goes out as it came (small enough, PNG) comes back encoded either way.
+    small = prepare_image(frame["drawer_img"], cfg, encode=False)
+    assert small.pixels is None and small.data == base64.b64decode(frame["drawer_img"])
+
+
+async def test_the_model_gets_the_marked_board_encoded_once_as_it_would_be_twice(tmp_path: Any) -> None:
+    async with FakeOpenAI(responder=first_enum_responder) as fake, \
+            serve_agent(config(fake.base_url, tmp_path), host="127.0.0.1", port=0) as server:
+        async with GameClient(server.url, objective="A house", human="random", seed=4) as game:
+            sent_frames = []
+            for _ in range(2):
+                await game.human_turn()
+                sent_frames.append(game.game.play_request_frame())
+                assert (await game.ai_turn(deadline=15)).finished
+    for frame, request in zip(sent_frames, fake.chat_requests, strict=False):
+        state = parse_frame(json.dumps(frame)).state
+        expected = annotate_board(prepare_image(frame["board_img"], Config().images).data, board_of(state), LAYERS,
+                                  (), Encoding())
+        board_url = request.image_urls()[0]
+        assert base64.b64decode(board_url.partition(",")[2]) == expected
