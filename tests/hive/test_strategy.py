@@ -84,7 +84,11 @@ def test_distance_field_goes_around_walls_and_respects_blocked() -> None:
     assert distance_field(closed, [0])[1] == INF
 
 
-def decide(state: ArenaState, plan: Plan | None = None, seed: int = 0) -> tuple[int, int, str]:
+ALL_FORAGE = Plan(bees=[BeeOrder(bee=b, role="forage") for b in range(5)], aggression=0.5)
+"""Bee 0 (the active bee of most tests) is a raider by default: the foraging tests name it a forager."""
+
+
+def decide(state: ArenaState, plan: Plan | None = ALL_FORAGE, seed: int = 0) -> tuple[int, int, str]:
     strategy = new_strategy(state.turn % 2, seed, plan)
     d = strategy.decide(state_view(state))
     return d.action, d.direction, d.reason
@@ -193,7 +197,7 @@ def test_a_raider_on_its_way_does_not_stop_to_knock() -> None:
 
 def test_default_roles_follow_the_aggression() -> None:
     strategy = new_strategy(0, 0)
-    assert [strategy.role_of(b) for b in range(5)] == ["forage", "raid", "raid", "raid", "forage"]
+    assert [strategy.role_of(b) for b in range(5)] == ["raid", "forage", "raid", "forage", "raid"]
     strategy.plan = Plan(bees=[], aggression=0.1)
     assert strategy.role_of(2) == "forage"
 
@@ -256,7 +260,7 @@ def test_flower_claims_spread_the_bees() -> None:
     state = empty_arena()
     state.set(6, 3, Cell.FLOWER)
     state.set(16, 3, Cell.FLOWER)
-    strategy = new_strategy(0, 0)
+    strategy = new_strategy(0, 0, ALL_FORAGE)
     targets = []
     for bee in (0, 4):
         state.turn = bee * 2
@@ -331,7 +335,7 @@ def test_the_forager_bot_never_raids() -> None:
 
 def decide_synced(state: ArenaState, seed: int = 0) -> tuple[int, int, str]:
     """Like decide, with the world told where player 0's other bees really are."""
-    strategy = new_strategy(0, seed)
+    strategy = new_strategy(0, seed, ALL_FORAGE)
     for bee, (row, col) in enumerate(state.bees[0]):
         strategy.world.bees[bee].position = row * COLS + col
     d = strategy.decide(state_view(state))
@@ -409,14 +413,14 @@ def test_only_the_nearest_empty_handed_forager_guards() -> None:
     state = empty_arena()
     clear_other_bees(state)
     put(state, 1, 0, 11, 1)
-    put(state, 0, 4, 12, 2)
-    strategy = new_strategy(0, 0)
+    put(state, 0, 3, 12, 2)
+    strategy = new_strategy(0, 0)  # default roles: bees 1 and 3 forage, the others raid
     for bee, (row, col) in enumerate(state.bees[0]):
         strategy.world.bees[bee].position = row * COLS + col
     strategy.world.update(state_view(state))
-    assert [strategy._is_guard(b) for b in range(5)] == [False, False, False, False, True]
-    strategy.world.bees[4].carrying = True
-    assert strategy._is_guard(0) and not strategy._is_guard(4)
+    assert [strategy._is_guard(b) for b in range(5)] == [False, False, False, True, False]
+    strategy.world.bees[3].carrying = True
+    assert strategy._is_guard(1) and not strategy._is_guard(3)
 
 
 def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> None:
@@ -435,3 +439,17 @@ def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> N
     state.set(13, 2, Cell.WALL)
     strategy.world.update(state_view(state))
     assert strategy._threat()
+
+
+def test_a_raider_with_nothing_to_build_knocks_a_carrier_beside_it() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 11, 28)  # on the north post
+    for r, c in [(11, 27), (11, 29), (12, 27), (12, 29), (13, 27), (13, 28), (13, 29),
+                 (10, 27), (10, 28)]:
+        state.set(r, c, Cell.WALL)
+    put(state, 1, 0, 10, 29, carrying=True)  # beside the raider, on the second ring
+    action, direction, reason = decide(state, Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.5))
+    assert action == Action.GUARD and step(11, 28, direction) == (10, 29)
+    assert reason == "knock a carrier at the blockade"
