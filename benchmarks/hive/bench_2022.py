@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m benchmarks.hive.bench_2022", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--built", type=Path, required=True, help="OUT folder of build_2022.sh")
-    p.add_argument("--matches", type=int, default=24)
+    p.add_argument("-n", "--matches", type=int, default=24)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--seed", type=int, default=6000)
     p.add_argument("--opponents", default=",".join(FINALISTS + CONTROLS))
