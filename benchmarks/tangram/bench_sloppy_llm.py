@@ -33,6 +33,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import psutil
 import yaml
 
@@ -47,10 +48,19 @@ def read_records(folder: Path) -> list[dict[str, Any]]:
     return records
 
 
-def turn_times(records: list[dict[str, Any]], delay: float) -> list[dict[str, float]]:
-    """Per AI turn (by session and turn id): wall time, LLM time, the game's waits, the agent's own."""
+def turn_times(records: list[dict[str, Any]], delay: float,
+               answer_seconds: list[float] | None = None) -> list[dict[str, float]]:
+    """Per AI turn (by session and turn id): wall time, LLM time, the game's waits, the agent's own.
+
+    The LLM's time for a call is what the fake took to answer it (``answer_seconds``, matched to the
+    calls in the order they ended; games run one after another, so the orders agree), else
+    ``delay``: a fake that a busy machine slows down is the model's delay, not the agent's."""
+    calls = sorted((r for r in records if r.get("kind") == "llm"), key=lambda r: (r["t"], r["session"]))
+    server: dict[int, float] = {}
+    if answer_seconds is not None and len(answer_seconds) == len(calls):
+        server = {id(rec): secs for rec, secs in zip(calls, answer_seconds, strict=True)}
     turns: dict[tuple[str, int], dict[str, Any]] = defaultdict(lambda: {"plays": [], "feedbacks": [], "llm": [],
-                                                                        "start": None, "finish": None})
+                                                                        "server": [], "start": None, "finish": None})
     for rec in records:
         turn = rec.get("turn")
         if turn is None:
@@ -69,6 +79,7 @@ def turn_times(records: list[dict[str, Any]], delay: float) -> list[dict[str, fl
                 t["finish"] = rec["t"]
         elif kind == "llm":
             t["llm"].append(float(rec.get("elapsed_s") or 0.0))
+            t["server"].append(server.get(id(rec), delay))
     out = []
     for t in turns.values():
         if t["start"] is None or t["finish"] is None:
@@ -77,9 +88,17 @@ def turn_times(records: list[dict[str, Any]], delay: float) -> list[dict[str, fl
         game_waits = sum(fb - play for play, fb in zip(t["plays"], t["feedbacks"], strict=False))
         llm_elapsed = sum(t["llm"])
         out.append({"wall": wall, "calls": len(t["llm"]), "llm_elapsed": llm_elapsed, "game": game_waits,
-                    "own": wall - game_waits - len(t["llm"]) * delay,
+                    "own": wall - game_waits - sum(t["server"]),
+                    "own_vs_delay": wall - game_waits - len(t["llm"]) * delay,
                     "own_vs_elapsed": wall - game_waits - llm_elapsed})
     return out
+
+
+async def _timings(base_url: str) -> list[float]:
+    """The fake's own time for each request, in the order they were answered."""
+    root = base_url.removesuffix("/v1")
+    async with aiohttp.ClientSession() as http, http.get(f"{root}/_fake/timings") as resp:
+        return list((await resp.json())["answer_seconds"])
 
 
 @contextlib.asynccontextmanager
@@ -99,6 +118,7 @@ async def fake_server(args: argparse.Namespace) -> AsyncIterator[str]:
     try:
         yield first.rsplit(" ", 1)[-1].strip()
     finally:
+        args.answer_seconds = await _timings(first.rsplit(" ", 1)[-1].strip())
         proc.send_signal(signal.SIGINT)
         await proc.wait()
 
@@ -142,7 +162,8 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
                         and not r.get("adjust"))
     passes = sum(1 for r in records if r.get("kind") == "decision" and not r.get("adjust")
                  and str(r.get("source")).startswith("llm") and r.get("pose") is None)
-    times = turn_times(records, args.delay)
+    answers = getattr(args, "answer_seconds", None)
+    times = turn_times(records, args.delay, answers)
     own = [t["own"] for t in times]
     print(f"games={args.games} turns={args.turns} llm_delay={args.delay:g}s null_rate={args.null_rate:g} "
           f"pass_weight={args.pass_weight:g} seed={args.seed} config={args.config}"
@@ -160,16 +181,20 @@ def report(result: dict[str, Any], args: argparse.Namespace) -> None:
     print(f"salvages={sum(salvages.values())} by kind: {dict(salvages.most_common())}")
     print(f"reasks={sum(reasks.values())} by problem: {dict(reasks.most_common())}")
     if own:
-        print(f"agent_own_ms per turn (turn - {args.delay:g}s x LLM calls - animation waits), n={len(own)}: "
+        matched = answers is not None and len(answers) == len(llm)
+        what = "the fake's own time per call" if matched else f"{args.delay:g} s per call"
+        print(f"agent_own_ms per turn (turn - LLM waits ({what}) - animation waits), n={len(own)}: "
               f"median {1000 * statistics.median(own):.1f}, p90 {1000 * percentile(own, 0.9):.1f}, "
               f"max {1000 * max(own):.1f}")
+        by_delay = [t["own_vs_delay"] for t in times]
+        print(f"  counting {args.delay:g} s per call instead (the fake's slow answers on a busy machine then count "
+              f"as the agent's): median {1000 * statistics.median(by_delay):.1f} ms")
         elapsed = [t["own_vs_elapsed"] for t in times]
         print(f"  agent process CPU per turn (user + system, all threads; the machine's load does not change it): "
               f"{1000 * result['cpu_s'] / max(1, len(ai_turns)):.1f} ms; load average "
               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end")
-        print(f"  the same minus the LLM calls' measured elapsed time instead: median "
-              f"{1000 * statistics.median(elapsed):.1f} ms (the client's own overhead: "
-              f"{1000 * (statistics.median(own) - statistics.median(elapsed)):.1f} ms)")
+        print(f"  counting each call's time as the agent measured it (its client's own work left out): median "
+              f"{1000 * statistics.median(elapsed):.1f} ms")
 
 
 def main() -> None:

@@ -18,7 +18,8 @@ Three ways to run it:
   sync code or for agents started as subprocesses;
 * ``python -m agent.core.testing.fake_openai --port 0 --delay 1 --reply '{"ok": true}'`` as its own
   process; it prints its base URL on the first line of stdout, serves ``GET /_fake/stats``
-  (request count, largest number in flight) and prints those stats as JSON when stopped.
+  (request count, largest number in flight) and ``GET /_fake/timings`` (each request's answer
+  time, for benchmarks), and prints the stats as JSON when stopped.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from agent.core.testing.random_schema import RandomSchemaOptions, random_instanc
 
 DEFAULT_CONTENT = '{"ok": true}'
 DEFAULT_MODEL = "fake-model"
+MAX_TIMINGS = 100_000
+"""Per-request answer times kept (the oldest are dropped first)."""
 
 Responder = Callable[[dict[str, Any]], "FakeReply | Awaitable[FakeReply | None] | None"]
 
@@ -251,6 +254,9 @@ class FakeOpenAI:
         self.requests: list[RecordedRequest] = []
         self.in_flight = 0
         self.max_in_flight = 0
+        self.answer_seconds: deque[float] = deque(maxlen=MAX_TIMINGS)
+        """Seconds each chat request took here, from its arrival to its answer, in arrival order
+        of completion (``GET /_fake/timings``): what a benchmark subtracts as the model's time."""
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self._thread_loop: asyncio.AbstractEventLoop | None = None
@@ -265,6 +271,7 @@ class FakeOpenAI:
         """Forget requests, counters and queued replies (call while no request is in flight)."""
         self.queue.clear()
         self.requests.clear()
+        self.answer_seconds.clear()
         self.max_in_flight = self.in_flight
 
     @property
@@ -298,6 +305,7 @@ class FakeOpenAI:
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
         app.router.add_get("/_fake/stats", self._stats)
+        app.router.add_get("/_fake/timings", self._timings)
         app.router.add_post("/_fake/reset", self._reset)
         app.router.add_post("/_fake/replies", self._enqueue)
         # handler_cancellation: a client that gives up (timeout, cancel) ends its handler, so the
@@ -393,12 +401,15 @@ class FakeOpenAI:
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        started = time.monotonic()
         try:
             record = await self._record(request)
             reply = self._auth_error(record) or self._validate(record) or await self._next_reply(record.json)
             return await self._send(request, reply, record.json)
         finally:
             self.in_flight -= 1
+            # The "model's" own time for this request, as a client would have to wait for it.
+            self.answer_seconds.append(time.monotonic() - started)
 
     def _validate(self, record: RecordedRequest) -> FakeReply | None:
         body = record.json
@@ -477,6 +488,9 @@ class FakeOpenAI:
 
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.stats())
+
+    async def _timings(self, request: web.Request) -> web.Response:
+        return web.json_response({"answer_seconds": list(self.answer_seconds)})
 
     async def _reset(self, request: web.Request) -> web.Response:
         self.reset()
