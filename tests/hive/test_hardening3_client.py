@@ -60,8 +60,12 @@ async def test_a_flood_of_2000_states_ends_in_gameover_with_every_answer_well_fo
                 break
             received.extend(chunk)
 
-    _, port = await arena_factory(script)
+    arena, port = await arena_factory(script)
     outcome = await asyncio.wait_for(play("127.0.0.1", port, "bees", Recorder()), 60)
+    # The arena reads the answers in its own task: wait for it. (The client answers a buffered flood
+    # without yielding on 3.12+, whose wait_for runs the read in the caller's task, so when play()
+    # returns the arena may not have read a byte yet; on 3.11 it happened to keep up.)
+    await asyncio.wait_for(arena.done.wait(), 10)
     lines = bytes(received).splitlines()
     assert outcome.ending == "gameover" and 1 <= outcome.states <= 2000, outcome
     assert lines and set(lines) == {b"3,0"}, set(lines)
