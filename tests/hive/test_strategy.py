@@ -453,3 +453,36 @@ def test_a_raider_with_nothing_to_build_knocks_a_carrier_beside_it() -> None:
     action, direction, reason = decide(state, Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.5))
     assert action == Action.GUARD and step(11, 28, direction) == (10, 29)
     assert reason == "knock a carrier at the blockade"
+
+
+def test_a_carrier_stuck_at_rebuilt_walls_walks_around_them() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    for row in range(6, 19):  # a wall line between the carrier and our hive, open above and below
+        state.set(row, 4, Cell.WALL)
+    put(state, 0, 0, 12, 5, carrying=True)
+    strategy = new_strategy(0, 0, ALL_FORAGE)
+    for row in range(6, 19):  # the map knows the whole line (another bee saw it)
+        strategy.world.cells[row * COLS + 4] = Cell.WALL
+        strategy.world.seen[row * COLS + 4] = 0
+    for turn in range(0, 60, 10):  # six of its turns at the same place: the wall keeps coming back
+        state.turn = turn
+        d = strategy.decide(state_view(state))
+        assert d.action == Action.GUARD and step(12, 5, d.direction)[1] == 4
+    state.turn = 60
+    d = strategy.decide(state_view(state))
+    assert d.action == Action.MOVE and state.get(*step(12, 5, d.direction)) == Cell.EMPTY
+
+
+
+def test_a_carrier_whose_only_way_in_is_through_our_guard_passes_it_the_flower() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 1, 11, 1)  # our guard, holding a ring cell
+    wall_our_ring(state, keep={(11, 1), (12, 0)})  # (12, 0) is free, but only through the guard
+    put(state, 0, 0, 10, 1, carrying=True)
+    action, direction, reason = decide_synced(state)
+    assert action == Action.FORAGE and "pass" in reason
+    assert step(10, 1, direction) in {(10, 0), (10, 2)}

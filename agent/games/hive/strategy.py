@@ -59,6 +59,14 @@ GUARDS = 1
 """How many empty-handed bees turn guard while our hive is threatened: against the 2022 wall
 builders one guard and two did equally well (seeds 3000-3011), and one leaves more foragers."""
 
+STUCK_TURNS = 6
+"""A carrier that has not moved for this many of its turns (six rounds) is breaking walls that
+are rebuilt as fast (a wall builder's bees stand beside them): it walks around walls instead, for
+AROUND_WALLS_TURNS. Seen against tribe13's own agent: a carrier guarded the same rebuilt wall next
+to our hive for 2,000 turns while a free cell of the ring was a dozen steps around."""
+AROUND_WALLS_TURNS = 300
+COST_WALL_AVOIDED = 16
+
 COST_FREE = 1
 COST_BEE = 3
 COST_WALL = 4
@@ -83,6 +91,8 @@ class Strategy:
     claims: dict[int, int] = field(default_factory=dict)
     """bee -> cell it is heading for (flower or exploration target)."""
     stuck: dict[int, int] = field(default_factory=dict)
+    around_walls_until: dict[int, int] = field(default_factory=dict)
+    """bee -> turn until which this carrier walks around walls instead of breaking them."""
     last_pos: dict[int, int] = field(default_factory=dict)
 
     # ---- entry point ------------------------------------------------------------------------
@@ -130,7 +140,11 @@ class Strategy:
                     if cell == Cell.EMPTY and index in near:
                         return Decision(Action.FORAGE, direction, "pass the flower to a guard at our hive",
                                         world.hive)
-            costs = self._costs(me)
+            if self.stuck.get(view.bee, 0) >= STUCK_TURNS:
+                # Breaking the same walls for rounds: they are being rebuilt. Walk around.
+                self.around_walls_until[view.bee] = view.turn + AROUND_WALLS_TURNS
+            walls = COST_WALL_AVOIDED if self.around_walls_until.get(view.bee, -1) > view.turn else COST_WALL
+            costs = self._costs(me, walls)
             field_home = distance_field(costs, [world.hive, *receivers], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
 
@@ -196,7 +210,7 @@ class Strategy:
                 return direction
         return None
 
-    def _costs(self, me: int) -> bytearray:
+    def _costs(self, me: int, wall_cost: int = COST_WALL) -> bytearray:
         """Entry cost of every cell as this bee sees the map now."""
         world = self.world
         costs = bytearray(CELLS)
@@ -212,7 +226,7 @@ class Strategy:
             elif cell == Cell.FLOWER:
                 costs[i] = COST_FLOWER
             elif cell == Cell.WALL:
-                costs[i] = COST_WALL
+                costs[i] = wall_cost
             elif cell >= Cell.HIVE_0:
                 costs[i] = BLOCKED
             elif owner(cell) == player:
@@ -440,6 +454,11 @@ class Strategy:
         for i in range(CELLS):
             if cells[i] == Cell.EMPTY or cells[i] in mine:
                 costs[i] = COST_FREE
+        # Our empty-handed bees in the ring are guards holding their cells: they do not step
+        # aside, so a way in through one of them is no way in (a carrier waited behind one for
+        # 2,000 turns against tribe13's agent). Beside them, the relay works instead.
+        for guard in self._receivers(-1):
+            costs[guard] = BLOCKED
         costs[me] = COST_FREE
         entries = [i for i in NEIGHBOURS[world.hive] if cells[i] == Cell.EMPTY and world.known(i)]
         return not entries or distance_field(costs, entries, until={me})[me] >= INF
