@@ -454,11 +454,14 @@ class Strategy:
         for i in range(CELLS):
             if cells[i] == Cell.EMPTY or cells[i] in mine:
                 costs[i] = COST_FREE
-        # Our empty-handed bees in the ring are guards holding their cells: they do not step
-        # aside, so a way in through one of them is no way in (a carrier waited behind one for
-        # 2,000 turns against tribe13's agent). Beside them, the relay works instead.
-        for guard in self._receivers(-1):
-            costs[guard] = BLOCKED
+        # Against walls at our hive, our empty-handed bees in the ring are guards holding their
+        # cells: they do not step aside, so a way in through one of them is no way in (a carrier
+        # waited behind one for 2,000 turns against tribe13's agent); beside them, the relay works
+        # instead. Without walls there (the racers build none) a guard is only passing through,
+        # and a flower dropped for it is one a racer may destroy.
+        if self._lane_walls():
+            for guard in self._receivers(-1):
+                costs[guard] = BLOCKED
         costs[me] = COST_FREE
         entries = [i for i in NEIGHBOURS[world.hive] if cells[i] == Cell.EMPTY and world.known(i)]
         return not entries or distance_field(costs, entries, until={me})[me] >= INF
