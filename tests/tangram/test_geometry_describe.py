@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import re
 
+import numpy as np
 import pytest
 from shapely.geometry import Polygon, box
 
-from agent.games.tangram.geometry.describe import describe_board
+from agent.games.tangram.geometry.describe import _grid_cells, _largest_empty, describe_board
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.relations import resolve_relation
 
@@ -90,3 +92,47 @@ def test_text_is_deterministic_and_order_independent() -> None:
     b = {"Blue": Pose("Blue", 20, 20, 45), "Red": Pose("Red", 50, 50, 0)}
     assert describe_board(a).text == describe_board(b).text == describe_board(a).text
     assert describe_board(a).lines[1].startswith("- Red")  # the game's piece order, not the dict's
+
+
+def _largest_empty_reference(occupied: np.ndarray, min_side: int) -> tuple[int, int, int, int] | None:
+    """The search as first written (heights row by row, min/max per rectangle), to hold the
+    faster one to the same answers, ties included."""
+    rows, cols = occupied.shape
+    heights = [0] * (cols + 1)
+    best: tuple[float, tuple[int, int, int, int]] | None = None
+    for r in range(rows):
+        for c in range(cols):
+            heights[c] = 0 if occupied[r, c] else heights[c] + 1
+        stack: list[int] = []
+        for c in range(cols + 1):
+            h = heights[c]
+            while stack and heights[stack[-1]] >= h:
+                height = heights[stack.pop()]
+                left = stack[-1] + 1 if stack else 0
+                width = c - left
+                if height >= min_side and width >= min_side:
+                    score = min(height, width) * math.sqrt(max(height, width))
+                    if best is None or score > best[0]:
+                        best = (score, (r - height + 1, left, r + 1, left + width))
+            stack.append(c)
+    return best[1] if best else None
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_largest_empty_finds_what_the_plain_search_finds(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 30)), int(rng.integers(1, 30)))
+    occupied = rng.random(shape) < rng.uniform(0.0, 0.6)
+    if seed % 5 == 0:
+        occupied[:] = False  # one big square-ish tie-rich area
+    for min_side in (1, 2, 4):
+        assert _largest_empty(occupied, min_side) == _largest_empty_reference(occupied, min_side)
+
+
+def test_grid_cells_are_made_once_and_cannot_be_changed() -> None:
+    cells = _grid_cells(50)
+    assert _grid_cells(50) is cells
+    assert cells.shape == (50, 50)
+    assert cells[0, 1].bounds == (2.0, 0.0, 4.0, 2.0)  # [row from bottom, column from left]
+    with pytest.raises(ValueError):
+        cells[0, 0] = None

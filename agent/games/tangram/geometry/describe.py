@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import shapely
@@ -183,13 +184,12 @@ def _free_areas(polys: list[Polygon]) -> tuple[FreeArea, ...]:
     n = int(BOARD_UNITS / GRID_UNITS)
     occupied = np.zeros((n, n), dtype=bool)  # [row from bottom, column from left]
     if polys:
-        edges = np.arange(n) * GRID_UNITS
-        xs, ys = np.meshgrid(edges, edges)
-        cells = shapely.box(xs, ys, xs + GRID_UNITS, ys + GRID_UNITS)
         # A cell counts as taken when a piece comes within half a unit of it.
         taken = shapely.union_all([p.buffer(0.5) for p in polys])
         shapely.prepare(taken)
-        occupied = shapely.intersects(cells, taken)
+        # The prepared shape first: shapely uses a prepared geometry only as the first argument
+        # (a seventh of the time with the cells first); the predicate is symmetric.
+        occupied = shapely.intersects(taken, _grid_cells(n))
     areas: list[FreeArea] = []
     min_cells = math.ceil(MIN_FREE_SIDE / GRID_UNITS)
     for _ in range(MAX_FREE_AREAS):
@@ -203,29 +203,46 @@ def _free_areas(polys: list[Polygon]) -> tuple[FreeArea, ...]:
     return tuple(areas)
 
 
+@cache
+def _grid_cells(n: int) -> np.ndarray:
+    """The free-space grid's n x n cells as shapely boxes, [row from bottom, column from left]:
+    the same for every board, so made once (building them took as long as the rest of the
+    search). Read-only: shared by every session's worker threads, never prepared or changed."""
+    edges = np.arange(n) * GRID_UNITS
+    xs, ys = np.meshgrid(edges, edges)
+    cells = shapely.box(xs, ys, xs + GRID_UNITS, ys + GRID_UNITS)
+    cells.flags.writeable = False
+    return cells
+
+
 def _largest_empty(occupied: np.ndarray, min_side: int = 1) -> tuple[int, int, int, int] | None:
     """(row0, col0, row1, col1), end-exclusive, of the best all-False rectangle with both sides at
     least ``min_side`` cells (largest, favouring square-ish shapes); ties go to the first found,
     scanning rows from the bottom."""
     rows, cols = occupied.shape
-    grid = occupied.tolist()  # plain lists: this loop is pure Python and numpy scalars are slow here
-    heights = [0] * (cols + 1)  # a sentinel 0 at the end flushes the stack
-    best: tuple[float, tuple[int, int, int, int]] | None = None
-    for r in range(rows):
-        row = grid[r]
-        for c in range(cols):
-            heights[c] = 0 if row[c] else heights[c] + 1
+    # Each cell's run of free cells down its column (ending at its row), all rows at once: the
+    # running count of free cells minus that count at the column's last taken cell so far.
+    count = np.cumsum(~occupied, axis=0)
+    heights_by_row = (count - np.maximum.accumulate(np.where(occupied, count, 0), axis=0)).tolist()
+    # Plain lists and a square-root table: this loop is pure Python and numpy scalars are slow here.
+    roots = [math.sqrt(i) for i in range(max(rows, cols) + 1)]
+    best_score = -1.0
+    best: tuple[int, int, int, int] | None = None
+    for r, heights in enumerate(heights_by_row):
+        heights.append(0)  # a sentinel 0 at the end flushes the stack
         stack: list[int] = []
-        for c in range(cols + 1):
-            h = heights[c]
+        for c, h in enumerate(heights):
             while stack and heights[stack[-1]] >= h:
                 height = heights[stack.pop()]
+                if height < min_side:
+                    continue
                 left = stack[-1] + 1 if stack else 0
                 width = c - left
-                if height >= min_side and width >= min_side:
+                if width >= min_side:
                     # Prefer usable shapes: a 2 x 50 strip is worth less than a 10 x 10 square.
-                    score = min(height, width) * math.sqrt(max(height, width))
-                    if best is None or score > best[0]:
-                        best = (score, (r - height + 1, left, r + 1, left + width))
+                    score = height * roots[width] if height < width else width * roots[height]
+                    if score > best_score:
+                        best_score = score
+                        best = (r - height + 1, left, r + 1, left + width)
             stack.append(c)
-    return best[1] if best else None
+    return best
