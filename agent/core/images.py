@@ -92,13 +92,18 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedIm
             if fits and cfg.format == "png":
                 # Already small enough and verified: re-encoding would only cost time.
                 return PreparedImage(raw, "image/png", img.width, img.height, len(raw), original_size)
-            out = img.convert("RGBA" if cfg.format == "png" and "A" in img.getbands() else "RGB")
+            mode = "RGBA" if cfg.format == "png" and "A" in img.getbands() else "RGB"
+            # A picture already in the mode wanted is resized as it is: converting it first would
+            # only copy every full-size pixel once more (resize makes a new picture anyway).
+            out = img if img.mode == mode else img.convert(mode)
+            if not fits:
+                scale = cfg.max_side / max(out.width, out.height)
+                out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
+                                 Image.Resampling.BICUBIC, reducing_gap=2.0)
+            elif out is img:
+                out = img.copy()  # the file's picture is closed with it; JPEG still has to be encoded
     except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
         raise ImageError(f"broken PNG ({type(exc).__name__})") from exc
-    if not fits:
-        scale = cfg.max_side / max(out.width, out.height)
-        out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
-                         Image.Resampling.BICUBIC, reducing_gap=2.0)
     mime = "image/jpeg" if cfg.format == "jpeg" else "image/png"
     if not encode:
         return PreparedImage(b"", mime, out.width, out.height, len(raw), original_size, pixels=out)
