@@ -97,9 +97,12 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedIm
             # only copy every full-size pixel once more (resize makes a new picture anyway).
             out = img if img.mode == mode else img.convert(mode)
             if not fits:
+                # Bilinear, not bicubic: the game's crops are shrunk by little (562 to 512 px), where
+                # the two differ by 46 dB PSNR (0.1 % of pixels more than 16 levels apart, all on
+                # piece edges) and bilinear takes two thirds of the time (3 ms against 4.6 a board).
                 scale = cfg.max_side / max(out.width, out.height)
                 out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
-                                 Image.Resampling.BICUBIC, reducing_gap=2.0)
+                                 Image.Resampling.BILINEAR, reducing_gap=2.0)
             elif out is img:
                 out = img.copy()  # the file's picture is closed with it; JPEG still has to be encoded
     except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
