@@ -82,7 +82,7 @@ async def test_an_llm_call_cut_off_by_the_turns_time_limit_is_recorded_as_cancel
             "game": "boardgame", "player": "llm", "prompts_dir": str(PROMPTS_DIR),
             "llm": {"base_url": fake_openai.base_url, "model": "fake-model", "api_key_required": False,
                     "request_timeout": 5, "retry": {"max_attempts": 1}},
-            "engine": {"url": url, "agent_id": "A"}, "play": {"decision_seconds": 0.2, "search_seconds": 0.02},
+            "engine": {"url": url, "agent_id": "A"}, "play": {"decision_seconds": 0.6, "search_seconds": 0.02},
             "transcripts": {"dir": str(tmp_path / "t")}})
         assert await run(config) == 0
     (path,) = find_transcripts(tmp_path / "t")
