@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from collections import Counter
 
 from agent.core.testing.fake_openai import FakeOpenAI
@@ -22,7 +21,7 @@ from agent.games.forge.fake.catalogue import catalogue
 from agent.games.forge.fake.client import FakeForge, Report
 from agent.games.forge.fake.engine import Game
 from agent.games.forge.fake.llm import chaotic
-from benchmarks.forge.agent_process import forge_agent, llm_section, percentile
+from benchmarks.forge.agent_process import deciders, forge_agent, llm_section, percentile
 
 DECKS = [("red-green", "white-blue"), ("black-red", "red-green"), ("white-blue", "black-red")]
 
@@ -44,15 +43,7 @@ async def main() -> None:
                 for seed in range(args.games):
                     await forge.play(Game(args.seed * 100 + seed, dialect, *DECKS[seed % 3], max_turns=12), report)
             await asyncio.sleep(0.5)  # the catalogue's session is closed at shutdown; the games' at reflect
-            sources: Counter[str] = Counter()
-            guards: Counter[str] = Counter()
-            for path in transcripts.glob("*.jsonl"):
-                for text in path.read_text().splitlines():
-                    record = json.loads(text)
-                    if record["kind"] == "decision":
-                        sources[record["source"]] += 1
-                    elif record["kind"] == "guard":
-                        guards[record["rule"]] += 1
+            sources, guards = deciders(transcripts)
         llm_calls = len(fake.chat_requests)
     decisions = report.decisions
     valid = sum(e.verdict.valid for e in decisions)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from collections import Counter
 
 from agent.core.testing.fake_openai import FakeOpenAI
@@ -27,7 +26,7 @@ from agent.core.testing.random_schema import RandomSchemaOptions
 from agent.games.forge.fake.client import FakeForge
 from agent.games.forge.fake.decided import kept, positions
 from agent.games.forge.fake.llm import chaotic
-from benchmarks.forge.agent_process import forge_agent, llm_section
+from benchmarks.forge.agent_process import deciders, forge_agent, llm_section
 
 
 async def run(guard: str, args: argparse.Namespace) -> None:
@@ -53,15 +52,7 @@ async def run(guard: str, args: argparse.Namespace) -> None:
             for game in games:
                 await forge.send({"gameId": game, "requestType": "reflect", "context": {"result": "bench"}})
             await asyncio.sleep(0.5)
-            sources: Counter[str] = Counter()
-            rules: Counter[str] = Counter()
-            for path in transcripts.glob("*.jsonl"):
-                for text in path.read_text().splitlines():
-                    record = json.loads(text)
-                    if record["kind"] == "decision":
-                        sources[record["source"]] += 1
-                    elif record["kind"] == "guard":
-                        rules[record["rule"]] += 1
+            sources, rules = deciders(transcripts)
     total = sum(results.values())
     thrown = sum(lost.values())
     print(f"llm.guard {guard} ({args.llm} LLM, {args.version} client, deadline {args.deadline:g} s): "
