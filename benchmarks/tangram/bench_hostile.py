@@ -13,7 +13,6 @@ sockets (silent TCP, half upgrades, half frames, open fragments) with the game a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import tempfile
 import time
 from collections import Counter
@@ -25,7 +24,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from benchmarks.hostile_support import chosen, free_port, parser, start_agent, wait_for_text
 from tests.tangram.test_hardening2_support import play_one_turn, play_request
-from tests.tangram.test_hardening3_server import slowloris
+from tests.tangram.test_hardening3_server import release, slowloris
 
 CASES = ("burst", "loris")
 GAMES = 100
@@ -95,12 +94,7 @@ async def loris(tree: Path) -> None:
         print(f"slowloris mix ({4 * EACH} sockets: silent TCP, half upgrades, half frames, open fragments), the game "
               f"2 s in: played after {time.monotonic() - started:.2f} s, {refused} refused attempts")
     finally:
-        for item in held:
-            with contextlib.suppress(Exception):
-                if hasattr(item, "transport"):
-                    item.transport.abort()
-                else:
-                    item.close()
+        release(held)
         proc.terminate()
         await proc.wait()
 
