@@ -32,6 +32,7 @@ from agent.games.tangram.protocol import parse_frame
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.runner import OBJECTIVES
+from benchmarks.tangram.turn_tally import TurnTally
 
 EXACT_UNITS = 1e-3
 
@@ -61,8 +62,8 @@ def own_time_ms(transcript: Path) -> list[float]:
 
 async def measure(games: int, turns: int, seed: int, human: str, candidates: int,
                   annotate: list[str], delay: float) -> dict[str, Any]:
-    stats: dict[str, Any] = {"turns": 0, "ended": 0, "with_play": 0, "placed": 0, "first_valid": 0,
-                             "offered": 0, "exact": 0, "undone": 0, "violations": 0, "own_ms": []}
+    stats: dict[str, Any] = {"placed": 0, "offered": 0, "exact": 0, "own_ms": []}
+    tally = TurnTally()
     folder = Path(tempfile.mkdtemp(prefix="bench-candidates-"))
 
     async def answer(body: dict[str, Any]) -> FakeReply | None:
@@ -83,27 +84,25 @@ async def measure(games: int, turns: int, seed: int, human: str, candidates: int
                                                        "state": game.game.state()}))
                         offer = propose_candidates(objective, board_of(sent.state), max(1, candidates))
                         turn = await game.ai_turn(deadline=30)
-                        stats["turns"] += 1
-                        stats["ended"] += turn.ended
-                        stats["undone"] += turn.undone
+                        tally.turn(turn)
                         stats["offered"] += bool(offer.candidates)
                         stats["placed"] += bool(turn.piece) and not turn.undone
                         if not turn.plays:
                             continue
-                        stats["with_play"] += 1
                         first = turn.plays[0]
-                        stats["first_valid"] += not first.collisions
                         if offer.candidates:
                             pose = offer.candidates[0].pose
                             stats["exact"] += (first.shape == pose.piece and abs(first.x - pose.x) <= EXACT_UNITS
                                                and abs(first.y - pose.y) <= EXACT_UNITS
                                                and rotation_distance(normalize_rotation(first.rotation),
                                                                      pose.rotation) <= 0.01)
-                    stats["violations"] += len(game.violations)
+                    tally.game(game)
             paths = list(server.transcript_paths())
     for path in paths:
         stats["own_ms"] += own_time_ms(path)
     shutil.rmtree(folder, ignore_errors=True)
+    stats.update(turns=tally.turns, ended=tally.ended, undone=tally.undone, with_play=tally.with_play,
+                 first_valid=tally.first_valid, violations=tally.violations)
     return stats
 
 

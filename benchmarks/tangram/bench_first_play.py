@@ -21,6 +21,7 @@ from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATIONS
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
+from benchmarks.tangram.turn_tally import TurnTally
 
 
 def random_move(rng: random.Random) -> dict:
@@ -39,8 +40,7 @@ def random_move(rng: random.Random) -> dict:
 
 async def measure(games: int, turns: int, seed: int) -> dict[str, float]:
     rng = random.Random(seed)
-    stats: dict[str, float] = {"turns": 0, "turns_with_play": 0, "first_play_valid": 0, "undone": 0, "ended": 0,
-                               "violations": 0}
+    tally = TurnTally()
     async with FakeOpenAI(responder=lambda req: FakeReply.ok_json(random_move(rng))) as fake:
         config = Config.model_validate({"player": "llm", "transcripts": {"enabled": False},
                                         "llm": {"base_url": fake.base_url, "api_key_required": False},
@@ -50,15 +50,10 @@ async def measure(games: int, turns: int, seed: int) -> dict[str, float]:
                 async with GameClient(server.url, seed=f"{seed}:{g}", human="random") as game:
                     for _ in range(turns):
                         await game.human_turn()
-                        turn = await game.ai_turn(deadline=30)
-                        stats["turns"] += 1
-                        stats["ended"] += turn.ended
-                        stats["undone"] += turn.undone
-                        if turn.plays:
-                            stats["turns_with_play"] += 1
-                            stats["first_play_valid"] += not turn.plays[0].collisions
-                    stats["violations"] += len(game.violations)
-    return stats
+                        tally.turn(await game.ai_turn(deadline=30))
+                    tally.game(game)
+    return {"turns": tally.turns, "turns_with_play": tally.with_play, "first_play_valid": tally.first_valid,
+            "undone": tally.undone, "ended": tally.ended, "violations": tally.violations}
 
 
 def main() -> None:

@@ -39,6 +39,7 @@ import yaml
 
 from agent.games.tangram.sim.client import GameClient
 from benchmarks.agent_process import agent_server, percentile
+from benchmarks.tangram.turn_tally import TurnTally
 
 
 def read_records(folder: Path) -> list[dict[str, Any]]:
@@ -124,7 +125,7 @@ async def fake_server(args: argparse.Namespace) -> AsyncIterator[str]:
 
 
 async def run(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any]:
-    stats: Counter[str] = Counter()
+    tally = TurnTally()
     async with fake_server(args) as base_url:
         config["llm"] = {**config.get("llm", {}), "base_url": base_url, "api_key_required": False}
         config.pop("transcripts", None)
@@ -136,17 +137,13 @@ async def run(args: argparse.Namespace, config: dict[str, Any]) -> dict[str, Any
                 async with GameClient(url, seed=f"{args.seed}:{g}", human="random") as game:
                     for _ in range(args.turns):
                         await game.human_turn()
-                        turn = await game.ai_turn(deadline=config.get("turn", {}).get("deadline", 60) + 10)
-                        stats["turns"] += 1
-                        stats["ended"] += turn.finished
-                        stats["undone"] += turn.undone
-                        if turn.plays:
-                            stats["with_play"] += 1
-                            stats["first_valid"] += not turn.plays[0].collisions
-                    stats["violations"] += len(game.violations)
+                        tally.turn(await game.ai_turn(deadline=config.get("turn", {}).get("deadline", 60) + 10))
+                    tally.game(game)
             await asyncio.sleep(0.5)  # each session's transcript is flushed when its game disconnects
             cpu = sum(proc.cpu_times()[:2]) - cpu_before
             records = read_records(agent.transcripts)
+    stats = {"turns": tally.turns, "ended": tally.finished, "undone": tally.undone, "with_play": tally.with_play,
+             "first_valid": tally.first_valid, "violations": tally.violations}
     return {"stats": stats, "records": records, "cpu_s": cpu}
 
 
