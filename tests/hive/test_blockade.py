@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from agent.games.hive.blockade import assign_posts, chebyshev, outer, outer_to_wall, posts, ring, to_wall
+from agent.games.hive.blockade import (
+    assign_posts,
+    chebyshev,
+    front,
+    outer,
+    outer_to_wall,
+    posts,
+    ring,
+    to_wall,
+)
 from agent.games.hive.paths import NEIGHBOURS
 from agent.games.hive.rules import COLS
 
@@ -15,11 +24,23 @@ HIVE_1 = at(12, 28)
 HIVE_0 = at(12, 1)
 
 
-def test_posts_are_the_ring_best_first_for_both_hives() -> None:
-    assert posts(HIVE_1)[:3] == [at(11, 28), at(13, 28), at(12, 27)]
-    assert posts(HIVE_0)[:3] == [at(11, 1), at(13, 1), at(12, 2)]
+def test_posts_best_first_for_both_hives() -> None:
+    assert posts(HIVE_1)[:3] == [at(11, 28), at(13, 28), at(12, 26)]
+    assert posts(HIVE_0)[:3] == [at(11, 1), at(13, 1), at(12, 3)]
+    assert front(HIVE_1) == at(12, 26) and front(HIVE_0) == at(12, 3)
     for hive in (HIVE_0, HIVE_1):
-        assert sorted(posts(hive)) == sorted(ring(hive)) and len(ring(hive)) == 8
+        # The ring cell in front of the hive is a wall, closed from the front post instead.
+        in_front = front(hive) + (1 if hive == HIVE_1 else -1)
+        assert len(ring(hive)) == 8 and len(posts(hive)) == 8 == len(set(posts(hive)))
+        assert set(posts(hive)) == set(ring(hive)) - {in_front} | {front(hive)}
+        assert front(hive) in outer(hive)
+
+
+def test_the_front_post_touches_the_field_side_of_the_ring() -> None:
+    field_side = {at(11, 27), at(12, 27), at(13, 27)}
+    assert field_side <= set(NEIGHBOURS[front(HIVE_1)])
+    # The field-side ring cell touches all three posts: any raider rebuilds it.
+    assert all(at(12, 27) in NEIGHBOURS[p] for p in posts(HIVE_1)[:3])
 
 
 def test_two_raiders_north_and_south_touch_every_other_ring_cell() -> None:
@@ -30,11 +51,11 @@ def test_two_raiders_north_and_south_touch_every_other_ring_cell() -> None:
 
 def test_posts_are_shared_for_the_shortest_walks() -> None:
     raiders = {0: at(10, 20), 2: at(12, 20), 4: at(14, 20)}
-    assert assign_posts(HIVE_1, raiders, set()) == {0: at(11, 28), 4: at(13, 28), 2: at(12, 27)}
-    # The whole walk counts (12 steps), not each post's nearest raider in turn (15): bee 0 is
-    # nearest the north post, but taking it leaves bee 4 the field-side post further away.
-    raiders = {0: at(12, 26), 2: at(8, 28), 4: at(20, 20)}
-    assert assign_posts(HIVE_1, raiders, set()) == {2: at(11, 28), 4: at(13, 28), 0: at(12, 27)}
+    assert assign_posts(HIVE_1, raiders, set()) == {0: at(11, 28), 4: at(13, 28), 2: at(12, 26)}
+    # The whole walk counts (13 steps), not each post's nearest raider in turn (17): bee 0 is
+    # nearest the north post, but taking it leaves bee 4 the front post further away.
+    raiders = {0: at(12, 25), 2: at(7, 28), 4: at(20, 20)}
+    assert assign_posts(HIVE_1, raiders, set()) == {2: at(11, 28), 4: at(13, 28), 0: at(12, 26)}
 
 
 def test_a_raider_on_a_post_keeps_it_and_taken_posts_are_skipped() -> None:
