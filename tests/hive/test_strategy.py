@@ -441,6 +441,39 @@ def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> N
     assert strategy._threat()
 
 
+def test_the_front_raider_walls_the_field_side_then_the_second_ring_then_knocks() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 11, 28)  # north post
+    put(state, 0, 4, 13, 28)  # south post
+    put(state, 0, 2, 12, 26)  # the front: two steps out toward the field
+    state.turn = 4  # player 0's bee 2
+
+    def front_decides() -> tuple[int, int, str]:
+        strategy = new_strategy(0, 0)  # default roles: bees 0, 2 and 4 raid
+        for bee, (row, col) in enumerate(state.bees[0]):
+            strategy.world.bees[bee].position = row * COLS + col
+        d = strategy.decide(state_view(state))
+        return d.action, d.direction, d.reason
+
+    field_side = {(11, 27), (12, 27), (13, 27)}
+    action, direction, reason = front_decides()
+    assert action == Action.BUILD and step(12, 26, direction) in field_side
+    assert reason == "wall the enemy hive"
+    for cell in field_side:
+        state.set(*cell, Cell.WALL)
+    action, direction, reason = front_decides()
+    assert action == Action.BUILD and step(12, 26, direction) in {(11, 26), (13, 26)}
+    assert reason == "wall the enemy hive's second ring"
+    state.set(11, 26, Cell.WALL)
+    state.set(13, 26, Cell.WALL)
+    put(state, 1, 3, 12, 25, carrying=True)  # a carrier where the front raider stands guard
+    action, direction, reason = front_decides()
+    assert action == Action.GUARD and step(12, 26, direction) == (12, 25)
+    assert reason == "knock a carrier at the blockade"
+
+
 def test_a_raider_with_nothing_to_build_knocks_a_carrier_beside_it() -> None:
     state = empty_arena()
     clear_other_bees(state)

@@ -40,9 +40,9 @@ CARRY_FACTOR = 1.5
 DEFAULT_ROLES: dict[int, Role] = {0: "raid", 2: "raid", 4: "raid"}
 """Without a plan, three bees blockade the enemy hive (blockade.py) and two forage. Bees 0 and 4
 start in rows 10 and 14, nearest the posts north and south of the enemy hive, bee 2 in the
-middle, nearest the field side. Every other bee, so that between two raider turns at most two
+middle, nearest the front post. Every other bee, so that between two raider turns at most two
 enemy bees act (with bees 1-3 three did, and a broken wall was entered more often). Measured on
-the real arena against the 2022 agents (docs/hive.md): three raiders with posts in the ring beat
+the real arena against the 2022 agents (docs/hive.md): three raiders at posts by the enemy hive beat
 one raider walling from outside; two leaked more, four left too few foragers."""
 
 DEFAULT_AGGRESSION = 0.5
@@ -330,7 +330,7 @@ class Strategy:
         return Decision(Action.MOVE, self.rng.randrange(8), why)
 
     def _raid(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
-        """Blockade the enemy hive: stand in a cell next to it, wall the ring cells beside us and
+        """Blockade the enemy hive: stand at a post by it, wall the ring cells beside us and
         rebuild those they break (see blockade.py), so their carriers cannot deliver."""
         world = self.world
         ring = set(blockade.ring(world.enemy_hive))
