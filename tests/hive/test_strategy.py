@@ -519,3 +519,26 @@ def test_a_carrier_whose_only_way_in_is_through_our_guard_passes_it_the_flower()
     action, direction, reason = decide_synced(state)
     assert action == Action.FORAGE and "pass" in reason
     assert step(10, 1, direction) in {(10, 0), (10, 2)}
+
+
+def test_against_walls_a_carrier_passes_to_our_guard_rather_than_wait_behind_it() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 1, 11, 0)  # our guard, holding a ring cell
+    wall_our_ring(state, keep={(11, 0), (12, 0), (13, 0)})
+    for cell in [(11, 3), (12, 3), (13, 3)]:
+        state.set(*cell, Cell.WALL)
+    # (12, 0) and (13, 0) are free and reachable from the south, a dozen steps around; the
+    # guard does not step aside, so the carrier passes the flower beside it.
+    put(state, 0, 0, 10, 1, carrying=True)
+    action, direction, reason = decide_synced(state)
+    assert action == Action.FORAGE and "pass" in reason and step(10, 1, direction) == (10, 0)
+    # Without walls at our hive (the racers build none) a carrier there walks in and delivers.
+    for row in range(9, 15):
+        for col in range(0, 4):
+            if state.get(row, col) == Cell.WALL:
+                state.set(row, col, Cell.EMPTY)
+    action, direction, reason = decide_synced(state)
+    assert action == Action.MOVE and reason == "carry home"
+

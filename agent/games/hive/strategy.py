@@ -133,7 +133,13 @@ class Strategy:
             if hive_dir is not None:
                 self.claims.pop(view.bee, None)
                 return Decision(Action.FORAGE, hive_dir, "deliver")
-            receivers = self._receivers(view.bee) if self._walled_out(me) else []
+            # Against a wall builder (walls at our hive) our bees in its ring hold their cells and
+            # never step aside: a way in through one of them is no way in, and passing the flower
+            # to one of them is, whenever that is nearer than a free way in. Seen against the 2022
+            # wall builders: a carrier stepped back and forth behind our guard for 1,500 turns
+            # while a free ring cell was a dozen steps around.
+            against_walls = bool(self._lane_walls())
+            receivers = self._receivers(view.bee) if against_walls or self._walled_out(me) else []
             if receivers:
                 near = {n for g in receivers for n in NEIGHBOURS[g]}
                 for direction, (cell, index) in enumerate(around):
@@ -145,6 +151,9 @@ class Strategy:
                 self.around_walls_until[view.bee] = view.turn + AROUND_WALLS_TURNS
             walls = COST_WALL_AVOIDED if self.around_walls_until.get(view.bee, -1) > view.turn else COST_WALL
             costs = self._costs(me, walls)
+            if against_walls:
+                for guard in receivers:
+                    costs[guard] = BLOCKED
             field_home = distance_field(costs, [world.hive, *receivers], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
 
