@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from agent.games.hive import guard
 from agent.games.hive.bots import ExampleBot, OurBot, Player, make_bot
 from agent.games.hive.paths import BLOCKED, INF, distance_field
 from agent.games.hive.plan import BeeOrder, Plan
@@ -429,16 +430,16 @@ def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> N
     put(state, 1, 0, 12, 5)  # four cells off: a scout, not a builder
     strategy = new_strategy(0, 0)
     strategy.world.update(state_view(state))
-    assert not strategy._threat()
+    assert not guard.threat(strategy.world)
     put(state, 1, 0, 12, 4)
     strategy.world.update(state_view(state))
-    assert strategy._threat()
+    assert guard.threat(strategy.world)
     put(state, 1, 0, 0, 29)
     strategy.world.turn += 100  # the bee's last sighting grows old
-    assert not strategy._threat()
+    assert not guard.threat(strategy.world)
     state.set(13, 2, Cell.WALL)
     strategy.world.update(state_view(state))
-    assert strategy._threat()
+    assert guard.threat(strategy.world)
 
 
 def test_the_front_raider_walls_the_field_side_then_the_second_ring_then_knocks() -> None:
@@ -536,7 +537,7 @@ def test_against_walls_a_carrier_passes_to_our_guard_rather_than_wait_behind_it(
     assert action == Action.FORAGE and "pass" in reason and step(10, 1, direction) == (10, 0)
     # Without walls at our hive (the racers build none) a carrier there walks in and delivers.
     for row in range(9, 15):
-        for col in range(0, 4):
+        for col in range(4):
             if state.get(row, col) == Cell.WALL:
                 state.set(row, col, Cell.EMPTY)
     action, direction, reason = decide_synced(state)

@@ -26,7 +26,8 @@ from agent.core.transcript import Transcript, record_scope
 from agent.games.hive.config import CoachConfig
 from agent.games.hive.plan import ROLES, Plan, plan_json_schema
 from agent.games.hive.rules import COLS, ROUND, hive_position
-from agent.games.hive.strategy import FRESH_BEE, Strategy
+from agent.games.hive.strategy import Strategy
+from agent.games.hive.world import FRESH_BEE
 
 log = logging.getLogger(__name__)
 

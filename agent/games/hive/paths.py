@@ -10,6 +10,12 @@ from agent.games.hive.rules import CELLS, COLS, OFFSETS, ROWS
 
 BLOCKED = 0
 """Entry cost of a cell no path may enter (hives, the edge)."""
+COST_FREE = 1
+COST_BEE = 3
+COST_WALL = 4
+"""A wall can be guarded away (one try in two), so it costs a few steps, not a detour."""
+COST_FLOWER = 6
+"""A flower must be walked around (guarding it would destroy it)."""
 INF = 1 << 30
 
 

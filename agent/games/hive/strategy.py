@@ -11,24 +11,30 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from agent.games.hive import blockade
-from agent.games.hive.paths import BLOCKED, INF, NEIGHBOURS, distance_field
+from agent.games.hive import blockade, guard
+from agent.games.hive.paths import (
+    BLOCKED,
+    COST_BEE,
+    COST_FLOWER,
+    COST_FREE,
+    COST_WALL,
+    INF,
+    NEIGHBOURS,
+    distance_field,
+)
 from agent.games.hive.plan import Plan, Role
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import (
     CELLS,
     COLS,
     OFFSETS,
-    ROUND,
     Action,
     Cell,
     is_hive,
     owner,
 )
-from agent.games.hive.world import WorldModel, new_world
+from agent.games.hive.world import FRESH_BEE, WorldModel, new_world
 
-FRESH_BEE = 2 * ROUND
-"""A bee seen this many turns ago or less is probably still there."""
 STALE_FLOWER = 600
 """A flower not seen for this long is worth less: an enemy may have picked it."""
 EXPLORE_AGE = 150
@@ -51,10 +57,6 @@ RAID_AGGRESSION = 0.2
 HOLD_AGGRESSION = 0.5
 """From this on, a raider whose enemy hive is walled in stays beside it to rebuild what is broken."""
 
-GUARD_RADIUS = 3
-"""An enemy bee this close to our hive (Chebyshev) is taken for a wall builder. Only one in
-its ring (radius 1) was as good on seeds 3000-3011 but clearly worse on 4000-4011 (the guard
-came too late), and no better against the agents that only scout near our hive."""
 GUARDS = 1
 """How many empty-handed bees turn guard while our hive is threatened: against the 2022 wall
 builders one guard and two did equally well (seeds 3000-3011), and one leaves more foragers."""
@@ -66,11 +68,6 @@ AROUND_WALLS_TURNS. Seen against tribe13's own agent: a carrier guarded the same
 to our hive for 2,000 turns while a free cell of the ring was a dozen steps around."""
 AROUND_WALLS_TURNS = 300
 COST_WALL_AVOIDED = 16
-
-COST_FREE = 1
-COST_BEE = 3
-COST_WALL = 4
-COST_FLOWER = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +135,9 @@ class Strategy:
             # to one of them is, whenever that is nearer than a free way in. Seen against the 2022
             # wall builders: a carrier stepped back and forth behind our guard for 1,500 turns
             # while a free ring cell was a dozen steps around.
-            against_walls = bool(self._lane_walls())
-            receivers = self._receivers(view.bee) if against_walls or self._walled_out(me) else []
+            against_walls = bool(guard.lane_walls(world))
+            relay = against_walls or guard.walled_out(world, me)
+            receivers = guard.receivers(world, view.bee) if relay else []
             if receivers:
                 near = {n for g in receivers for n in NEIGHBOURS[g]}
                 for direction, (cell, index) in enumerate(around):
@@ -152,8 +150,8 @@ class Strategy:
             walls = COST_WALL_AVOIDED if self.around_walls_until.get(view.bee, -1) > view.turn else COST_WALL
             costs = self._costs(me, walls)
             if against_walls:
-                for guard in receivers:
-                    costs[guard] = BLOCKED
+                for holder in receivers:
+                    costs[holder] = BLOCKED
             field_home = distance_field(costs, [world.hive, *receivers], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
 
@@ -169,9 +167,9 @@ class Strategy:
             return Decision(Action.GUARD, knock, "knock the flower off an enemy carrier")
 
         if role == "forage" and self._is_guard(view.bee):
-            guard = self._guard(view, me, around)
-            if guard is not None:
-                return guard
+            guarding = self._guard(view, me, around)
+            if guarding is not None:
+                return guarding
         if role == "defend":
             defend = self._defend(view, me, around)
             if defend is not None:
@@ -395,26 +393,9 @@ class Strategy:
 
     # ---- hive guard (against wall builders) ------------------------------------------------
 
-    def _threat(self) -> bool:
-        """Enemy bees seen lately near our hive, or walls already in its ring."""
-        world = self.world
-        hr, hc = divmod(world.hive, COLS)
-        enemy = world.opponent
-        cells = world.cells
-        for r in range(max(0, hr - GUARD_RADIUS), min(25, hr + GUARD_RADIUS + 1)):
-            for c in range(max(0, hc - GUARD_RADIUS), min(COLS, hc + GUARD_RADIUS + 1)):
-                i = r * COLS + c
-                cell = cells[i]
-                if cell == Cell.WALL and max(abs(r - hr), abs(c - hc)) <= 1:
-                    return True
-                if cell in (Cell.BEE_0, Cell.BEE_1, Cell.BEE_0_WITH_FLOWER, Cell.BEE_1_WITH_FLOWER) \
-                        and owner(cell) == enemy and world.age(i) <= FRESH_BEE:
-                    return True
-        return False
-
     def _is_guard(self, bee: int) -> bool:
         """While our hive is threatened, the empty-handed bees nearest it guard it."""
-        if not self._threat():
+        if not guard.threat(self.world):
             return False
         hr, hc = divmod(self.world.hive, COLS)
 
@@ -434,7 +415,7 @@ class Strategy:
             flower_dir = self._adjacent(around, {int(Cell.FLOWER)})
             if flower_dir is not None:
                 return Decision(Action.FORAGE, flower_dir, "take a passed flower", world.hive)
-        lane = self._lane_walls()
+        lane = guard.lane_walls(self.world)
         best_dir, best_rank = None, INF
         for direction, (cell, index) in enumerate(around):
             if cell == Cell.WALL and index in lane and lane[index] < best_rank:
@@ -451,57 +432,6 @@ class Strategy:
             return None
         dist = distance_field(costs, targets, until=self._settle(me))
         return self._step(view, around, dist, "go guard our hive", world.hive)
-
-    def _walled_out(self, me: int) -> bool:
-        """Our hive is threatened and no free cell beside it can be reached over free cells."""
-        if not self._threat():
-            return False
-        world = self.world
-        cells = world.cells
-        mine = (int(Cell.BEE_0 + world.player), int(Cell.BEE_0_WITH_FLOWER + world.player))
-        costs = bytearray(CELLS)
-        for i in range(CELLS):
-            if cells[i] == Cell.EMPTY or cells[i] in mine:
-                costs[i] = COST_FREE
-        # Against walls at our hive, our empty-handed bees in the ring are guards holding their
-        # cells: they do not step aside, so a way in through one of them is no way in (a carrier
-        # waited behind one for 2,000 turns against tribe13's agent); beside them, the relay works
-        # instead. Without walls there (the racers build none) a guard is only passing through,
-        # and a flower dropped for it is one a racer may destroy.
-        if self._lane_walls():
-            for guard in self._receivers(-1):
-                costs[guard] = BLOCKED
-        costs[me] = COST_FREE
-        entries = [i for i in NEIGHBOURS[world.hive] if cells[i] == Cell.EMPTY and world.known(i)]
-        return not entries or distance_field(costs, entries, until={me})[me] >= INF
-
-    def _receivers(self, bee: int) -> list[int]:
-        """Cells of our empty-handed bees next to our hive: a carrier kept out by walls drops
-        its flower beside one of them, which picks it up and delivers it over the walls."""
-        world = self.world
-        ring = set(NEIGHBOURS[world.hive])
-        mine = int(Cell.BEE_0 + world.player)
-        # The map must agree: a bee we last saw there, not one that has left since.
-        return [b.position for b in world.bees
-                if b.index != bee and not b.carrying and b.position in ring and world.cells[b.position] == mine]
-
-    def _lane_walls(self) -> dict[int, int]:
-        """Walls within two cells of our hive, ranked: those on the cheapest way in first."""
-        world = self.world
-        hr, hc = divmod(world.hive, COLS)
-        costs = bytearray(CELLS)
-        cells = world.cells
-        for i in range(CELLS):
-            cell = cells[i]
-            costs[i] = BLOCKED if cell >= Cell.HIVE_0 else (COST_WALL if cell == Cell.WALL else COST_FREE)
-        home = distance_field(costs, [world.hive])
-        ranks: dict[int, int] = {}
-        for r in range(max(0, hr - 2), min(25, hr + 3)):
-            for c in range(max(0, hc - 2), min(COLS, hc + 3)):
-                i = r * COLS + c
-                if cells[i] == Cell.WALL:
-                    ranks[i] = home[i]
-        return ranks
 
 
 def new_strategy(player: int, seed: int | None = None, plan: Plan | None = None) -> Strategy:

@@ -14,6 +14,7 @@ from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import (
     CELLS,
     COLS,
+    ROUND,
     ROWS,
     VIEW_DISTANCE,
     VIEW_SIDE,
@@ -28,6 +29,8 @@ from agent.games.hive.rules import (
 
 NEVER = -1_000_000
 """The 'seen at' turn of a cell nobody has seen."""
+FRESH_BEE = 2 * ROUND
+"""A bee seen this many turns ago or less is probably still there."""
 
 
 @dataclass
