@@ -334,9 +334,9 @@ def test_the_forager_bot_never_raids() -> None:
 
 # ---- the hive guard and the flower relay (against wall builders) ---------------------------
 
-def decide_synced(state: ArenaState, seed: int = 0) -> tuple[int, int, str]:
+def decide_synced(state: ArenaState, seed: int = 0, plan: Plan | None = ALL_FORAGE) -> tuple[int, int, str]:
     """Like decide, with the world told where player 0's other bees really are."""
-    strategy = new_strategy(0, seed, ALL_FORAGE)
+    strategy = new_strategy(0, seed, plan)
     for bee, (row, col) in enumerate(state.bees[0]):
         strategy.world.bees[bee].position = row * COLS + col
     d = strategy.decide(state_view(state))
@@ -452,11 +452,7 @@ def test_the_front_raider_walls_the_field_side_then_the_second_ring_then_knocks(
     state.turn = 4  # player 0's bee 2
 
     def front_decides() -> tuple[int, int, str]:
-        strategy = new_strategy(0, 0)  # default roles: bees 0, 2 and 4 raid
-        for bee, (row, col) in enumerate(state.bees[0]):
-            strategy.world.bees[bee].position = row * COLS + col
-        d = strategy.decide(state_view(state))
-        return d.action, d.direction, d.reason
+        return decide_synced(state, plan=None)  # default roles: bees 0, 2 and 4 raid
 
     field_side = {(11, 27), (12, 27), (13, 27)}
     action, direction, reason = front_decides()

@@ -33,23 +33,29 @@ def threat(world: WorldModel) -> bool:
     return False
 
 
-def lane_walls(world: WorldModel) -> dict[int, int]:
-    """Walls within two cells of our hive, ranked: those on the cheapest way in first. Any at
-    all means a wall builder is at work (our own bees never build there)."""
+def _near_hive(world: WorldModel) -> list[int]:
+    """The cells within two steps of our hive (in the arena)."""
     hr, hc = divmod(world.hive, COLS)
+    return [r * COLS + c for r in range(max(0, hr - 2), min(ROWS, hr + 3))
+            for c in range(max(0, hc - 2), min(COLS, hc + 3))]
+
+
+def walls_near(world: WorldModel) -> bool:
+    """A wall within two cells of our hive: a wall builder is at work (our bees never build
+    there). Cheap: asked on every carrier's turn."""
+    cells = world.cells
+    return any(cells[i] == Cell.WALL for i in _near_hive(world))
+
+
+def lane_walls(world: WorldModel) -> dict[int, int]:
+    """Walls within two cells of our hive, ranked: those on the cheapest way in first."""
     costs = bytearray(CELLS)
     cells = world.cells
     for i in range(CELLS):
         cell = cells[i]
         costs[i] = BLOCKED if cell >= Cell.HIVE_0 else (COST_WALL if cell == Cell.WALL else COST_FREE)
     home = distance_field(costs, [world.hive])
-    ranks: dict[int, int] = {}
-    for r in range(max(0, hr - 2), min(ROWS, hr + 3)):
-        for c in range(max(0, hc - 2), min(COLS, hc + 3)):
-            i = r * COLS + c
-            if cells[i] == Cell.WALL:
-                ranks[i] = home[i]
-    return ranks
+    return {i: home[i] for i in _near_hive(world) if cells[i] == Cell.WALL}
 
 
 def receivers(world: WorldModel, bee: int) -> list[int]:
@@ -63,11 +69,10 @@ def receivers(world: WorldModel, bee: int) -> list[int]:
 
 
 def walled_out(world: WorldModel, me: int) -> bool:
-    """Our hive is threatened and no free cell beside it can be reached over free cells.
-
-    Against walls at our hive, our empty-handed bees in the ring are guards holding their cells:
-    they do not step aside, so a way in through one of them is no way in. Without walls there
-    (the racers build none) a bee of ours in the ring is only passing through."""
+    """Our hive is threatened and no free cell beside it can be reached over free cells and our
+    own bees (without walls near our hive a bee of ours in its ring is only passing through).
+    With walls near it the carrier relays anyway (``walls_near``; strategy.py): our bees in the
+    ring then hold their cells and are no way in."""
     if not threat(world):
         return False
     cells = world.cells
@@ -76,12 +81,9 @@ def walled_out(world: WorldModel, me: int) -> bool:
     for i in range(CELLS):
         if cells[i] == Cell.EMPTY or cells[i] in mine:
             costs[i] = COST_FREE
-    if lane_walls(world):
-        for guard in receivers(world, -1):
-            costs[guard] = BLOCKED
     costs[me] = COST_FREE
     entries = [i for i in NEIGHBOURS[world.hive] if cells[i] == Cell.EMPTY and world.known(i)]
     return not entries or distance_field(costs, entries, until={me})[me] >= INF
 
 
-__all__ = ["GUARD_RADIUS", "lane_walls", "receivers", "threat", "walled_out"]
+__all__ = ["GUARD_RADIUS", "lane_walls", "receivers", "threat", "walled_out", "walls_near"]

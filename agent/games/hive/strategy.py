@@ -135,7 +135,7 @@ class Strategy:
             # to one of them is, whenever that is nearer than a free way in. Seen against the 2022
             # wall builders: a carrier stepped back and forth behind our guard for 1,500 turns
             # while a free ring cell was a dozen steps around.
-            against_walls = bool(guard.lane_walls(world))
+            against_walls = guard.walls_near(world)
             relay = against_walls or guard.walled_out(world, me)
             receivers = guard.receivers(world, view.bee) if relay else []
             if receivers:
