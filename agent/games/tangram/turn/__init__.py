@@ -1,0 +1,10 @@
+"""The AI's turn in tangram as a pure state machine (no sockets, no asyncio, no clock reads).
+
+:class:`TurnMachine` takes :mod:`events` and returns :mod:`actions`; the session
+(:mod:`agent.games.tangram.session`) is its transport. docs/turns.md has the phases as a diagram.
+"""
+
+from agent.games.tangram.turn.machine import TurnMachine
+from agent.games.tangram.turn.state import Phase, TurnRules
+
+__all__ = ["Phase", "TurnMachine", "TurnRules"]

@@ -1,0 +1,465 @@
+"""The AI's turn as a state machine: events in, actions out, no I/O and no clock.
+
+One :class:`TurnMachine` lives per session (a connection). The session feeds it events
+(:mod:`.events`), each carrying the time it happened, and carries out the actions it returns
+(:mod:`.actions`) in order. The rules the real game needs (GAME_FACTS) are kept here and only here:
+
+- ``finish`` is sent once per turn, and only on entering FINISHED (:meth:`TurnMachine._finish`
+  is the one place that emits it);
+- neither a ``play`` nor the ``finish`` goes out while the game still animates the last play:
+  the turn waits for that play's feedback, or (SETTLING) for the animation to be over;
+- a decision that comes back after its turn moved on (the deadline, a bad frame, a new turn) is
+  dropped;
+- a bug while handling an event ends the turn politely (a chat line, then ``finish``), and every
+  turn ends by its deadline whatever the player or the game does.
+
+Phases: IDLE (no turn) -> DECIDING (the player's move) -> PLAYING (a play is out, its feedback
+awaited) -> ADJUSTING (the player corrects after a reported collision) -> PLAYING ... ; any of them
+-> SETTLING (the turn is over but a play's feedback is still outstanding) -> FINISHED (``finish``
+sent) -> IDLE once the session reports it sent. See docs/turns.md for the diagram.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import replace
+from typing import Literal
+
+from agent.games.tangram.geometry.collide import CLEARANCE_PX
+from agent.games.tangram.geometry.feedback import correct_from_feedback
+from agent.games.tangram.geometry.frames import Pose, rotation_to_send
+from agent.games.tangram.geometry.repair import repair
+from agent.games.tangram.players.base import Decision, board_of
+from agent.games.tangram.protocol import GameFrame, GameState
+from agent.games.tangram.turn import actions as act
+from agent.games.tangram.turn import events as ev
+from agent.games.tangram.turn.moves import (
+    contradicts,
+    decision_fields,
+    partner_moves,
+    pose_dict,
+    reported_rotation,
+    start_of_turn_pose,
+)
+from agent.games.tangram.turn.state import ASKING, HOLD, SETTLE, THINKING, WORK, Phase, TurnRules, TurnState
+from agent.games.tangram.turn.timing import ANIMATION_MARGIN_S, ANIMATION_S, TurnTimes
+
+# The chat lines the turn says when it ends for a reason other than the player's move. The game
+# shows them to the participant as the agent's words (docs/turns.md, "Always finish").
+RAN_OUT = "I ran out of time on this turn, sorry. Your go!"
+NO_TIME = "I'm out of time to move a piece this turn, sorry. Your go!"
+BAD_FEEDBACK = "I couldn't read the game's answer to my move, so I'll stop here. Your go!"
+BAD_FRAME = "I couldn't read the game's last message, so I'm ending my turn here. Your go!"
+BAD_REQUEST = "I couldn't read the game's request, so I'll skip this turn. Your go!"
+BAD_CHAT = "Sorry, I could not read that message."
+BUG = "Something went wrong on my side this turn; your go!"
+STOPPING = "I have to stop now: the AI partner is shutting down."
+
+class TurnMachine:
+    """The turn's rules. :meth:`handle` never raises and never blocks."""
+
+    def __init__(self, rules: TurnRules) -> None:
+        self.rules = rules
+        self.phase = Phase.IDLE
+        self._turn: TurnState | None = None
+        self._asks = 0
+        self._timers: dict[str, float] = {}
+        self._quiet_at = -math.inf
+        """Until then the game may still animate our last play (its feedback has not come)."""
+        self.last_state: GameState | None = None
+        """What the game reported last (the turn's request, or the feedback of a move that stood)."""
+        self._own_moves: dict[str, Pose] = {}
+        """Where our plays of the last turn left each piece, so it is not taken for the partner's move."""
+        self._out: list[act.Action] = []
+
+    @property
+    def turn_id(self) -> int | None:
+        return self._turn.turn_id if self._turn is not None else None
+
+    @property
+    def busy(self) -> bool:
+        """A turn is in progress (its finish has not been reported sent)."""
+        return self.phase is not Phase.IDLE
+
+    # ------------------------------------------------------------------ dispatch
+
+    def handle(self, event: ev.Event) -> list[act.Action]:
+        """The actions ``event`` calls for, in the order they are to be carried out."""
+        self._out = []
+        try:
+            self._dispatch(event)
+        except Exception as exc:  # a bug must cost one turn, never the session or the game
+            self._bug(event.at, exc)
+        out, self._out = self._out, []
+        return out
+
+    def _dispatch(self, event: ev.Event) -> None:
+        match event:
+            case ev.TurnRequested():
+                self._on_request(event)
+            case ev.DecisionReady():
+                self._on_decision(event)
+            case ev.DecisionFailed():
+                if self._current_ask(event.ask_id):
+                    raise _PlayerFailed(event.error)
+            case ev.Feedback():
+                self._on_feedback(event.at, event.frame)
+            case ev.Unreadable():
+                self._on_unreadable(event)
+            case ev.FrameSent():
+                self._on_sent(event)
+            case ev.Timer():
+                self._on_timer(event)
+            case ev.Shutdown():
+                self._on_shutdown(event.at)
+            case ev.Closed():
+                self._on_closed(event.at)
+
+    def _emit(self, *actions: act.Action) -> None:
+        self._out.extend(actions)
+
+    def _record(self, kind: str, **fields: object) -> None:
+        self._emit(act.Record(kind, dict(fields)))
+
+    def _timer(self, name: str, at: float) -> None:
+        self._timers[name] = at
+        self._emit(act.SetTimer(name, at))
+
+    def _current_ask(self, ask_id: int) -> bool:
+        t = self._turn
+        current = t is not None and self.phase in ASKING and t.ask_id == ask_id
+        if not current:
+            self._emit(act.Log(logging.INFO, f"a decision (ask {ask_id}) came after its turn moved on; dropped"))
+        return current
+
+    # ------------------------------------------------------------------ a turn begins
+
+    def _on_request(self, event: ev.TurnRequested) -> None:
+        if self.busy:
+            # The game only asks again once it considers the last turn over; follow the game. A
+            # finish for the old turn now would end the new one.
+            self._emit(act.Log(logging.WARNING, "new playRequest while a turn was running; abandoning the old turn"))
+            self._abandon(event.at, "cancelled")
+        times = TurnTimes.of(event.at, self.rules.deadline)
+        t = self._turn = TurnState(event.turn_id, times, frame=event.frame, latest=event.frame.state,
+                               board=board_of(event.frame.state))
+        self._record("turn_start", turn=t.turn_id, objective=event.frame.objective)
+        for speaker, text in partner_moves(self.last_state, event.frame.state, self._own_moves):
+            self._emit(act.Remember(speaker, text))
+        self.last_state, self._own_moves = event.frame.state, {}
+        self._timer(WORK, times.work_until)
+        after = self.rules.thinking_after_s
+        if after is not None and event.at + after < times.work_until:
+            self._timer(THINKING, event.at + after)
+        self._ask(Phase.DECIDING, "play", event.frame)
+
+    def _ask(self, phase: Phase, kind: Literal["play", "adjust"], frame: GameFrame, *,
+             collisions: tuple[str, ...] = (), previous: Decision | None = None, attempt: int = 0) -> None:
+        t = self._need_turn()
+        self._asks += 1
+        t.ask_id = self._asks
+        self.phase = phase
+        self._emit(act.AskPlayer(self._asks, kind, frame, t.times.decide_by, collisions, previous, attempt))
+
+    # ------------------------------------------------------------------ decisions and plays
+
+    def _on_decision(self, event: ev.DecisionReady) -> None:
+        if not self._current_ask(event.ask_id):
+            return
+        t = self._need_turn()
+        t.ask_id = None
+        decision = event.decision
+        self._record("decision", **decision_fields(decision, adjust=self.phase is Phase.ADJUSTING))
+        t.decision = decision
+        self._next_play(event.at, None)
+
+    def _next_play(self, now: float, resend: Pose | None) -> None:
+        """Repair the decision's pose and send it (or pass, or say why not)."""
+        t = self._need_turn()
+        decision = t.decision
+        assert decision is not None
+        if resend is not None:
+            pose = resend
+        else:
+            if decision.pose is None:
+                self._emit(act.Say(decision.chat), act.Remember("agent", f"(passed) {decision.chat}"))
+                self._end(now, "passed")
+                return
+            others = {n: p for n, p in t.board.items() if n != decision.pose.piece}
+            fixed = repair(decision.pose, others, clearance_px=CLEARANCE_PX)
+            self._record("repair", proposed=pose_dict(decision.pose), repaired=pose_dict(fixed.pose),
+                         displacement=round(fixed.displacement, 3), reason=fixed.reason)
+            if fixed.pose is None:
+                self._emit(act.Say(f"{fixed.reason} I'll pass this turn."),
+                           act.Remember("agent", f"(passed) {fixed.reason}"))
+                self._end(now, "no-valid-pose")
+                return
+            pose = fixed.pose
+        if not t.times.time_for_a_play(now):
+            self._emit(act.Say(NO_TIME))
+            self._end(now, "no-time")
+            return
+        if not t.said:
+            self._emit(act.Say(decision.chat))
+            t.said = True
+        self._play(now, pose, "move")
+
+    def _play(self, now: float, pose: Pose, purpose: Literal["move", "return"]) -> None:
+        t = self._need_turn()
+        t.pose, t.purpose = pose, purpose
+        self.phase = Phase.PLAYING
+        if now < self._quiet_at:  # an earlier play (another turn's) may still animate: not yet
+            t.held = pose
+            self._timer(HOLD, self._quiet_at)
+            return
+        assert t.latest is not None
+        rotation = rotation_to_send(reported_rotation(t.latest, pose.piece), pose.rotation)
+        self._own_moves[pose.piece] = pose
+        t.awaiting, t.held = True, None
+        t.sent += 1
+        # Until the session reports the play sent, count its animation from now; FrameSent moves it.
+        self._quiet_at = now + ANIMATION_S + ANIMATION_MARGIN_S
+        self._emit(act.SendPlay(pose.piece, pose.x, pose.y, rotation))
+
+    def _on_feedback(self, now: float, frame: GameFrame) -> None:
+        t = self._turn
+        if t is None or not t.awaiting or self.phase not in (Phase.PLAYING, Phase.SETTLING):
+            # Only an answer to a play we wait for counts; a stray one would be taken for the answer
+            # to our next play (and each holds two images).
+            self._emit(act.Log(logging.WARNING, "playFeedback we did not ask for, ignored"))
+            return
+        t.awaiting, self._quiet_at = False, -math.inf
+        t.latest = frame.state
+        if self.phase is Phase.SETTLING:  # the turn is ending anyway: note what the game says, finish
+            collisions = {n: list(p.collisions) for n, p in frame.state.on_board.items() if p.collisions}
+            self._record("late_feedback", turn=t.turn_id, collisions=collisions)
+            self._finish()
+            return
+        assert t.pose is not None
+        if t.purpose == "return":
+            self._returned(now, t.pose.piece, frame.state)
+            return
+        self._judge(now, t, t.pose, frame)
+
+    def _judge(self, now: float, t: TurnState, pose: Pose, frame: GameFrame) -> None:
+        """The game's report on our move: it stands, or the same play once more, or a correction."""
+        decision = t.decision
+        assert decision is not None and t.frame is not None
+        t.plays += 1
+        reported = frame.state.on_board.get(pose.piece)
+        collisions = list(reported.collisions) if reported is not None else ["(not on the board)"]
+        if not collisions:
+            # Only a move that stands changes what we know; a colliding one is put back by the game,
+            # and must not look like the partner's move at the next turn.
+            self.last_state = frame.state
+            self._emit(act.Remember("agent", f"(moved {pose.piece}) {decision.chat}"))
+            self._end(now, "played")
+            return
+        self._emit(act.Log(logging.INFO, f"{pose.piece} collides with {collisions} after play {t.plays}"))
+        # Trust the game over our prediction: rebuild the board from what it just reported, keeping
+        # the turn-start pose of a piece we did not move (it may have been pushed back).
+        t.board = {**board_of(t.frame.state), **{n: p for n, p in board_of(frame.state).items() if n != pose.piece}}
+        others = {n: p for n, p in t.board.items() if n != pose.piece}
+        if reported is not None and not t.resent and contradicts(pose.piece, reported.position, reported.rotation,
+                                                                 collisions, others):
+            # Godot may list overlaps one physics step old (GAME_FACTS): our exact geometry says the
+            # reported pose is clear, so the same play again (a zero-length move) settles it.
+            t.resent = True
+            self._record("stale_feedback", piece=pose.piece, collisions=collisions)
+            self._next_play(now, pose)
+            return
+        if t.plays - t.resent > self.rules.max_feedback_iterations:  # a re-send corrects nothing
+            self._give_up(now, pose.piece)
+            return
+        corrected = None
+        if reported is not None:
+            corrected = correct_from_feedback(pose, reported.position, reported.rotation, collisions, others)
+        if corrected is not None:
+            t.decision = replace(decision, pose=corrected, source=f"{decision.source}+feedback")
+            self._next_play(now, None)
+            return
+        # The board as the game shows it now (our piece where it collides), image included.
+        self._ask(Phase.ADJUSTING, "adjust", frame, collisions=tuple(collisions),
+                  previous=Decision(pose, decision.chat), attempt=t.plays)
+
+    def _give_up(self, now: float, piece: str) -> None:
+        """No clear spot after the corrections allowed: put the piece back where it was at the turn's
+        start (nothing is left overlapping for the finish check), if there is time for that play."""
+        t = self._need_turn()
+        assert t.frame is not None
+        if t.times.time_for_a_play(now):
+            self._play(now, start_of_turn_pose(t.frame.state, piece), "return")
+            return
+        self._emit(act.Say(f"I couldn't find a clear spot for {piece} this turn, sorry."),
+                   act.Remember("agent", f"(could not place {piece})"))
+        self._end(now, "gave-up")
+
+    def _returned(self, now: float, piece: str, state: GameState) -> None:
+        reported = state.on_board.get(piece)
+        if reported is None or not reported.collisions:
+            self._own_moves.pop(piece, None)
+            self.last_state = state
+            self._emit(act.Say(f"I couldn't find a clear spot for {piece}, so I put it back where it was."),
+                       act.Remember("agent", f"(could not place {piece}; put it back)"))
+        else:  # say what really happened
+            self._emit(act.Say(f"I couldn't find a clear spot for {piece} this turn, sorry."),
+                       act.Remember("agent", f"(could not place {piece})"))
+        self._end(now, "gave-up")
+
+    # ------------------------------------------------------------------ off the path
+
+    def _on_unreadable(self, event: ev.Unreadable) -> None:
+        t = self._turn
+        if t is None or self.phase is Phase.FINISHED:
+            if event.type_hint == "playRequest":
+                # A turn began but its frame is unreadable. Only finish ends it: the game build users
+                # run ignores an error frame and would wait on this turn for ever (GAME_FACTS).
+                self._record("unreadable_request", reason=event.reason[:200], answered="finish")
+                self._emit(act.Say(BAD_REQUEST))
+                if t is None:
+                    self._turn = TurnState(None, TurnTimes.of(event.at, self.rules.deadline))
+                    self._end(event.at, "unreadable-request")
+            elif event.type_hint == "chatRequest":
+                self._emit(act.Say(BAD_CHAT))
+            return
+        if self.phase is Phase.SETTLING:
+            if event.type_hint == "playFeedback" and t.awaiting:
+                # The awaited feedback did come, unreadable: the animation is over, finish now.
+                t.awaiting, self._quiet_at = False, -math.inf
+                self._finish()
+            return
+        # The game may be waiting on us with state we cannot read: end the turn cleanly.
+        self._emit(act.Log(logging.INFO, f"turn {t.turn_id} ends early after an unreadable frame"))
+        if event.type_hint == "playFeedback" and t.awaiting:
+            t.awaiting, self._quiet_at = False, -math.inf
+            self._emit(act.Say(BAD_FEEDBACK))
+        else:
+            self._emit(act.Say(BAD_FEEDBACK if t.awaiting else BAD_FRAME))
+        self._end(event.at, "bad-frame")
+
+    def _on_timer(self, event: ev.Timer) -> None:
+        due = self._timers.get(event.name)
+        # A timer set again (or for a turn that is over) fires for nothing.
+        if due is None or event.at + 1e-6 < due:
+            return
+        del self._timers[event.name]
+        t = self._turn
+        if t is None:
+            return
+        if event.name == WORK and self.phase in (*ASKING, Phase.PLAYING):
+            self._emit(act.Log(logging.WARNING, f"turn {t.turn_id} hit the {self.rules.deadline:.0f} s deadline"),
+                       act.Say(RAN_OUT))
+            self._end(event.at, "deadline")
+        elif event.name == SETTLE and self.phase is Phase.SETTLING:
+            if t.awaiting:
+                self._emit(act.Log(logging.WARNING, f"turn {t.turn_id}: no feedback for the last play; finishing"))
+            self._finish()
+        elif event.name == HOLD and self.phase is Phase.PLAYING and t.held is not None:
+            self._play(event.at, t.held, t.purpose)
+        elif event.name == THINKING and self.phase is Phase.DECIDING and t.sent == 0 and not t.thought:
+            t.thought = True
+            self._emit(act.Say(self.rules.thinking_line))
+            self._record("thinking", after_s=round(event.at - t.times.started, 3), text=self.rules.thinking_line)
+
+    def _on_shutdown(self, now: float) -> None:
+        t = self._turn
+        if t is None or self.phase is Phase.FINISHED:
+            return
+        if self.phase is Phase.SETTLING:  # ending already: only the wait gets shorter
+            self._timer(SETTLE, max(now, self._quiet_at))
+            return
+        t.shutdown = True
+        self._emit(act.Say(STOPPING))
+        self._end(now, "shutdown")
+
+    def _on_closed(self, now: float) -> None:
+        if self._turn is not None:
+            self._abandon(now, "shutdown" if self._turn.shutdown else "cancelled")
+
+    def _on_sent(self, event: ev.FrameSent) -> None:
+        t = self._turn
+        if t is None:
+            return
+        if event.kind == "play" and t.awaiting:
+            self._quiet_at = event.at + ANIMATION_S + ANIMATION_MARGIN_S  # the animation starts now
+        elif event.kind == "finish" and self.phase is Phase.FINISHED:
+            self._close_turn(event.at, finish_sent=event.ok)
+
+    def _bug(self, now: float, exc: Exception) -> None:
+        # The player's own exception was logged with its traceback by the session that caught it.
+        player = isinstance(exc, _PlayerFailed)
+        error = str(exc) if player else f"{type(exc).__name__}: {exc}"[:500]
+        self._emit(act.Log(logging.ERROR, f"turn {self.turn_id} failed: {error}", None if player else exc),
+                   act.Record("error", {"where": "turn", "error": error}))
+        if self._turn is None or self.phase in (Phase.FINISHED, Phase.IDLE):
+            return
+        try:
+            self._emit(act.Say(BUG))
+            self._end(now, "internal-error")
+        except Exception as again:  # never leave the game waiting: finish, once
+            self._emit(act.Record("error", {"where": "turn", "error": f"{type(again).__name__}: {again}"[:500]}))
+            self._finish()  # a no-op when the finish is already on its way
+
+    # ------------------------------------------------------------------ the end of a turn
+
+    def _end(self, now: float, outcome: str) -> None:
+        """The turn's work is over: finish now, or first wait out the last play (SETTLING)."""
+        t = self._need_turn()
+        t.outcome = outcome
+        if t.ask_id is not None:
+            self._emit(act.CancelPlayer(t.ask_id))
+            t.ask_id = None
+        t.held = None
+        self._timers.pop(WORK, None)
+        self._timers.pop(THINKING, None)
+        if t.awaiting or now < self._quiet_at:
+            self.phase = Phase.SETTLING
+            until = max(now, self._quiet_at) if t.shutdown or not t.awaiting \
+                else t.times.settle_until(now, self._quiet_at)
+            self._timer(SETTLE, until)
+            return
+        self._finish()
+
+    def _finish(self) -> None:
+        """The one place a ``finish`` is asked for: on entering FINISHED, once per turn."""
+        if self.phase is Phase.FINISHED:
+            return
+        self.phase = Phase.FINISHED
+        self._timers.clear()
+        self._emit(act.SendFinish())
+
+    def _close_turn(self, now: float, *, finish_sent: bool) -> None:
+        t = self._need_turn()
+        if t.turn_id is not None:
+            seconds = round(now - t.times.started, 3)
+            if t.shutdown:  # what the game saw: a shutdown that sent finish is not a turn cut off silently
+                self._record("turn_end", turn=t.turn_id, outcome="shutdown", seconds=seconds, finish_sent=finish_sent)
+            else:
+                pieces = len(self.last_state.on_board) if self.last_state is not None else None
+                self._record("turn_end", turn=t.turn_id, outcome=t.outcome, seconds=seconds, pieces_on_board=pieces)
+        self._turn = None
+        self.phase = Phase.IDLE
+
+    def _abandon(self, now: float, outcome: str) -> None:
+        """The turn ends with no finish of ours: the game left, or moved on to a new turn."""
+        t = self._need_turn()
+        if t.ask_id is not None:
+            self._emit(act.CancelPlayer(t.ask_id))
+        if t.turn_id is not None:
+            fields: dict[str, object] = {"outcome": outcome}
+            if outcome == "shutdown":
+                fields["finish_sent"] = False
+            self._record("turn_end", turn=t.turn_id, seconds=round(now - t.times.started, 3), **fields)
+        self._timers.clear()
+        self._turn = None
+        self.phase = Phase.IDLE
+
+    def _need_turn(self) -> TurnState:
+        if self._turn is None:
+            raise RuntimeError(f"no turn in phase {self.phase.value}")
+        return self._turn
+
+
+class _PlayerFailed(Exception):
+    """The player's call raised (DecisionFailed): handled like any other bug in the turn."""
