@@ -57,7 +57,7 @@ def separation(a: list[Pt], b: list[Pt]) -> float:
 
 def mitre_grow(poly: list[Pt], d: float) -> list[Pt]:
     """Push every edge of a convex polygon out by d and intersect neighbouring edge lines."""
-    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1]))
+    area2 = sum(x0 * y1 - x1 * y0 for (x0, y0), (x1, y1) in zip(poly, poly[1:] + poly[:1], strict=True))
     sign = 1.0 if area2 > 0 else -1.0
     lines = []
     for i, (x0, y0) in enumerate(poly):
@@ -132,10 +132,10 @@ def test_independent_check_helpers_work() -> None:
     assert separation(square, [(x + 1.0, y) for x, y in square]) == pytest.approx(0.0)
     grown = mitre_grow(square, 0.5)
     want = sorted([(-0.5, -0.5), (1.5, -0.5), (1.5, 1.5), (-0.5, 1.5)])
-    for got, expected in zip(sorted(grown), want):
+    for got, expected in zip(sorted(grown), want, strict=True):
         assert got == pytest.approx(expected)
     # Clockwise input grows outwards too.
-    for got, expected in zip(sorted(mitre_grow(square[::-1], 0.5)), want):
+    for got, expected in zip(sorted(mitre_grow(square[::-1], 0.5)), want, strict=True):
         assert got == pytest.approx(expected)
 
 

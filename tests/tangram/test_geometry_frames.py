@@ -65,7 +65,7 @@ def test_vertices_reproduced_from_reported_position(piece: str, k: int) -> None:
     got = pose.vertex_markers_board()
     want = expected_vertices(piece, mx, my, k)
     assert len(got) == len(want)
-    for (gx, gy), (wx, wy) in zip(got, want):
+    for (gx, gy), (wx, wy) in zip(got, want, strict=True):
         assert abs(gx - wx) < 0.5 and abs(gy - wy) < 0.5
         assert abs(gx - wx) < 1e-3 and abs(gy - wy) < 1e-3  # in fact exact up to the scene's rotation rounding
     gx, gy = pose.marker_board()
@@ -75,7 +75,7 @@ def test_vertices_reproduced_from_reported_position(piece: str, k: int) -> None:
 @pytest.mark.parametrize("rotation,k", [(-90.0, 270), (405.0, 45), (-315.0, 45), (720.0, 0), (-135.0, 225)])
 def test_unnormalised_rotations_behave_like_their_normal_form(rotation: float, k: int) -> None:
     got = pose_from_marker("Blue", 60.0, 30.0, rotation).vertex_markers_board()
-    for (gx, gy), (wx, wy) in zip(got, expected_vertices("Blue", 60.0, 30.0, k)):
+    for (gx, gy), (wx, wy) in zip(got, expected_vertices("Blue", 60.0, 30.0, k), strict=True):
         assert abs(gx - wx) < 1e-3 and abs(gy - wy) < 1e-3
 
 
@@ -83,7 +83,7 @@ def test_game_facts_sample_state_is_reproduced() -> None:
     """The Red entry of the sample state in GAME_FACTS: marker, rotation 0, and its three vertices."""
     pose = pose_from_marker("Red", 49.92582, 28.75776, 0.0)
     want = [(49.92582, 38.07453), (65.65282, 21.92547), (34.79228, 21.92547)]
-    for (gx, gy), (wx, wy) in zip(pose.vertex_markers_board(), want):
+    for (gx, gy), (wx, wy) in zip(pose.vertex_markers_board(), want, strict=True):
         assert abs(gx - wx) < 1e-3 and abs(gy - wy) < 1e-3
 
 
