@@ -12,6 +12,7 @@ from agent.games.boardgame.players.base import Player, RandomPlayer, Turn
 from agent.games.boardgame.players.c4_search import (
     BOARD,
     H1,
+    MATE_ZONE,
     Searcher,
     bot_move,
     encode,
@@ -153,10 +154,23 @@ def test_search_returns_a_legal_move_even_with_almost_no_time() -> None:
 
 
 def test_search_finds_forced_wins_and_stops_early() -> None:
+    # Unlimited time, so only the search's own early stop can end it before max_depth: measured in
+    # depth (iterations completed) and nodes, never in seconds.
+    unlimited = float("inf")
     # X has columns 2-4 on the bottom row with 1 and 5 open: O cannot block both.
-    position = _play("27374")
-    result = Searcher().search(position, seconds=1.0)
-    assert result.score <= -900_000  # O is lost whatever it does
+    lost = Searcher().search(_play("27374"), seconds=unlimited)
+    assert lost.score <= -MATE_ZONE  # O is lost whatever it does
+    assert lost.depth == 1 and lost.nodes == 1  # seen at the root: no deeper iteration follows
+    # O (to move) wins five plies deep; depth 4 sees nothing yet.
+    position = _play("237247132")
+    assert abs(Searcher().search(position, seconds=unlimited, max_depth=4).score) < MATE_ZONE
+    result = Searcher().search(position, seconds=unlimited, max_depth=12)
+    assert result.score >= MATE_ZONE and result.depth == 5  # proved at depth 5, and the search stops there
+    proof = Searcher().search(position, seconds=unlimited, max_depth=5)
+    assert result.nodes == proof.nodes  # not one node searched past the proof
+    # The move found does win: after it, X is lost whatever it does.
+    reply = Searcher().search(C4.play(position, result.move), seconds=unlimited, max_depth=12)
+    assert reply.score <= -MATE_ZONE
 
 
 async def test_players_answer_through_the_async_interface() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
-from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid, polygon_px
+from agent.games.tangram.geometry.collide import CLEARANCE_PX, board_gap_px, is_valid, polygon_px
 from agent.games.tangram.geometry.cspace import MARGIN_PX
 from agent.games.tangram.geometry.frames import Pose, rotation_distance
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
@@ -200,10 +200,22 @@ def test_blocked_side_slides_along_the_anchor_or_gives_up_but_never_collides() -
 
 
 def test_edge_of_board_is_respected() -> None:
-    anchor = Pose("Purple", 50, 93, 0)  # too close to the top for a large triangle above it
+    # Upright (rotation 0) and flush above this anchor, a large triangle would stick out of the top
+    # (flush above an anchor at y 75 its top is at 97.1); turned, it fits between anchor and edge.
+    anchor = Pose("Purple", 50, 80, 0)
     board = {"Purple": anchor}
     pose = resolve_relation("Red", "above", "Purple", board, rotation=0.0)
-    assert pose is None or is_valid(pose, board)
+    assert pose is not None and is_valid(pose, board)
+    assert 0.0 <= board_gap_px(pose) < 3.0  # on the board, against its edge
+    assert pose.bounds_board()[3] > 99.0  # ... the top one
+    assert centre(pose)[1] > centre(anchor)[1] and gap(pose, anchor) < 3.0  # above the anchor, touching it
+
+
+def test_no_room_at_the_edge_gives_none() -> None:
+    anchor = Pose("Purple", 50, 93, 0)  # too close to the top for a large triangle above it, in any turn
+    board = {"Purple": anchor}
+    assert resolve_relation("Red", "above", "Purple", board, rotation=0.0) is None
+    assert resolve_relation("Red", "above", "Purple", board) is None
 
 
 def test_the_piece_itself_on_the_board_is_ignored() -> None:
