@@ -1,7 +1,8 @@
 """The experimenter console in a real browser (headless Chromium through Selenium), with the simulator
 as the game: a game appears live; supervised approve and edit; wizard move and chat; the deadline
-fallback when nobody clicks (the tab even closes); two games side by side. Without a browser
-every test here is skipped, and the skip says what is missing."""
+fallback when nobody clicks (the tab even closes); two games side by side. Without a working browser
+every test here is skipped, and the skip says what is missing; under CI=true (``.ci/run`` installs
+Chromium) a missing or broken browser fails them instead."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from tests.skips import in_ci
 from tests.tangram.console_support import Rig, browser_or_skip_reason, start_browser
 
 REASON = browser_or_skip_reason()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"console browser tests: {REASON}")
+# In CI the browser fixture fails instead: a broken install must not pass as a skip.
+pytestmark = pytest.mark.skipif(REASON is not None and not in_ci(), reason=f"console browser tests: {REASON}")
 
 if REASON is None:
     from selenium.common.exceptions import StaleElementReferenceException
@@ -26,9 +29,13 @@ WAIT_S = 15.0
 
 @pytest.fixture(scope="module")
 def browser() -> Any:
+    if REASON is not None:  # only in CI: elsewhere the module is skipped
+        pytest.fail(f"console browser tests under CI=true: {REASON}", pytrace=False)
     try:
         driver = start_browser()
-    except Exception as exc:  # a broken install: say so instead of failing every test
+    except Exception as exc:
+        if in_ci():
+            raise  # a broken install fails in CI, with the browser's own message
         pytest.skip(f"console browser tests: headless Chromium did not start: {str(exc)[:200]}")
     yield driver
     driver.quit()

@@ -6,6 +6,7 @@ import pytest
 
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.sim import figure as sim_figure
 from agent.games.tangram.sim.figure import best_translation_iou, figure_poses, figure_score, target_poses
 
 SQUARE = [start_pose(n) for n in PIECE_NAMES]  # the drawer's classic square
@@ -36,7 +37,22 @@ def test_figure_poses_reads_mappings_and_sequences() -> None:
 
 def test_score_against_the_planners_figure() -> None:
     targets = target_poses("A house")
-    if targets is None:
-        pytest.skip("the planner's figure library is not available")
+    assert targets is not None and set(targets) == set(PIECE_NAMES)  # the planner is part of the project
     assert figure_score(targets, "A house") == pytest.approx(1.0, abs=0.01)
     assert figure_score({}, "A house") == 0.0
+
+
+def test_only_an_empty_objective_has_no_figure() -> None:
+    assert target_poses("") is None and figure_score({}, "") is None
+    assert target_poses("a zqxv") is not None  # no such figure: the library's fallback one
+
+
+def test_planner_errors_are_not_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(text: str) -> None:
+        raise RuntimeError("figure library damaged")
+
+    monkeypatch.setattr(sim_figure, "match_objective", broken)
+    with pytest.raises(RuntimeError, match="figure library damaged"):
+        target_poses("A house")
+    with pytest.raises(RuntimeError, match="figure library damaged"):
+        figure_score({}, "A house")

@@ -168,3 +168,18 @@ def test_an_llm_config_without_its_key_fails_before_any_game(tmp_path, monkeypat
                  "--no-progress"])
     assert code == 1
     assert "needs an API key: set OPENAI_API_KEY" in capsys.readouterr().err
+
+
+async def test_a_figure_score_error_is_the_games_error_not_a_missing_score(monkeypatch) -> None:
+    from agent.games.tangram.sim import runner
+
+    def broken(board: Any, objective: str) -> float:
+        raise RuntimeError("silhouette broke")
+
+    monkeypatch.setattr(runner, "figure_score", broken)
+    options = RunOptions(games=1, turns=2, human="random", seed=3, tween=0.0, deadline=20)
+    async with serve_scripted_agent("good") as url:
+        [result] = await runner.run_games(url, options)
+    assert result.figure_score is None and result.error == "figure score: RuntimeError: silhouette broke"
+    summary = summarize([result], options, url, transcripts=False)
+    assert summary["turns_ended"] == 2 and summary["game_errors"] == [result.error]  # the turns are kept

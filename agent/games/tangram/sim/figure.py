@@ -1,17 +1,15 @@
 """The target figure of an objective, and how close a board came to it.
 
-The figure comes from the offline planner's library (``match_objective``). The score is the
-planner's ``silhouette_iou`` when it offers one; otherwise the simulator's own: the IoU of the
-board's silhouette (union of the on-board pieces, in world pixels) with the figure's, after the
-translation of the figure that maximises it (and over the figure's turned / mirrored variants,
-when the library gives them). The score is optional: without the planner, or for an objective
-without a figure, it is None.
+The figure comes from the offline planner's library (``match_objective``), which is part of the
+project: its errors are not hidden here, they propagate. The score is the planner's
+``silhouette_iou``: the IoU of the board's silhouette with the figure's, after the best translation
+(and over the figure's turned / mirrored variants). The one case without a figure, and so without
+a target or a score (None), is an empty objective; any other objective gets the library's figure
+for it, or its fallback figure.
 """
 
 from __future__ import annotations
 
-import importlib
-import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -22,37 +20,15 @@ from shapely.ops import unary_union
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECES
-
-log = logging.getLogger(__name__)
-
-_PLANNER_MODULES = ("agent.games.tangram.planner", "agent.games.tangram.planner.library")
+from agent.games.tangram.planner import Figure, match_objective, silhouette_iou
 
 
-def _planner_attr(name: str) -> Any | None:
-    for module in _PLANNER_MODULES:
-        try:
-            mod = importlib.import_module(module)
-        except Exception:  # the planner is optional; any import problem means "not there"
-            return None
-        value = getattr(mod, name, None)
-        if value is not None:
-            return value
-    return None
-
-
-def match_figure(objective: str) -> Any | None:
-    """The planner's figure for ``objective``, or None."""
-    match = _planner_attr("match_objective")
-    if match is None or not objective:
+def match_figure(objective: str) -> Figure | None:
+    """The planner's figure for ``objective``; None only when there is no objective to match."""
+    if not objective:
         return None
-    try:
-        found = match(objective)
-    except Exception as exc:
-        log.warning("planner could not match %r: %s", objective, exc)
-        return None
-    if isinstance(found, tuple) and found:  # (figure, exact) from the library
-        found = found[0]
-    return found
+    figure, _exact = match_objective(objective)
+    return figure
 
 
 def _poses_of(items: Any) -> dict[str, Pose]:
@@ -115,26 +91,9 @@ def best_translation_iou(board: Iterable[Pose], target: Iterable[Pose], min_step
     return best
 
 
-def own_silhouette_iou(board: Mapping[str, Pose], figure: Any) -> float | None:
-    canonical = figure_poses(figure)
-    if not canonical:
-        return None
-    layouts = [canonical.values()] + [v.slots.values() for v in (getattr(figure, "variants", None) or ())
-                                      if isinstance(getattr(v, "slots", None), Mapping)]
-    return max(best_translation_iou(board.values(), layout) for layout in layouts)
-
-
 def figure_score(board: Mapping[str, Pose], objective: str) -> float | None:
-    """Silhouette IoU (0..1) of the board against the objective's figure, or None."""
+    """Silhouette IoU (0..1) of the board against the objective's figure; None without an objective."""
     figure = match_figure(objective)
     if figure is None:
         return None
-    iou = _planner_attr("silhouette_iou")
-    try:
-        if iou is not None:
-            return round(float(iou(dict(board), figure)), 4)
-        value = own_silhouette_iou(board, figure)
-        return None if value is None else round(value, 4)
-    except Exception as exc:  # a scoring problem must not lose the run's other numbers
-        log.warning("figure score failed for %r: %s", objective, exc)
-        return None
+    return round(float(silhouette_iou(dict(board), figure)), 4)

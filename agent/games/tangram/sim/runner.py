@@ -182,8 +182,13 @@ async def play_game(url: str, index: int, options: RunOptions,
         if on_turn:
             for _ in range(options.turns - played):
                 on_turn(result, None)
-    # Off the event loop: other games are still being timed.
-    result.figure_score = await asyncio.to_thread(figure_score, result.final_board, objective)
+    # Off the event loop: other games are still being timed. A planner error while scoring is this
+    # game's error (the summary names it), not a missing score; the game's other numbers are kept.
+    try:
+        result.figure_score = await asyncio.to_thread(figure_score, result.final_board, objective)
+    except Exception as exc:
+        result.error = result.error or f"figure score: {type(exc).__name__}: {exc}"[:300]
+        log.warning("game %d: figure score failed: %s: %s", index, type(exc).__name__, exc)
     return result
 
 
