@@ -101,6 +101,6 @@ def test_serves_then_stops_cleanly_on_signal(tmp_path, sig):
 
 
 def test_unknown_default_figure_fails_fast(tmp_path):
-    (tmp_path / "c.yaml").write_text("planner:\n  default_figure: unicorn\n")
+    (tmp_path / "c.yaml").write_text("planner:\n  default_figure: spoon\n")
     res = run_agent(["--config", "c.yaml"], tmp_path)
     assert res.returncode == 2 and "field 'planner.default_figure'" in res.stderr and "house" in res.stderr

@@ -74,9 +74,16 @@ def test_make_something_else_instead() -> None:
 
 def test_make_something_unknown() -> None:
     planner = Planner(LIBRARY)
-    reply = ask(planner, {}, "let's make an elephant instead")
-    assert "elephant" in reply and "rocket" in reply
+    reply = ask(planner, {}, "let's make a spoon instead")
+    assert "spoon" in reply and "rocket" in reply and "more" in reply
     assert planner.figure.name == "house"
+
+
+def test_make_something_related_builds_the_nearest_figure() -> None:
+    planner = Planner(LIBRARY)
+    reply = ask(planner, {}, "let's make an elephant instead")
+    assert "elephant" in reply and "horse" in reply
+    assert planner.figure.name == "horse"
 
 
 def test_move_a_piece_is_honoured_and_kept() -> None:
@@ -165,9 +172,16 @@ def test_questions_get_template_answers() -> None:
 
 def test_unknown_objective_is_announced_once() -> None:
     planner, board = Planner(LIBRARY), {}
-    lines = turns(planner, "A dinosaur", board, 2)
-    assert "don't know" in lines[0] and "dinosaur" in lines[0] and planner.figure.name in lines[0]
-    assert "don't know" not in lines[1]
+    lines = turns(planner, "A spoon", board, 2)
+    assert "don't know" in lines[0] and "spoon" in lines[0] and planner.figure.name in lines[0]
+    assert "something else" in lines[0] and "don't know" not in lines[1]
+
+
+def test_a_related_objective_names_the_nearest_figure_and_invites_steering() -> None:
+    planner, board = Planner(LIBRARY), {}
+    line = turns(planner, "An elephant", board, 1)[0]
+    assert planner.figure.name == "horse"
+    assert "no figure for An elephant" in line and "nearest I know is a horse" in line and "something else" in line
 
 
 def test_every_phrase_renders_short() -> None:
@@ -175,7 +189,8 @@ def test_every_phrase_renders_short() -> None:
     values = {"figure": "rocket", "description": "a rocket pointing up with a nose cone and two fins",
               "piece": "Yellow", "part": "lower tail root", "neighbour": "upper tail root", "blocking": "roof",
               "human_piece": "Cream", "objective": "a very long objective name", "direction": "right",
-              "what": "an elephant", "names": ", ".join(LIBRARY.names), "placed": 3, "missing": "a, b, c, d and 3 more",
+              "what": "an elephant", "names": ", ".join(LIBRARY.names[:10]), "more": 30, "related": True,
+              "placed": 3, "missing": "a, b, c, d and 3 more",
               "progress": "3 of 7 pieces are in place.", "place": "bottom right", "needed": "parallelogram",
               "kind": "medium triangle", "parts": "left wall, right wall, roof, chimney, annex, floor, floor",
               "last": "I placed Red as the roof.", "x": "12.34", "y": "56.78", "rotation": "45", "action": "place"}

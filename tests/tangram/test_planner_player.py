@@ -62,7 +62,7 @@ async def test_player_adjust_and_chat() -> None:
 
 async def test_unknown_objective_uses_the_configured_default_figure() -> None:
     player = PlannerPlayer(Config(planner=PlannerConfig(default_figure="boat")))
-    d = await player.play(view("A dinosaur", {}))
+    d = await player.play(view("A spoon", {}))
     assert player.planner.figure.name == "boat"
     assert "don't know" in d.chat and "boat" in d.chat
 

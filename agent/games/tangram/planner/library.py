@@ -10,7 +10,6 @@ mirrored variant keeps it only when a nearby pose still fits).
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Iterable, Iterator, Mapping
@@ -56,6 +55,10 @@ class FigureSpec(BaseModel):
     name: str = Field(pattern=r"^[a-z][a-z0-9 ]{0,30}$")
     aliases: list[str] = Field(default_factory=list)
     related: list[str] = Field(default_factory=list)
+    traits: list[str] = Field(default_factory=list, description=(
+        "Words that pick this figure among others of its kind ('sitting', 'kneeling')."))
+    kind_of: str | None = Field(None, description=(
+        "A figure whose words also name this one when a trait is said ('a man sitting' -> sitting person)."))
     description: str = ""
     rotations: list[float] = Field(default_factory=lambda: [0.0],
                                    description="Whole-figure turns allowed when re-anchoring.")
@@ -63,7 +66,7 @@ class FigureSpec(BaseModel):
     order: list[str] | None = Field(None, description="Build order; default: big pieces first, lower ones first.")
     pieces: dict[str, SlotSpec]
 
-    @field_validator("aliases", "related")
+    @field_validator("aliases", "related", "traits")
     @classmethod
     def _words(cls, v: list[str]) -> list[str]:
         return [normalize_text(w) for w in v if normalize_text(w)]
@@ -116,6 +119,8 @@ class Figure:
     center_px: Point
     variants: tuple[Variant, ...] = field(default=())
     source: Path | None = None
+    traits: tuple[str, ...] = ()
+    kind_of: str | None = None
 
     def part(self, piece: str) -> str:
         return self.parts[piece]
@@ -135,7 +140,7 @@ class Figure:
         return (self.name, *self.aliases)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # hashed by identity: the matcher caches its index per library
 class FigureLibrary:
     figures: Mapping[str, Figure]
 
@@ -259,7 +264,8 @@ def figure_from_spec(spec: FigureSpec, source: Path | None = None) -> Figure:
     return Figure(
         name=spec.name, aliases=tuple(spec.aliases), related=tuple(spec.related), description=spec.description,
         slots=slots, parts={n: spec.pieces[n].part for n in PIECE_NAMES}, order=order, center_px=center,
-        variants=_variants(slots, center, spec.rotations, spec.mirror), source=source)
+        variants=_variants(slots, center, spec.rotations, spec.mirror), source=source,
+        traits=tuple(spec.traits), kind_of=spec.kind_of)
 
 
 def load_figure(path: str | Path) -> Figure:
@@ -297,55 +303,20 @@ def load_library(directory: str | Path | None = None) -> FigureLibrary:
 
 # ---------------------------------------------------------------- objective matching
 
-_FILLER = {"a", "an", "the", "some", "one", "little", "small", "big", "large", "tiny", "huge", "giant", "cute",
-           "nice", "simple", "pretty", "funny", "my", "our", "your", "of", "please", "lets", "let", "us", "build",
-           "make", "draw", "create", "do", "form", "shape", "figure_of", "we", "can", "should", "with", "pieces",
-           "tangram_of", "like", "new", "old", "happy", "sad", "red", "blue", "green", "yellow", "brown", "purple"}
-
 
 def normalize_text(text: str) -> str:
     text = text.lower().replace("'", "")
     return " ".join(re.findall(r"[a-z0-9]+", text))
 
 
-def _contains_phrase(words: list[str], phrase: str) -> bool:
-    p = phrase.split()
-    return any(words[i:i + len(p)] == p for i in range(len(words) - len(p) + 1))
-
-
 def find_figure(text: str, library: FigureLibrary) -> tuple[Figure | None, bool]:
     """The figure a text names: (figure, True) for a name or alias (typos forgiven),
-    (figure, False) for a related word ("shark" -> fish), (None, False) when nothing fits."""
-    words = normalize_text(text).split()
-    if not words:
-        return None, False
-    best: tuple[int, Figure] | None = None
-    for fig in library:
-        for phrase in fig.words:
-            if _contains_phrase(words, phrase) and (best is None or len(phrase) > best[0]):
-                best = (len(phrase), fig)
-    if best:
-        return best[1], True
-    content = [w for w in words if w not in _FILLER] or words
-    vocab = {w: fig for fig in library for w in fig.words if " " not in w}
-    for w in content:  # typos: "hous", "rocekt"; short words are left alone ("are" is not "hare")
-        if len(w) < 4:
-            continue
-        close = difflib.get_close_matches(w, [v for v in vocab if len(v) >= 4], n=1, cutoff=0.85)
-        if close:
-            return vocab[close[0]], True
-    for fig in library:
-        for phrase in fig.related:
-            if _contains_phrase(words, phrase):
-                return fig, False
-    related = {w: fig for fig in library for w in fig.related if " " not in w}
-    for w in content:
-        if len(w) < 5:
-            continue
-        close = difflib.get_close_matches(w, [v for v in related if len(v) >= 5], n=1, cutoff=0.85)
-        if close:
-            return related[close[0]], False
-    return None, False
+    (figure, False) for a related word ("shark" -> fish), (None, False) when nothing fits.
+    See :mod:`agent.games.tangram.planner.matching`."""
+    from agent.games.tangram.planner.matching import match_text  # the matcher builds on this module
+
+    m = match_text(text, library)
+    return m.figure, m.exact
 
 
 def match_objective(text: str, library: FigureLibrary | None = None,
@@ -353,12 +324,14 @@ def match_objective(text: str, library: FigureLibrary | None = None,
     """The figure for a free-text objective ("A house", "a little cat") and whether it was named.
 
     When nothing in the library is named, a related figure is chosen ("a shark" -> fish), then the
-    configured ``default``, then the house; ``exact`` is False in all those cases, so the player
-    says in the chat what it builds instead.
+    configured ``default``, then the house; ``exact`` is
+    False in all those cases, so the player says in the chat what it builds instead.
     """
+    from agent.games.tangram.planner.matching import match_text
+
     library = library or load_library()
-    fig, exact = find_figure(text, library)
-    if fig is not None:
-        return fig, exact
+    m = match_text(text, library)
+    if m.figure is not None:
+        return m.figure, m.exact
     chosen = library.get(default) or library.get(FALLBACK_FIGURE) or next(iter(library))
     return chosen, False

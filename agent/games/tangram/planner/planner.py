@@ -17,7 +17,14 @@ from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Anchor, Fit, fit_anchor
-from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, match_objective, normalize_text
+from agent.games.tangram.planner.library import (
+    Figure,
+    FigureLibrary,
+    find_figure,
+    load_library,
+    match_objective,
+    normalize_text,
+)
 from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
 from agent.games.tangram.planner.requests import Request, parse_request
 from agent.games.tangram.planner.search import nearest_valid
@@ -63,6 +70,17 @@ class PlanState:
     skip_turns: int = 0
     turns: int = 0
     last_piece: str | None = None
+
+
+SHOWCASE = 10
+"""How many figure names the chat lists when asked for one it does not know."""
+_GAME_OBJECTIVES = ("house", "fish", "human", "rocket", "cat", "robot")
+
+
+def _showcase(names: tuple[str, ...]) -> list[str]:
+    """The game's own objectives first, then the rest in library order, cut to SHOWCASE names."""
+    first = [n for n in _GAME_OBJECTIVES if n in names]
+    return (first + [n for n in names if n not in first])[:SHOWCASE]
 
 
 class Planner:
@@ -141,8 +159,9 @@ class Planner:
         st.turns += 1
         prefix = ""
         if not st.exact and not st.announced:
+            related = find_figure(objective, self.library)[0] is self.figure
             prefix = self.phrases.raw("turn", "unknown_objective", objective=objective.strip() or "that",
-                                      figure=self.figure.name)
+                                      figure=self.figure.name, related=related)
             st.announced = True
         if st.skip_turns > 0:
             st.skip_turns -= 1
@@ -307,7 +326,8 @@ class Planner:
         if req.intent == "switch_same":
             return ph.raw("chat", "switch_same", **base)
         if req.intent == "switch_unknown":
-            return ph.raw("chat", "switch_unknown", what=req.what, names=", ".join(self.library.names))
+            return ph.raw("chat", "switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
+                          more=max(0, len(self.library) - SHOWCASE))
         if req.intent == "assign" and piece is not None:
             return self._assign(piece, req, fit)
         if req.intent in ("move", "rotate") and piece is not None:

@@ -130,7 +130,7 @@ def check(name: str, poses: dict[str, Pose]) -> None:
 
 def to_yaml(name: str, sketch: dict[str, Any], poses: dict[str, Pose]) -> str:
     doc: dict[str, Any] = {"name": name}
-    for key in ("aliases", "related", "description", "rotations", "mirror", "order"):
+    for key in ("aliases", "related", "traits", "kind_of", "description", "rotations", "mirror", "order"):
         if key in sketch:
             doc[key] = sketch[key]
     doc["pieces"] = {n: {"x": poses[n].x, "y": poses[n].y, "rotation": poses[n].rotation,
@@ -163,7 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.png_dir:
             save(poses, args.png_dir / f"{name}.png", title=name)
         if not args.dry_run:
-            (args.out / f"{name}.yaml").write_text(to_yaml(name, sketches[name], poses), encoding="utf-8")
+            path = args.out / f"{name.replace(' ', '_')}.yaml"
+            path.write_text(to_yaml(name, sketches[name], poses), encoding="utf-8")
     return 0
 
 

@@ -1,0 +1,170 @@
+"""Which figure a free-text objective names: "a bird flying", "kitty", "a man on a chair".
+
+Offline, deterministic and fast (well under a millisecond per text once the library's index is
+built). The figure files are the lexicon: a figure's name and ``aliases`` name it, its ``related``
+words are things it can stand in for ("tiger" -> cat), and its ``traits`` pick it among figures of
+one kind ("a man *sitting*" -> the sitting person, a kind of human). Words are compared as lemmas
+(plurals and a few irregular forms folded), and a word the library does not know is tried as a
+typo of one it does.
+
+How a text is read, in order:
+
+1. Every phrase of the library found in the text. A figure is *named* by its name or an alias, and
+   a figure whose ``kind_of`` is named ("man" names the human) is named too when one of its traits
+   is in the text. Of the named figures the one with most traits wins, then the one named first
+   ("a man with a hat" is a man), then the longest phrase.
+2. Else a text made only of traits ("sitting") names the figure with most traits.
+3. Else the first related word ("a tiger" -> cat, "an elephant" -> horse), then typos of aliases
+   and related words. Related words are the library's small hand-made thesaurus: the figure files
+   list, for each figure, the things it is the nearest stand-in for.
+4. Else nothing fits, and the caller builds its default figure and says so.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
+
+MatchKind = Literal["exact", "related", "none"]
+
+_IRREGULAR = {
+    "men": "man", "women": "woman", "people": "person", "persons": "person", "children": "child",
+    "geese": "goose", "mice": "mouse", "feet": "foot", "teeth": "tooth", "knives": "knife", "wolves": "wolf",
+    "leaves": "leaf", "fishes": "fish", "ladies": "lady", "oxen": "ox", "halves": "half", "selves": "self",
+    "wives": "wife", "elves": "elf", "dwarves": "dwarf", "axes": "axe", "dice": "die", "cacti": "cactus",
+}
+_KEEP_S = ("ss", "us", "is", "ous", "ics")
+_STOP = frozenset(w for line in (Path(__file__).resolve().parent / "stopwords.txt").read_text(encoding="utf-8")
+                  .splitlines() if not line.startswith("#") for w in line.split())
+"""Never read as a typo of a figure word: common words that sit close to one ("whats" ~ "hats")."""
+
+
+def lemma(word: str) -> str:
+    """A word's singular, by rule: enough to fold the plurals that name figures ("horses", "butterflies")."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(_KEEP_S):
+        return word[:-1]
+    return word
+
+
+def lemmas(text: str) -> tuple[str, ...]:
+    return tuple(lemma(w) for w in normalize_text(text).split())
+
+
+@dataclass(frozen=True)
+class Match:
+    """What a text names: ``figure`` is None when nothing fits; ``word`` is what in the text matched."""
+
+    figure: Figure | None
+    kind: MatchKind
+    word: str = ""
+
+    @property
+    def exact(self) -> bool:
+        return self.kind == "exact"
+
+
+@dataclass
+class _Index:
+    names: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    related: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    traits: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    kinds: dict[str, list[str]] = field(default_factory=dict)
+    """figure -> the figures that are kinds of it (human -> sitting person, ...)."""
+    longest: int = 1
+
+
+def _add(table: dict[tuple[str, ...], list[str]], phrases: Iterable[str], name: str) -> int:
+    longest = 1
+    for phrase in phrases:
+        key = lemmas(phrase)
+        if len(key) == 1 and key[0] in _STOP:
+            continue  # "building", "figure": chat words, never a figure's name on their own
+        if key and name not in table.setdefault(key, []):
+            table[key].append(name)
+            longest = max(longest, len(key))
+    return longest
+
+
+@functools.lru_cache(maxsize=16)
+def _index(library: FigureLibrary) -> _Index:
+    idx = _Index()
+    for fig in library:
+        idx.longest = max(idx.longest, _add(idx.names, fig.words, fig.name),
+                          _add(idx.related, fig.related, fig.name), _add(idx.traits, fig.traits, fig.name))
+        if fig.kind_of:
+            idx.kinds.setdefault(fig.kind_of, []).append(fig.name)
+    return idx
+
+
+def _hits(words: tuple[str, ...], table: dict[tuple[str, ...], list[str]], longest: int
+          ) -> list[tuple[int, int, str, str]]:
+    """(start, length, figure, phrase) for every phrase of ``table`` in ``words``."""
+    return [(i, n, name, " ".join(words[i:i + n]))
+            for n in range(min(longest, len(words)), 0, -1)
+            for i in range(len(words) - n + 1)
+            for name in table.get(words[i:i + n], ())]
+
+
+@functools.lru_cache(maxsize=4096)
+def _typo(word: str, vocabulary: tuple[str, ...]) -> str | None:
+    close = difflib.get_close_matches(word, vocabulary, n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
+@functools.lru_cache(maxsize=16)
+def _vocabulary(library: FigureLibrary) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    idx = _index(library)
+    names = tuple(sorted({k[0] for k in idx.names if len(k) == 1 and len(k[0]) >= 4}))
+    related = tuple(sorted({k[0] for k in idx.related if len(k) == 1 and len(k[0]) >= 5}))
+    return names, related
+
+
+def match_text(text: str, library: FigureLibrary) -> Match:
+    """The figure ``text`` names, one it is related to, or none (see the module's docstring)."""
+    words = lemmas(text)
+    if not words:
+        return Match(None, "none")
+    idx = _index(library)
+    named = _hits(words, idx.names, idx.longest)
+    traits = _hits(words, idx.traits, idx.longest)
+    trait_count: dict[str, int] = {}
+    for _, _, name, _ in traits:
+        trait_count[name] = trait_count.get(name, 0) + 1
+    # A kind named with a trait names the figure of that kind ("a woman kneeling").
+    for start, n, name, phrase in list(named):
+        for sub in idx.kinds.get(name, ()):
+            if trait_count.get(sub):
+                named.append((start, n, sub, phrase))
+    if named:
+        start, n, name, phrase = min(named, key=lambda h: (-trait_count.get(h[2], 0), h[0], -h[1], h[2]))
+        return Match(library[name], "exact", phrase)
+    if traits:
+        name = max(sorted(trait_count), key=lambda k: trait_count[k])
+        return Match(library[name], "exact", next(p for _, _, f, p in traits if f == name))
+    related = _hits(words, idx.related, idx.longest)
+    if related:
+        start, n, name, phrase = min(related, key=lambda h: (h[0], -h[1], h[2]))
+        return Match(library[name], "related", phrase)
+    names_vocab, related_vocab = _vocabulary(library)
+    content = [w for w in words if w not in _STOP and not w.isdigit()]
+    for w in content:  # typos: "hous", "rocekt", "butterfy"; short words are left alone ("are" is not "hare")
+        hit = _typo(w, names_vocab) if len(w) >= 4 else None
+        if hit:
+            return Match(library[idx.names[(hit,)][0]], "exact", hit)
+    for w in content:
+        hit = _typo(w, related_vocab) if len(w) >= 5 else None
+        if hit:
+            return Match(library[idx.related[(hit,)][0]], "related", hit)
+    return Match(None, "none")
