@@ -39,6 +39,7 @@ _IRREGULAR = {
     "leaves": "leaf", "fishes": "fish", "ladies": "lady", "oxen": "ox", "halves": "half", "selves": "self",
     "wives": "wife", "elves": "elf", "dwarves": "dwarf", "axes": "axe", "dice": "die", "cacti": "cactus",
 }
+_AUX = frozenset({"am", "is", "are", "was", "were", "be", "been", "we", "you", "i", "they", "he", "she", "it"})
 _KEEP_S = ("ss", "us", "is", "ous", "ics")
 _STOP = frozenset(w for line in (Path(__file__).resolve().parent / "stopwords.txt").read_text(encoding="utf-8")
                   .splitlines() if not line.startswith("#") for w in line.split())
@@ -117,9 +118,21 @@ def _hits(words: tuple[str, ...], table: dict[tuple[str, ...], list[str]], longe
             for name in table.get(words[i:i + n], ())]
 
 
+def _nouns(words: tuple[str, ...], hits: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+    """Leave out a one-word hit that is a verb after an auxiliary: "what are we *building*?"."""
+    return [h for h in hits if not (h[1] == 1 and h[0] > 0 and words[h[0] - 1] in _AUX
+                                    and words[h[0]].endswith("ing"))]
+
+
 @functools.lru_cache(maxsize=4096)
 def _typo(word: str, vocabulary: tuple[str, ...]) -> str | None:
-    close = difflib.get_close_matches(word, vocabulary, n=1, cutoff=0.85)
+    """A vocabulary word ``word`` misspells: two letters swapped ("brid", "thropy") or close enough."""
+    swapped = [v for v in vocabulary if len(v) == len(word) and sorted(v) == sorted(word)
+               and sum(a != b for a, b in zip(v, word, strict=True)) == 2]
+    if swapped:
+        return swapped[0]
+    near = [v for v in vocabulary if abs(len(v) - len(word)) <= 1]  # "street" is not "tree"
+    close = difflib.get_close_matches(word, near, n=1, cutoff=0.8)
     return close[0] if close else None
 
 
@@ -137,7 +150,8 @@ def match_text(text: str, library: FigureLibrary) -> Match:
     if not words:
         return Match(None, "none")
     idx = _index(library)
-    named = _hits(words, idx.names, idx.longest)
+    # "what are we building?": a one-word name right after an auxiliary is the verb, not the figure.
+    named = _nouns(words, _hits(words, idx.names, idx.longest))
     traits = _hits(words, idx.traits, idx.longest)
     trait_count: dict[str, int] = {}
     for _, _, name, _ in traits:
@@ -153,12 +167,13 @@ def match_text(text: str, library: FigureLibrary) -> Match:
     if traits:
         name = max(sorted(trait_count), key=lambda k: trait_count[k])
         return Match(library[name], "exact", next(p for _, _, f, p in traits if f == name))
-    related = _hits(words, idx.related, idx.longest)
+    related = _nouns(words, _hits(words, idx.related, idx.longest))
     if related:
         start, n, name, phrase = min(related, key=lambda h: (h[0], -h[1], h[2]))
         return Match(library[name], "related", phrase)
     names_vocab, related_vocab = _vocabulary(library)
-    content = [w for w in words if w not in _STOP and not w.isdigit()]
+    verbs = {words[i] for i in range(1, len(words)) if words[i - 1] in _AUX and words[i].endswith("ing")}
+    content = [w for w in words if w not in _STOP and w not in verbs and not w.isdigit()]
     for w in content:  # typos: "hous", "rocekt", "butterfy"; short words are left alone ("are" is not "hare")
         hit = _typo(w, names_vocab) if len(w) >= 4 else None
         if hit:
