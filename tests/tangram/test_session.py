@@ -1,29 +1,87 @@
-"""The session's turn loop against a scripted player, with no socket: every path ends the turn."""
+"""The session's turn loop against a scripted player, with no socket: every path ends the turn.
+
+The session runs on a :class:`ManualClock`: time moves only when a test says so (:func:`advance`),
+so deadlines and animations are tested exactly and without waiting.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent.core.transcript import Transcript
+from agent.games.tangram.clock import Cancellable
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision, TurnView
 from agent.games.tangram.session import Session
 
 
-class FakeConnection:
+class _Handle:
+    def __init__(self, when: float, callback: Callable[[], None]) -> None:
+        self.when, self.callback, self.cancelled = when, callback, False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class ManualClock:
+    """The session's clock in these tests: it stands still until :func:`advance` moves it."""
+
     def __init__(self) -> None:
+        self.t = 1000.0
+        self._handles: list[_Handle] = []
+
+    def now(self) -> float:
+        return self.t
+
+    def call_at(self, when: float, callback: Callable[[], None]) -> Cancellable:
+        handle = _Handle(when, callback)
+        self._handles.append(handle)
+        return handle
+
+    async def advance(self, seconds: float, session: Session) -> None:
+        """Move on by ``seconds``, firing each timer that falls due on the way, in time order, and
+        letting the session handle it before the next one (it may set new timers)."""
+        until = self.t + seconds
+        while True:
+            await session.settled()
+            due = [h for h in self._handles if not h.cancelled and h.when <= until]
+            if not due:
+                break
+            handle = min(due, key=lambda h: h.when)
+            self._handles.remove(handle)
+            self.t = max(self.t, handle.when)
+            handle.callback()
+        self.t = until
+
+
+async def advance(session: Session, seconds: float) -> None:
+    assert isinstance(session.clock, ManualClock)
+    await session.clock.advance(seconds, session)
+
+
+class FakeConnection:
+    def __init__(self, clock: ManualClock | None = None) -> None:
+        self.clock = clock
         self.sent: list[dict[str, Any]] = []
+        self.sent_at: list[float] = []
+        """The session clock's time of each frame sent."""
         self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     async def send(self, text: str) -> None:
         frame = json.loads(text)
         self.sent.append(frame)
+        self.sent_at.append(self.clock.now() if self.clock is not None else 0.0)
         self._queue.put_nowait(frame)
+
+    def at(self, ftype: str) -> list[float]:
+        return [t for t, f in zip(self.sent_at, self.sent, strict=True) if f["type"] == ftype]
 
     async def next(self, timeout: float = 5.0) -> dict[str, Any]:
         return await asyncio.wait_for(self._queue.get(), timeout)
@@ -83,8 +141,9 @@ def frame(ftype: str, board: dict | None = None, **extra: Any) -> str:
 
 def make_session(player: Any, deadline: float = 5.0, **turn: Any) -> tuple[Session, FakeConnection]:
     config = Config.model_validate({"turn": {"deadline": deadline, **turn}, "transcripts": {"enabled": False}})
-    conn = FakeConnection()
-    return Session(config, conn, player, Transcript(None), peer="test"), conn
+    clock = ManualClock()
+    conn = FakeConnection(clock)
+    return Session(config, conn, player, Transcript(None), peer="test", clock=clock), conn
 
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
@@ -138,25 +197,25 @@ async def test_feedback_loop_is_bounded_by_max_feedback_iterations():
 
 async def test_a_player_that_hangs_still_ends_the_turn_within_the_deadline():
     session, conn = make_session(ScriptedPlayer(["hang"]), deadline=1.5)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
+    start = session.clock.now()
     await session.handle_raw(frame("playRequest"))
-    await conn.until("finish", timeout=5)
-    assert loop.time() - start <= 1.5
+    await advance(session, 1.5)
+    await conn.until("finish")
+    assert conn.at("finish")[0] - start <= 1.5
     assert any(f["type"] == "chat" and "time" in f["message"] for f in conn.sent)
     await session.close()
 
 
 async def test_a_game_that_never_sends_feedback_still_gets_finish():
     session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=3.0)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
+    start = session.clock.now()
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
-    played = loop.time()
-    await conn.until("finish", timeout=5)
+    await advance(session, 3.0)
+    await conn.until("finish")
     # Never during the game's 0.5 s animation, and still within the deadline.
-    assert played + 0.5 <= loop.time() <= start + 3.0
+    [played], [finished] = conn.at("play"), conn.at("finish")
+    assert played + 0.5 <= finished <= start + 3.0
     await session.close()
 
 
@@ -216,7 +275,8 @@ async def test_bad_frame_mid_turn_ends_the_turn_and_the_next_turn_works():
     session, conn = make_session(player)
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
-    await session.handle_raw("{not json")
+    await session.handle_raw("{not json")  # during the play's animation: its feedback is waited for
+    await advance(session, 1.5)
     await conn.until("finish")
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
@@ -283,9 +343,20 @@ async def test_a_move_the_game_puts_back_is_not_taken_for_the_partners_move():
     session, conn = make_session(player, max_feedback_iterations=0)
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
-    await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, ["BOUNDARY"])}))
-    await conn.until("finish")  # gave up: the game puts Green back in the drawer
+    for _ in range(2):  # the same play once more (our geometry finds (50, 50) clear), then believed
+        await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, ["BOUNDARY"])}))
+        await conn.until("play")
+    await session.handle_raw(frame("playFeedback"))  # put back in the drawer: nothing on the board
+    await conn.until("finish")  # gave up
     await session.handle_raw(frame("playRequest"))
     await conn.until("finish")
     assert not any("partner" in e.text for e in player.views[-1].memory.recent())
     await session.close()
+
+
+def test_finish_is_built_at_one_place_outside_the_protocol():
+    # The machine asks for it (SendFinish, on entering its finished phase); one line of the session sends it.
+    root = Path(__file__).resolve().parents[2] / "agent"
+    uses = [(path.name, line) for path in root.rglob("*.py") if path.name != "protocol.py"
+            for line in path.read_text().splitlines() if "finish_frame(" in line and "import" not in line]
+    assert [name for name, _ in uses] == ["session.py"], uses

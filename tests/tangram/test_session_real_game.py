@@ -12,7 +12,7 @@ import pytest
 from agent.games.tangram.geometry.frames import Pose, pose_from_marker, rotation_to_send
 from agent.games.tangram.players.base import Decision
 from agent.games.tangram.sim import godot
-from tests.tangram.test_session import ScriptedPlayer, make_session
+from tests.tangram.test_session import ScriptedPlayer, advance, make_session
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
 
@@ -121,9 +121,10 @@ async def test_our_own_move_is_not_remembered_as_the_partners() -> None:
     session, conn = make_session(player, deadline=3.0)
     await session.handle_raw(raw_frame("playRequest"))
     await conn.until("play")
-    await conn.until("finish", timeout=5)  # the game never answered: the deadline ended the turn
+    await advance(session, 3.0)
+    await conn.until("finish")  # the game never answered: the deadline ended the turn
     await session.handle_raw(raw_frame("playRequest", {"Green": entry(GREEN)}))
-    await conn.until("finish", timeout=5)
+    await conn.until("finish")
     assert not any("partner" in e.text and "Green" in e.text for e in session.memory.recent())
     await session.close()
 
@@ -154,24 +155,29 @@ async def test_the_games_own_vertices_raise_no_warning(caplog: pytest.LogCapture
 
 async def test_a_polite_close_waits_for_the_animation_before_finish() -> None:
     session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]))
-    loop = asyncio.get_running_loop()
     await session.handle_raw(raw_frame("playRequest"))
     await conn.until("play")
-    played = loop.time()
-    await session.close(polite=True)  # the agent shuts down while the game animates the play
+    # The agent shuts down while the game animates the play: the goodbye goes out at once, the
+    # finish only once the animation is over.
+    closing = asyncio.create_task(session.close(polite=True))
+    assert (await conn.until("chat"))["message"].startswith("I have to stop now")
+    assert "finish" not in [f["type"] for f in conn.sent]
+    await advance(session, 1.0)
+    await closing
     assert [f["type"] for f in conn.sent][-1] == "finish"
-    assert loop.time() - played >= 0.5
+    [played], [finished] = conn.at("play"), conn.at("finish")
+    assert finished - played >= 0.5
 
 
 async def test_an_unreadable_feedback_ends_the_wait_at_the_deadline_at_once() -> None:
     # The turn's time is up while the play's feedback is pending; the feedback then arrives unreadable.
     session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=2.2)
-    loop = asyncio.get_running_loop()
     await session.handle_raw(raw_frame("playRequest"))
     await conn.until("play")
-    await asyncio.sleep(0.6)  # past the work window (2.2 - 1.8 s): the turn now waits for the feedback
-    sent = loop.time()
+    await advance(session, 0.6)  # past the work window (2.2 - 1.8 s): the turn now waits for the feedback
+    assert "finish" not in [f["type"] for f in conn.sent]
+    sent = session.clock.now()
     await session.handle_raw('{"type": "playFeedback", "state": 12}')
-    await conn.until("finish", timeout=3)
-    assert loop.time() - sent < 0.5
+    await conn.until("finish")
+    assert conn.at("finish") == [sent]
     await session.close()

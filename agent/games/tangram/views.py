@@ -1,0 +1,85 @@
+"""The player's view of a game frame: the state, the memory and the two images prepared for the LLM.
+
+The images are decoded, checked, downscaled and re-encoded in worker threads (the process's image
+pool), both at once, so a turn waits for the slower one, not for the sum; a broken image is left
+out with a log line and an ``image_error`` record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from agent.core.images import ImageError, ImagePool, prepare_image
+from agent.core.memory import Memory
+from agent.core.transcript import Transcript
+from agent.games.tangram.config import Config
+from agent.games.tangram.players.base import Player, TurnView
+from agent.games.tangram.protocol import GameFrame
+
+log = logging.getLogger(__name__)
+
+
+class Views:
+    """Builds views for one session's player."""
+
+    def __init__(self, config: Config, player: Player, memory: Memory, peer: str) -> None:
+        self.config = config
+        self.player = player
+        self.memory = memory
+        self.peer = peer
+        self.transcript: Transcript | None = None
+        self.images: ImagePool | None = None
+        """The process's image decoding threads (the server sets it); None: the default thread pool."""
+
+    async def view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None,
+                   lazy_images: bool = False) -> TurnView:
+        """The player's view of ``frame``. ``lazy_images``: return at once, the images still being
+        prepared (``view.with_images()`` waits for them); the caller cancels them if unused."""
+        cfg = self.config.images
+        looks = getattr(self.player, "uses_images", True)  # the planner reads the state, not pictures
+        wanted = {"board": looks and cfg.send_board and frame.board_img,
+                  "drawer": looks and drawer and cfg.send_drawer and frame.drawer_img}
+        mime = "image/png" if cfg.format == "png" else "image/jpeg"
+        pending = asyncio.ensure_future(self._prepare_both(wanted))
+        view = TurnView(objective=frame.objective, state=frame.state, memory=self.memory, image_mime=mime,
+                        message=frame.message, decide_by=decide_by, pending_images=pending)
+        return view if lazy_images else await view.with_images()
+
+    async def _prepare_both(self, wanted: dict[str, Any]) -> tuple[Any, bytes | None]:
+        board, drawer = wanted["board"], wanted["drawer"]
+        # A player that draws marks on the board encodes it once, marks included: not here too.
+        encode_board = not getattr(self.player, "marks_board", False)
+        got = await asyncio.gather(self._prepare("board", str(board), encode_board) if board else _nothing(),
+                                   self._prepare("drawer", str(drawer)) if drawer else _nothing())
+        return got[0], got[1]
+
+    async def _prepare(self, key: str, b64: str, encode: bool = True) -> Any:
+        """One image as the LLM gets it (bytes; with ``encode=False`` the pixels when they need
+        encoding), or None (recorded) when it is broken."""
+        cfg = self.config.images
+        try:
+            if self.images is not None:
+                image = await self.images.prepare(b64, cfg, encode)
+            else:
+                image = await asyncio.to_thread(prepare_image, b64, cfg, encode)
+        except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
+            reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
+            log.warning("%s: %s image left out: %s", self.peer, key, reason)
+            if self.transcript is not None:
+                self.transcript.record("image_error", image=key, reason=reason)
+            return None
+        return image.pixels if image.pixels is not None else image.data
+
+
+async def _nothing() -> None:
+    return None
+
+
+async def drop(task: asyncio.Future[Any] | None) -> None:
+    """Cancel ``task`` if it is still running and wait until it has stopped (a worker thread it
+    waits on finishes on its own; nothing of the task is left behind)."""
+    if task is not None and not task.done():
+        task.cancel()
+        await asyncio.wait({task})
