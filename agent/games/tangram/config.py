@@ -78,11 +78,24 @@ class TangramImageConfig(ImageConfig):
 class PlannerConfig(StrictModel):
     default_figure: str | None = Field(
         None, description="Figure for objectives the library does not know; None = pick by similarity.")
+    figures_dir: list[Path] = Field(default_factory=list, description=(
+        "Folder(s) of extra figure files (YAML, as made by the design or SVG import tools) added to the "
+        "built-in library; a figure with a built-in figure's name replaces it. One folder or a list."))
+
+    @field_validator("figures_dir", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: object) -> object:
+        return [value] if isinstance(value, (str, Path)) else value
 
 
 class TurnConfig(StrictModel):
     deadline: float = Field(60.0, gt=1, le=3600, description="Seconds from playRequest to finish, whatever happens.")
     max_feedback_iterations: int = Field(3, ge=0, le=20, description="Corrective plays after the first one.")
+    thinking_line: bool = Field(True, description=(
+        "Say one short chat line (prompts/tangram/thinking.j2) when no play has gone out thinking_after_s into "
+        "the AI's turn, so the partner knows a slow model is at work; false for studies that must not have it."))
+    thinking_after_s: float = Field(4.0, gt=0, le=3600, description=(
+        "Seconds into the AI's turn, with no play made yet, before the thinking line (at most once per turn)."))
 
 
 class ServerConfig(ListenConfig):
@@ -129,6 +142,7 @@ class Config(GameConfig):
     def _resolve_paths(self) -> Config:
         # Relative template folders are looked up next to the config first, then in the project.
         self.prompts_dir = self.resolve_dir(self.prompts_dir)
+        self.planner.figures_dir = [self.resolve_dir(d) for d in self.planner.figures_dir]
         if not (self.prompts_dir / "system.j2").exists() and (self.prompts_dir / "tangram" / "system.j2").exists():
             # Configs written before the games were split name the old flat ``prompts`` folder.
             self.prompts_dir = self.prompts_dir / "tangram"

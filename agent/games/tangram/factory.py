@@ -64,11 +64,15 @@ def uses_planner(config: Config) -> bool:
 
 
 def check_planner_config(config: Config) -> None:
-    """Load the figure library and check ``planner.default_figure`` names one of its figures."""
+    """Load the figure library (with ``planner.figures_dir``) and check ``planner.default_figure`` names one
+    of its figures."""
     from agent.core.config import ConfigError
-    from agent.games.tangram.planner.library import find_figure, load_library
+    from agent.games.tangram.planner.library import FigureError, find_figure, load_library
 
-    library = load_library()
+    try:
+        library = load_library(extra=config.planner.figures_dir)
+    except FigureError as exc:
+        raise ConfigError(f"field 'planner.figures_dir': {exc}") from exc
     name = config.planner.default_figure
     if name is not None:
         figure, exact = find_figure(name, library)

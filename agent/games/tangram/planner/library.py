@@ -190,7 +190,7 @@ def _nearest_clear(pose: Pose, others: list[Pose], max_px: float = 12.0) -> Pose
     return nearest_valid(pose, {o.piece: o for o in others}, max_px=max_px, clearance=CLEARANCE_PX + 0.3)
 
 
-def _rigid_covers(piece: str, region: Polygon, fitted: Pose) -> list[Pose]:
+def rigid_covers(piece: str, region: Polygon, fitted: Pose) -> list[Pose]:
     """Poses of ``piece`` that might stand in for ``region``: the least-squares fit, and each turn
     by a multiple of 45 degrees centred on the region."""
     cx, cy = region.centroid.x, region.centroid.y
@@ -230,7 +230,7 @@ def _variants(slots: Mapping[str, Pose], center: Point, rotations: Iterable[floa
             region = Polygon([(2 * center[0] - x, y) for x, y in turned[n].outline_px()])
             others = [p for k, p in mirrored.items() if k != n]
             best: tuple[float, Pose] | None = None
-            for cand in _rigid_covers(n, region, mirrored[n]):
+            for cand in rigid_covers(n, region, mirrored[n]):
                 fixed = _nearest_clear(cand, others, max_px=_MIRROR_NUDGE_PX)
                 if fixed is not None:
                     cover = shapes.polygon(fixed).intersection(region).area
@@ -296,9 +296,22 @@ def _load_dir(directory: Path) -> FigureLibrary:
     return FigureLibrary(figures)
 
 
-def load_library(directory: str | Path | None = None) -> FigureLibrary:
-    """All figures of a folder (default: the built-in library); read once and cached."""
-    return _load_dir(Path(directory or FIGURES_DIR).resolve())
+def load_library(directory: str | Path | None = None, extra: Iterable[str | Path] = ()) -> FigureLibrary:
+    """All figures of a folder (default: the built-in library) plus those of the ``extra`` folders,
+    where a figure of an extra folder replaces a same-named one before it; read once and cached."""
+    base = _load_dir(Path(directory or FIGURES_DIR).resolve())
+    dirs = tuple(Path(d).resolve() for d in extra)
+    return _merged(base, dirs) if dirs else base
+
+
+@functools.lru_cache(maxsize=8)
+def _merged(base: FigureLibrary, dirs: tuple[Path, ...]) -> FigureLibrary:
+    figures = dict(base.figures)
+    for directory in dirs:
+        if not directory.is_dir():
+            raise FigureError(f"{directory}: not a folder of figure files")
+        figures.update(_load_dir(directory).figures)
+    return FigureLibrary(figures)
 
 
 # ---------------------------------------------------------------- objective matching

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agent.games.tangram.config import Config
 from agent.games.tangram.planner.hint import planner_hint
-from agent.games.tangram.planner.library import FigureLibrary
+from agent.games.tangram.planner.library import FigureLibrary, load_library
 from agent.games.tangram.planner.phrases import Phrases
 from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.players.base import Decision, TurnView
@@ -22,6 +22,7 @@ class PlannerPlayer:
     def __init__(self, config: Config | None = None, *, library: FigureLibrary | None = None,
                  phrases: Phrases | None = None) -> None:
         self.config = config or Config()
+        library = library or load_library(extra=self.config.planner.figures_dir)
         self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
 
     async def play(self, view: TurnView) -> Decision:
