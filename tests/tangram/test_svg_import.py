@@ -118,3 +118,22 @@ def test_bad_drawings_are_refused_with_the_reason(tmp_path: Path) -> None:
     assert tool.main([str(svg_dir), str(tmp_path / "out")]) == 1
     with pytest.raises(FigureError, match="not a folder"):
         load_library(extra=[tmp_path / "nowhere"])
+
+
+def test_figures_dir_takes_one_folder_or_a_list_and_a_bad_one_fails_at_start(tmp_path: Path) -> None:
+    from agent.core.config import ConfigError
+    from agent.games.tangram.config import Config
+    from agent.games.tangram.factory import check_planner_config
+    from agent.games.tangram.players.planner import PlannerPlayer
+
+    svg_dir, out = tmp_path / "svg", tmp_path / "figures"
+    svg_dir.mkdir()
+    (svg_dir / "lighthouse-keeper.svg").write_text(_svg(_drawing("human")), encoding="utf-8")
+    assert tool.main([str(svg_dir), str(out)]) == 0
+    one = Config.model_validate({"planner": {"figures_dir": str(out), "default_figure": "lighthouse keeper"}})
+    assert one.planner.figures_dir == [out]
+    check_planner_config(one)  # the default figure is found among the extra figures
+    assert "lighthouse keeper" in PlannerPlayer(one).planner.library.names
+    bad = Config.model_validate({"planner": {"figures_dir": [str(out), str(tmp_path / "nowhere")]}})
+    with pytest.raises(ConfigError, match="figures_dir"):
+        check_planner_config(bad)

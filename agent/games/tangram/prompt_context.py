@@ -37,6 +37,7 @@ def marks_context(candidates: CandidateSet = NO_CANDIDATES, marks: Sequence[str]
         "candidates": [c.for_prompt() for c in candidates.candidates],
         "candidate_status": candidates.status,
         "candidate_figure": candidates.figure,
+        "candidate_match": candidates.match,
         "marks": list(marks),
         "drawer_marks": list(drawer_marks),
     }

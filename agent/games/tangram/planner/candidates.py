@@ -19,6 +19,7 @@ from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation
 from agent.games.tangram.planner.anchor import fit_anchor
 from agent.games.tangram.planner.library import FigureLibrary, load_library, match_objective
+from agent.games.tangram.planner.matching import MatchKind, match_text
 from agent.games.tangram.planner.steps import next_step
 
 LETTERS = string.ascii_uppercase
@@ -55,6 +56,9 @@ class CandidateSet:
     """ok: at least one candidate; complete: the figure is built; stuck: no clear place for any
     needed piece; off: none were asked for."""
     figure: str = ""
+    match: MatchKind = "exact"
+    """How the objective found the figure: exact (it names it), related (the nearest figure to what it
+    names), none (no figure fits: the figure is only the planner's stand-in). The prompt says which."""
 
     @property
     def letters(self) -> list[str]:
@@ -73,7 +77,9 @@ def propose_candidates(objective: str, board: Mapping[str, Pose], count: int, *,
     ``board`` (inside it, a clearance from every other piece), each moving a different piece."""
     if count <= 0:
         return NO_CANDIDATES
-    figure, _ = match_objective(objective, library or load_library(), default_figure)
+    library = library or load_library()
+    figure, _ = match_objective(objective, library, default_figure)
+    match = match_text(objective, library).kind
     fit = fit_anchor(figure, board)
     found: list[Candidate] = []
     tried: set[str] = set()
@@ -96,4 +102,4 @@ def propose_candidates(objective: str, board: Mapping[str, Pose], count: int, *,
                                figure.name))
     if found:
         status = "ok"
-    return CandidateSet(tuple(found), status, figure.name)
+    return CandidateSet(tuple(found), status, figure.name, match)

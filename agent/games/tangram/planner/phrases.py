@@ -62,6 +62,7 @@ class Phrases:
     def __init__(self, data: PhraseFile) -> None:
         self.data = data
         env = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
+        env.filters["a"] = with_article  # "an airplane", "a house"
         self._templates: dict[tuple[str, str], list[Template]] = {}
         for group in ("turn", "chat", "hint"):
             for key, value in getattr(data, group).items():
@@ -80,6 +81,11 @@ class Phrases:
 
     def keys(self, group: str) -> list[str]:
         return [k for g, k in self._templates if g == group]
+
+
+def with_article(word: object) -> str:
+    text = str(word)
+    return ("an " if text[:1].lower() in "aeiou" else "a ") + text
 
 
 @functools.lru_cache(maxsize=4)
