@@ -124,15 +124,21 @@ def _nouns(words: tuple[str, ...], hits: list[tuple[int, int, str, str]]) -> lis
                                     and words[h[0]].endswith("ing"))]
 
 
+def _typo(word: str, vocabulary: tuple[str, ...], cutoff: float = 0.8) -> str | None:
+    """A vocabulary word ``word`` misspells: two letters swapped ("brid", "thropy") or close enough.
+    Only words of about its length that keep its first or last letter are tried ("street" is not
+    "tree"), which also keeps a long text well under a millisecond a word."""
+    near = tuple(v for v in vocabulary if abs(len(v) - len(word)) <= 1 and (v[0] == word[0] or v[-1] == word[-1]))
+    return _closest(word, near, cutoff)
+
+
 @functools.lru_cache(maxsize=4096)
-def _typo(word: str, vocabulary: tuple[str, ...]) -> str | None:
-    """A vocabulary word ``word`` misspells: two letters swapped ("brid", "thropy") or close enough."""
-    swapped = [v for v in vocabulary if len(v) == len(word) and sorted(v) == sorted(word)
+def _closest(word: str, near: tuple[str, ...], cutoff: float) -> str | None:
+    swapped = [v for v in near if len(v) == len(word) and sorted(v) == sorted(word)
                and sum(a != b for a, b in zip(v, word, strict=True)) == 2]
     if swapped:
         return swapped[0]
-    near = [v for v in vocabulary if abs(len(v) - len(word)) <= 1]  # "street" is not "tree"
-    close = difflib.get_close_matches(word, near, n=1, cutoff=0.8)
+    close = difflib.get_close_matches(word, near, n=1, cutoff=cutoff)
     return close[0] if close else None
 
 
@@ -179,7 +185,7 @@ def match_text(text: str, library: FigureLibrary) -> Match:
         if hit:
             return Match(library[idx.names[(hit,)][0]], "exact", hit)
     for w in content:
-        hit = _typo(w, related_vocab) if len(w) >= 5 else None
+        hit = _typo(w, related_vocab, 0.85) if len(w) >= 5 else None  # a looser guess: "clock" is not "block"
         if hit:
             return Match(library[idx.related[(hit,)][0]], "related", hit)
     return Match(None, "none")
