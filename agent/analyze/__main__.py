@@ -81,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
     offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "
                "own plays") if plays else ""
+    thinking = sum(int(s.get("thinking_lines") or 0) for s in tables.sessions)
     print(f"{len(tables.sessions)} sessions, {len(tables.turns)} turns, {len(tables.chats)} chat replies, "
-          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}")
+          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}, {thinking} thinking lines")
     for path in [*written.files, written.html]:
         print(f"wrote {path}")
     return 0

@@ -190,6 +190,7 @@ def group_summary(dfs: dict[str, pd.DataFrame], by: str | None) -> pd.DataFrame:
                "chats per session": rows_s["chats"].mean(),
                "LLM calls": int(rows_s["llm_calls"].sum()), "LLM failures": int(rows_s["llm_failures"].sum()),
                "guard overrides": int(rows_s["guard_overrides"].sum()) if "guard_overrides" in rows_s else 0,
+               "thinking lines": int(rows_s["thinking_lines"].sum()) if "thinking_lines" in rows_s else 0,
                "tokens per session": (rows_s["prompt_tokens"] + rows_s["completion_tokens"]).mean(),
                "est. cost per session (USD)": rows_s["est_cost_usd"].mean()}
         if "candidate_plays" in rows_s and rows_s["candidate_plays"].notna().any():
@@ -216,8 +217,8 @@ def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str],
     sessions = dfs["sessions"]
     shown = [c for c in ("session", *[c for c in sessions.columns if c.startswith(TAG_PREFIX)], "game",
                          "player_kind", "model", "turns", "turns_ended", "turn_seconds_mean", "chats", "llm_calls",
-                         "llm_failures", "guard_overrides", "candidate_plays", "own_plays", "est_cost_usd",
-                         "final_pieces_on_board", "end_reason",
+                         "llm_failures", "guard_overrides", "thinking_lines", "candidate_plays", "own_plays",
+                         "est_cost_usd", "final_pieces_on_board", "end_reason",
                          "config_sha256", "templates_sha256", "agent_version") if c in sessions.columns]
     template = (resources.files("agent.analyze") / "templates" / "summary.html.j2").read_text(encoding="utf-8")
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True), undefined=StrictUndefined)

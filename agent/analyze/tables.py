@@ -5,8 +5,8 @@ records decides what fills in: ``session_start`` (with the core's study metadata
 / ``turn_end`` (``turn``, ``outcome``, ``seconds`` and any numeric measure such as
 ``pieces_on_board``), ``llm`` (``purpose``, ``outcome``, tokens, ``latency_s``/``elapsed_s``),
 ``chat_reply`` (``request``, ``reply``, ``outcome``, ``seconds``), the chat request itself (any
-record with the same ``request`` id and a ``message``) and ``guard`` (a model's choice the game's
-guard replaced: counted per turn and per session).
+record with the same ``request`` id and a ``message``), ``guard`` (a model's choice the game's
+guard replaced) and ``thinking`` (tangram's "still thinking" line): both counted per turn and per session.
 """
 
 from __future__ import annotations
@@ -148,6 +148,12 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
         if r.get("turn") in turns:
             row = turns[r["turn"]]
             row["guard_overrides"] = row.get("guard_overrides", 0) + 1
+    # Tangram's "thinking" line (said when a turn's first play is slow): at most one per turn.
+    thinking = [r for r in records if r["kind"] == "thinking"]
+    for r in thinking:
+        if r.get("turn") in turns:
+            row = turns[r["turn"]]
+            row["thinking_lines"] = row.get("thinking_lines", 0) + 1
 
     asked = {r["request"]: r for r in records
              if r.get("request") is not None and isinstance(r.get("message"), str) and r["kind"] != "chat_reply"}
@@ -176,7 +182,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
     ended = [row for row in turn_rows if row.get("outcome") is not None]
     measures = sorted({k for row in turn_rows for k in row if k not in keys and k not in
                        {"turn", "started_t", "outcome", "seconds", "llm_calls", "tokens", "guard_overrides",
-                        "play"}})
+                        "thinking_lines", "play"}})
     last = {f"final_{m}": next((row[m] for row in reversed(turn_rows) if row.get(m) is not None), None)
             for m in measures}
     out.sessions.append({
@@ -189,7 +195,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
         "turn_seconds_mean": sum(seconds) / len(seconds) if seconds else None,
         "chats": len(chat_rows), "llm_calls": len(llm_rows),
         "llm_failures": sum(1 for row in llm_rows if row["outcome"] != "ok"),
-        "guard_overrides": len(guards),
+        "guard_overrides": len(guards), "thinking_lines": len(thinking),
         "prompt_tokens": sum(row["prompt_tokens"] for row in llm_rows),
         "completion_tokens": sum(row["completion_tokens"] for row in llm_rows),
         "est_cost_usd": sum(row["est_cost_usd"] for row in llm_rows) if llm_rows else 0.0,

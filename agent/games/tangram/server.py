@@ -48,6 +48,7 @@ from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.factory import PlayerSource, make_player_factory
 from agent.games.tangram.session import Session
+from agent.games.tangram.thinking import thinking_line
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,11 @@ class AgentServer:
     _closers: set[asyncio.Task[None]] = field(default_factory=set)
     _full_log: Throttle = field(default_factory=lambda: Throttle(LIMIT_LOG_EVERY_S))
     _resource_filter: ResourceErrorFilter = field(default_factory=lambda: ResourceErrorFilter(LIMIT_LOG_EVERY_S))
+    thinking: str | None = None
+    """The turn's "thinking" chat line (turn.thinking_line), rendered once for every session."""
+
+    def __post_init__(self) -> None:
+        self.thinking = thinking_line(self.config)
 
     @property
     def port(self) -> int:
@@ -301,7 +307,7 @@ class AgentServer:
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
                                 secrets=self.secrets, tags=self.config.tags, keep_files=self.config.transcripts.images)
         session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer,
-                          study=self.study)
+                          study=self.study, thinking=self.thinking)
         session.images = self.images
         self.sessions.add(session)
         spoke = False

@@ -42,6 +42,7 @@ from agent.games.tangram.protocol import (
     play_frame,
     utf8_safe,
 )
+from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
@@ -78,7 +79,8 @@ class Supervisor(Protocol):
 
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
-                 *, peer: str = "?", study: dict[str, Any] | None = None, clock: Clock | None = None) -> None:
+                 *, peer: str = "?", study: dict[str, Any] | None = None, clock: Clock | None = None,
+                 thinking: str | None = None) -> None:
         self.config = config
         self.ws = connection
         self.player = player
@@ -86,10 +88,11 @@ class Session:
         self.peer = peer
         self.clock: Clock = clock or LoopClock()
         self.memory = Memory(max(2, 2 * config.chat_history))
-        self.machine = TurnMachine(TurnRules(config.turn.deadline, config.turn.max_feedback_iterations))
+        # The server renders the thinking line once for every session; made here only without one.
+        thinking = thinking or (thinking_line(config) if config.turn.thinking_line else None)
+        self.machine = TurnMachine(TurnRules.of(config.turn, thinking))
         self._act_lock = asyncio.Lock()
-        self._idle = asyncio.Event()
-        """Set while no turn is in progress (the machine is idle)."""
+        self._idle = asyncio.Event()  # set while no turn is in progress
         self._idle.set()
         self._send_lock = asyncio.Lock()
         self._asks: dict[int, asyncio.Task[None]] = {}
@@ -231,10 +234,7 @@ class Session:
         async with self._act_lock:
             if not self._closed:
                 await self._carry_out(self.machine.handle(event))
-            if self.machine.busy:
-                self._idle.clear()
-            else:
-                self._idle.set()
+            (self._idle.clear if self.machine.busy else self._idle.set)()
 
     async def _carry_out(self, actions: list[act.Action]) -> None:
         turn = self.machine.turn_id

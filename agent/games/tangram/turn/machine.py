@@ -390,8 +390,9 @@ class TurnMachine:
         # The player's own exception was logged with its traceback by the session that caught it.
         player = isinstance(exc, _PlayerFailed)
         error = str(exc) if player else f"{type(exc).__name__}: {exc}"[:500]
-        self._emit(act.Log(logging.ERROR, f"turn {self.turn_id} failed: {error}", None if player else exc),
-                   act.Record("error", {"where": "turn", "error": error}))
+        if not player:
+            self._emit(act.Log(logging.ERROR, f"turn {self.turn_id} failed: {error}", exc))
+        self._emit(act.Record("error", {"where": "turn", "error": error}))
         if self._turn is None or self.phase in (Phase.FINISHED, Phase.IDLE):
             return
         try:

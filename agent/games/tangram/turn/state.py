@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.turn.timing import TurnTimes
+
+if TYPE_CHECKING:  # the machine reads the config's values, never loads one
+    from agent.games.tangram.config import TurnConfig
 
 WORK, SETTLE, HOLD, THINKING = "work", "settle", "hold", "thinking"
 """The machine's timers: the end of the turn's work, the end of the wait for a feedback, a play held
@@ -37,6 +40,12 @@ class TurnRules:
     thinking_after_s: float | None = None
     """Say ``thinking_line`` when no play has gone out this long into the turn; None: never."""
     thinking_line: str = ""
+
+    @classmethod
+    def of(cls, turn: TurnConfig, thinking: str | None) -> TurnRules:
+        """The rules of ``turn`` (the config's section); ``thinking``: the rendered line, None when off."""
+        return cls(turn.deadline, turn.max_feedback_iterations, turn.thinking_after_s if thinking else None,
+                   thinking or "")
 
 
 @dataclass
