@@ -80,7 +80,7 @@ def test_objective_matches_exactly(text: str, name: str) -> None:
 
 
 @pytest.mark.parametrize("text,name", [("a stingray", "fish"), ("a tiger", "cat"), ("a puppy dog", "dog"),
-                                       ("a spaceship launch", "rocket"), ("An elephant", "horse"),
+                                       ("a spaceship launch", "rocket"), ("A cow", "horse"),
                                        ("a spoon", "house"), ("", "house")])
 def test_unknown_objective_picks_a_sensible_figure(text: str, name: str) -> None:
     fig, exact = match_objective(text, LIBRARY)

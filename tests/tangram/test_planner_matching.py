@@ -30,7 +30,7 @@ def test_named_figures_are_found_exactly(text: str, figure: str) -> None:
     assert m.figure is not None and (m.figure.name, m.kind) == (figure, "exact")
 
 
-@pytest.mark.parametrize("text,figure", [("an elephant", "horse"), ("a tiger", "cat"), ("a spider", "crab"),
+@pytest.mark.parametrize("text,figure", [("a cow", "horse"), ("a tiger", "cat"), ("a spider", "crab"),
                                          ("a bee", "butterfly"), ("a train", "car")])
 def test_things_the_library_lacks_get_the_nearest_figure(text: str, figure: str) -> None:
     m = match_text(text, LIBRARY)

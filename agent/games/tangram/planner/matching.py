@@ -14,7 +14,7 @@ How a text is read, in order:
    is in the text. Of the named figures the one with most traits wins, then the one named first
    ("a man with a hat" is a man), then the longest phrase.
 2. Else a text made only of traits ("sitting") names the figure with most traits.
-3. Else the first related word ("a tiger" -> cat, "an elephant" -> horse), then typos of aliases
+3. Else the first related word ("a tiger" -> cat, "a cow" -> horse), then typos of aliases
    and related words. Related words are the library's small hand-made thesaurus: the figure files
    list, for each figure, the things it is the nearest stand-in for.
 4. Else nothing fits, and the caller builds its default figure and says so.
@@ -173,6 +173,9 @@ def match_text(text: str, library: FigureLibrary) -> Match:
     if traits:
         name = max(sorted(trait_count), key=lambda k: trait_count[k])
         return Match(library[name], "exact", next(p for _, _, f, p in traits if f == name))
+    people = [w for w in words if w.endswith(("man", "woman")) and len(w) > 5 and w not in _STOP]
+    if people and "human" in library.figures:  # "fisherman", "mailman", "superwoman": a person
+        return Match(library["human"], "exact", people[0])
     related = _nouns(words, _hits(words, idx.related, idx.longest))
     if related:
         start, n, name, phrase = min(related, key=lambda h: (h[0], -h[1], h[2]))
