@@ -5,15 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from websockets.asyncio.client import connect
 
 from agent.analyze.tables import Price, Transcript, session_rows
 from agent.core.prompts import PromptError
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision
+from agent.games.tangram.server import serve_agent
 from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn.machine import RAN_OUT
+from tests.tangram.hardening_support import MOVE, llm_config
+from tests.tangram.test_hardening2_support import play_one_turn, play_request, records
 from tests.tangram.test_session import ScriptedPlayer, advance, frame, make_session
 from tests.tangram.turn_support import Driver
 
@@ -132,3 +137,22 @@ def test_the_analysis_counts_thinking_lines_per_turn_and_session(tmp_path: Path)
     tables = session_rows(Transcript(tmp_path / "s.jsonl", records), {"gpt-4o": Price(1.0, 1.0)})
     assert tables.sessions[0]["thinking_lines"] == 1
     assert [row.get("thinking_lines", 0) for row in tables.turns] == [1, 0]
+
+
+@pytest.mark.parametrize("on", [True, False])
+async def test_through_the_server_a_slow_model_gets_the_line_before_its_move_only_when_on(tmp_path: Path,
+                                                                                            on: bool) -> None:
+    async with FakeOpenAI(responder=lambda req: FakeReply.ok_json(MOVE, delay=1.0)) as fake:
+        config = llm_config(fake.base_url, tmp_path, deadline=8,
+                            turn={"deadline": 8, "thinking_after_s": 0.3, "thinking_line": on})
+        async with serve_agent(config, host="127.0.0.1", port=0) as server, connect(server.url) as ws:
+            frames = await play_one_turn(ws, play_request())
+    chats = [f["message"] for f in frames if f["type"] == "chat"]
+    kinds = [f["type"] for f in frames]
+    line = thinking_line(Config())
+    if on:
+        assert chats[0] == line and kinds == ["chat", "chat", "play", "finish"]
+        assert [(r["turn"], r["text"]) for r in records(server.transcript_paths(), "thinking")] == [(1, line)]
+    else:
+        assert line not in chats and kinds == ["chat", "play", "finish"]
+        assert records(server.transcript_paths(), "thinking") == []
