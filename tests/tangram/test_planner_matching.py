@@ -39,7 +39,7 @@ def test_things_the_library_lacks_get_the_nearest_figure(text: str, figure: str)
 
 
 @pytest.mark.parametrize("text", ["a spoon", "a guitar", "what are we building?", "what's next?", "street sign",
-                                  "", "!!!"])
+                                  "", "!!!", "well done!", "good game, partner", "you are a good player"])
 def test_nothing_fits_and_chat_words_are_not_figures(text: str) -> None:
     assert match_text(text, LIBRARY).kind == "none"
 
