@@ -12,12 +12,22 @@ How a text is read, in order:
 1. Every phrase of the library found in the text. A figure is *named* by its name or an alias, and
    a figure whose ``kind_of`` is named ("man" names the human) is named too when one of its traits
    is in the text. Of the named figures the one with most traits wins, then the one named first
-   ("a man with a hat" is a man), then the longest phrase.
+   ("a man with a hat" is a man), then the longest phrase; a name followed at once by another is
+   a compound's modifier, and the last name its head ("a tree house", "a cat lady"), unless that
+   is a depiction ("a dog doll").
 2. Else a text made only of traits ("sitting") names the figure with most traits.
 3. Else the first related word ("a tiger" -> cat, "a cow" -> horse), then typos of aliases
    and related words. Related words are the library's small hand-made thesaurus: the figure files
-   list, for each figure, the things it is the nearest stand-in for.
+   list, for each figure, the things it is the nearest stand-in for. Only a word that is not an
+   English word is read as a typo: WordNet's list of 88,000 words (shipped inside the
+   ``wordnet-lookup`` package, no download) says that "stove" is a word, not a typo of "store",
+   and that "brid" is not a word, so it may be "bird".
 4. Else nothing fits, and the caller builds its default figure and says so.
+
+We found no package on PyPI that ships WordNet's relations (synonyms, hypernyms) inside its wheel:
+``wn``, ``nltk`` and ``textblob`` download them at run time, which the agent may not do, and the
+packages that do ship a thesaurus (Moby's) are too loose to pick a figure ("pipe" lists "crow").
+So the semantic part is the figure files' own related words, a hand-made thesaurus.
 """
 
 from __future__ import annotations
@@ -28,6 +38,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
 
@@ -44,6 +56,7 @@ _KEEP_S = ("ss", "us", "is", "ous", "ics")
 _STOP = frozenset(w for line in (Path(__file__).resolve().parent / "stopwords.txt").read_text(encoding="utf-8")
                   .splitlines() if not line.startswith("#") for w in line.split())
 """Never read as a typo of a figure word: common words that sit close to one ("whats" ~ "hats")."""
+STOPWORDS = _STOP
 
 
 def lemma(word: str) -> str:
@@ -98,8 +111,15 @@ def _add(table: dict[tuple[str, ...], list[str]], phrases: Iterable[str], name: 
     return longest
 
 
+def is_word(word: str) -> bool:
+    """An English word (WordNet's word list), so never read as a typo of a figure word."""
+    return is_wordnet_term(word)
+
+
 @functools.lru_cache(maxsize=16)
 def _index(library: FigureLibrary) -> _Index:
+    import wordnet_lookup.hs  # noqa: F401  loads the whole word list now, at start-up, not during a match
+
     idx = _Index()
     for fig in library:
         idx.longest = max(idx.longest, _add(idx.names, fig.words, fig.name),
@@ -109,8 +129,11 @@ def _index(library: FigureLibrary) -> _Index:
     return idx
 
 
-def _hits(words: tuple[str, ...], table: dict[tuple[str, ...], list[str]], longest: int
-          ) -> list[tuple[int, int, str, str]]:
+_Hit = tuple[int, int, str, str]
+"""(start, length, figure, phrase): a phrase of the library found in a text."""
+
+
+def _hits(words: tuple[str, ...], table: dict[tuple[str, ...], list[str]], longest: int) -> list[_Hit]:
     """(start, length, figure, phrase) for every phrase of ``table`` in ``words``."""
     return [(i, n, name, " ".join(words[i:i + n]))
             for n in range(min(longest, len(words)), 0, -1)
@@ -118,10 +141,25 @@ def _hits(words: tuple[str, ...], table: dict[tuple[str, ...], list[str]], longe
             for name in table.get(words[i:i + n], ())]
 
 
-def _nouns(words: tuple[str, ...], hits: list[tuple[int, int, str, str]]) -> list[tuple[int, int, str, str]]:
+def _nouns(words: tuple[str, ...], hits: list[_Hit]) -> list[_Hit]:
     """Leave out a one-word hit that is a verb after an auxiliary: "what are we *building*?"."""
     return [h for h in hits if not (h[1] == 1 and h[0] > 0 and words[h[0] - 1] in _AUX
                                     and words[h[0]].endswith("ing"))]
+
+
+_DEPICTIONS = frozenset({"doll", "toy", "statue", "puppet", "figurine", "model", "mascot", "costume", "sculpture"})
+"""Heads that show their modifier: a dog doll is shaped like a dog."""
+
+
+def _head(hit: _Hit, named: list[_Hit], trait_count: dict[str, int]) -> _Hit:
+    """The last name of a compound is its head: "a tree *house*", "a cat *lady*", "a school *graduate*"
+    (but "a dog doll" is shaped like a dog)."""
+    while True:
+        following = [h for h in named if h[0] == hit[0] + hit[1] and h[2] != hit[2] and h[3] not in _DEPICTIONS
+                     and trait_count.get(h[2], 0) >= trait_count.get(hit[2], 0)]
+        if not following:
+            return hit
+        hit = min(following, key=lambda h: (-h[1], h[2]))
 
 
 def _typo(word: str, vocabulary: tuple[str, ...], cutoff: float = 0.8) -> str | None:
@@ -168,8 +206,9 @@ def match_text(text: str, library: FigureLibrary) -> Match:
             if trait_count.get(sub):
                 named.append((start, n, sub, phrase))
     if named:
-        start, n, name, phrase = min(named, key=lambda h: (-trait_count.get(h[2], 0), h[0], -h[1], h[2]))
-        return Match(library[name], "exact", phrase)
+        best = min(named, key=lambda h: (-trait_count.get(h[2], 0), h[0], -h[1], h[2]))
+        best = _head(best, named, trait_count)
+        return Match(library[best[2]], "exact", best[3])
     if traits:
         name = max(sorted(trait_count), key=lambda k: trait_count[k])
         return Match(library[name], "exact", next(p for _, _, f, p in traits if f == name))
@@ -182,8 +221,12 @@ def match_text(text: str, library: FigureLibrary) -> Match:
         return Match(library[name], "related", phrase)
     names_vocab, related_vocab = _vocabulary(library)
     verbs = {words[i] for i in range(1, len(words)) if words[i - 1] in _AUX and words[i].endswith("ing")}
-    content = [w for w in words if w not in _STOP and w not in verbs and not w.isdigit()]
-    for w in content:  # typos: "hous", "rocekt", "butterfy"; short words are left alone ("are" is not "hare")
+    # Typos: "hous", "rocekt", "butterfy"; short words are left alone ("are" is not "hare"), and so
+    # are English words ("stove" is not "store", "finger" not "singer").
+    raw = normalize_text(text).split()  # as written: "canvas" is a word, its folded "canva" is not
+    content = [w for w, r in zip(words, raw, strict=True)
+               if w not in _STOP and w not in verbs and not w.isdigit() and not is_word(r) and not is_word(w)]
+    for w in content:
         hit = _typo(w, names_vocab) if len(w) >= 4 else None
         if hit:
             return Match(library[idx.names[(hit,)][0]], "exact", hit)
