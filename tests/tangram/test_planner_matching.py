@@ -26,6 +26,7 @@ OBJECTIVES = Path(__file__).resolve().parents[2] / "benchmarks" / "tangram" / "o
     ("an airplane", "airplane"), ("a t-rex", "dinosaur"), ("A HOUSE!", "house"),
     ("an umpire", "human"), ("a bulldog", "dog"), ("a velociraptor", "dinosaur"), ("a cardinal", "bird"),
     ("a breakdancer", "dancing person"), ("air craft", "airplane"), ("a rocket ship", "rocket"),
+    ("a tobacco pipe", "pipe"), ("pipes", "pipe"),
 ])
 def test_named_figures_are_found_exactly(text: str, figure: str) -> None:
     m = match_text(text, LIBRARY)
