@@ -6,7 +6,8 @@ PATH is a collection of free-text descriptions, not shipped with the project (is
 against a hidden one; the public one of this kind is the KiloGram dataset, whose ``dense.json``
 holds about 4,000 descriptions of 74 figures). Accepted forms:
 
-- JSON in KiloGram's layout: ``{figure_id: {"annotations": [{"whole": {"wholeAnnotation": text}}]}}``;
+- JSON in KiloGram's layout: ``{figure_id: {"annotations": [{"whole": {"wholeAnnotation": text}}]}}``,
+  or its earlier one, ``{figure_id: [{"whole": text}]}``;
 - JSON: a list of texts, or of objects with a ``text`` (or ``description``) field;
 - anything else: one description per line (blank lines and lines starting with ``#`` skipped;
   text after a ``|`` is ignored, so ``objectives.txt`` reads too).
@@ -63,7 +64,9 @@ def _texts_in(item: Any) -> Iterator[str]:
                 yield item[key]
                 return
         whole = item.get("whole")
-        if isinstance(whole, dict) and isinstance(whole.get("wholeAnnotation"), str):
+        if isinstance(whole, str):
+            yield whole
+        elif isinstance(whole, dict) and isinstance(whole.get("wholeAnnotation"), str):
             yield whole["wholeAnnotation"]
 
 

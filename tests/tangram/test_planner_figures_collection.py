@@ -30,6 +30,12 @@ def test_reads_the_kilogram_layout_with_the_figure_each_text_was_written_for(tmp
     assert pairs == [("fig-1", t) for t in TEXTS[:3]] + [("fig-2", t) for t in TEXTS[3:]]
 
 
+def test_reads_the_earlier_kilogram_layout(tmp_path: Path) -> None:
+    (tmp_path / "full.json").write_text(json.dumps({"fig-1": [{"whole": t, "piece": {"1": "x"}} for t in TEXTS]}),
+                                        encoding="utf-8")
+    assert bench.read_descriptions(tmp_path / "full.json") == [("fig-1", t) for t in TEXTS]
+
+
 def test_reads_a_json_list_and_a_text_file(tmp_path: Path) -> None:
     (tmp_path / "list.json").write_text(json.dumps([TEXTS[0], {"text": TEXTS[1]}, {"description": TEXTS[2]}]),
                                         encoding="utf-8")
