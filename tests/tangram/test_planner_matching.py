@@ -44,7 +44,8 @@ def test_things_the_library_lacks_get_the_nearest_figure(text: str, figure: str)
 
 
 @pytest.mark.parametrize("text", ["a spoon", "a guitar", "what are we building?", "what's next?", "street sign",
-                                  "", "!!!", "well done!", "good game, partner", "you are a good player"])
+                                  "", "!!!", "well done!", "good game, partner", "you are a good player",
+                                  "high heels", "a shoe"])
 def test_nothing_fits_and_chat_words_are_not_figures(text: str) -> None:
     assert match_text(text, LIBRARY).kind == "none"
 
@@ -85,7 +86,8 @@ def _timed(text: str) -> float:
 @pytest.mark.parametrize("text,figure", [
     ("a tree house", "house"), ("a bird house", "house"), ("a cat lady", "human"), ("a house cat", "cat"),
     ("a high school graduate", "human"), ("a fireman's axe", "axe"), ("a baby bird", "bird"),
-    ("a dog doll", "dog"), ("a horse statue", "horse"),
+    ("a dog doll", "dog"), ("a horse statue", "horse"), ("a fighter plane", "airplane"), ("a bull fighter", "human"),
+    ("an aircraft carrier", "boat"),
 ])
 def test_the_last_name_of_a_compound_is_the_thing_named(text: str, figure: str) -> None:
     """'A tree house' is a house and 'a cat lady' a person; a doll or statue is shaped like its modifier."""
