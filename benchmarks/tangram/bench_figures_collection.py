@@ -24,13 +24,15 @@ The hit rate the issue asks for ("a figure for the thing they name") is exact + 
 printed apart, so a reader can weigh the stand-ins. ``--related`` lists the most common stand-ins
 (word -> figure) and ``--sample N`` prints N matches drawn at random, to judge by hand whether the
 figure is the thing named. ``--misses`` lists the most common descriptions and words left with no
-figure. Matching time is per description after start-up (the library's index built once).
+figure. Matching time is per description after start-up (the library's index built once), the best
+of three runs with the typo cache emptied before each.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import time
@@ -41,6 +43,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.games.tangram.planner import matching
 from agent.games.tangram.planner.library import FigureLibrary, load_library
 from agent.games.tangram.planner.matching import STOPWORDS, lemmas, match_text
 
@@ -88,9 +91,12 @@ def match_all(descriptions: list[tuple[str, str]], library: FigureLibrary) -> li
     match_text("warm-up", library)  # builds the index and loads the lexicon: start-up, not per objective
     rows = []
     for group, text in descriptions:
-        t0 = time.perf_counter()
-        m = match_text(text, library)
-        ms = (time.perf_counter() - t0) * 1000
+        ms = math.inf
+        for _ in range(3):  # the best of three: a busy machine's pause is not the matcher's
+            matching._closest.cache_clear()  # as for a text never seen before
+            t0 = time.perf_counter()
+            m = match_text(text, library)
+            ms = min(ms, (time.perf_counter() - t0) * 1000)
         kind = {"exact": "exact", "related": "nearest"}.get(m.kind, "none")
         rows.append(Row(group=group, text=text, kind=kind, figure=m.figure.name if m.figure else "-",
                         word=m.word, ms=ms))
@@ -110,7 +116,7 @@ def print_report(rows: list[Row], misses: int, related: int, sample: int, seed: 
     print(f"descriptions: {len(rows)}")
     print(f"  exact figure: {s['exact']:.1%}   nearest figure: {s['nearest']:.1%}   none: {s['none']:.1%}")
     print(f"  a figure for the thing named (exact + nearest): {s['hit']:.1%}")
-    print(f"  matching time per description: p50 {statistics.median(ms):.3f} ms, "
+    print(f"  matching time per description (best of 3): p50 {statistics.median(ms):.3f} ms, "
           f"p95 {ms[int(0.95 * (len(ms) - 1))]:.3f} ms, max {ms[-1]:.3f} ms")
     if related:
         pairs = Counter(f"{r.word} -> {r.figure}" for r in rows if r.kind == "nearest")
