@@ -5,9 +5,10 @@
 Part 1 reads a file of objective texts (default: objectives.txt beside this file, written for the
 project) and prints how many name a figure exactly, how many get the nearest figure (a related
 word), how many none, how many agree with the figure the file expects, and the matching time per
-objective after start-up (p50, p95, max). Part 2 plays a sample of the figures added since the
-twelve it had before (or the ones named by ``--figures``) through the simulator, in-process, with the planner
-against the cooperative partner, and prints each game's figure score, turns finished and undone.
+objective after start-up (p50, p95, max; the best of three runs, typo cache emptied). Part 2 plays
+a sample of the figures added since the twelve it had before (or the ones named by ``--figures``)
+through the simulator, in-process, with the planner against the cooperative partner, and prints
+each game's figure score, turns finished and undone.
 Goal (issue 32): every figure scores >= 0.9 with every turn finished and none undone; matching
 <= 20 ms per objective.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import random
 import statistics
 import tempfile
@@ -26,6 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent.games.tangram.config import Config
+from agent.games.tangram.planner import matching
 from agent.games.tangram.planner.library import FigureLibrary, load_library
 from agent.games.tangram.planner.matching import match_text
 from agent.games.tangram.sim.runner import RunOptions, run_in_process, summarize
@@ -72,9 +75,12 @@ def match_rows(cases: list[Case], library: FigureLibrary) -> list[MatchRow]:
     match_text("warm-up", library)  # builds the index: start-up, not per objective
     rows = []
     for case in cases:
-        t0 = time.perf_counter()
-        m = match_text(case.text, library)
-        ms = (time.perf_counter() - t0) * 1000
+        ms = math.inf
+        for _ in range(3):  # the best of three: a busy machine's pause is not the matcher's
+            matching._closest.cache_clear()  # as for an objective never seen before
+            t0 = time.perf_counter()
+            m = match_text(case.text, library)
+            ms = min(ms, (time.perf_counter() - t0) * 1000)
         got = "-" if m.figure is None else (m.figure.name if m.exact else f"~{m.figure.name}")
         rows.append(MatchRow(text=case.text, expect=case.expect, got=got, ms=ms))
     return rows
@@ -87,7 +93,7 @@ def print_matching(rows: list[MatchRow]) -> None:
     print(f"objectives: {len(rows)}")
     print(f"  exact figure: {kinds['exact']}   nearest figure: {kinds['nearest']}   none: {kinds['none']}")
     print(f"  as the file expects: {len(agree)} of {len(rows)} ({len(agree) / len(rows):.1%})")
-    print(f"  matching time per objective: p50 {statistics.median(ms):.3f} ms, "
+    print(f"  matching time per objective (best of 3): p50 {statistics.median(ms):.3f} ms, "
           f"p95 {ms[int(0.95 * (len(ms) - 1))]:.3f} ms, max {ms[-1]:.3f} ms")
     for r in rows:
         if r.got != r.expect:
