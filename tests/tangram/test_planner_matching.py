@@ -26,7 +26,7 @@ OBJECTIVES = Path(__file__).resolve().parents[2] / "benchmarks" / "tangram" / "o
     ("an airplane", "airplane"), ("a t-rex", "dinosaur"), ("A HOUSE!", "house"),
     ("an umpire", "human"), ("a bulldog", "dog"), ("a velociraptor", "dinosaur"), ("a cardinal", "bird"),
     ("a breakdancer", "dancing person"), ("air craft", "airplane"), ("a rocket ship", "rocket"),
-    ("a tobacco pipe", "pipe"), ("pipes", "pipe"),
+    ("a tobacco pipe", "pipe"), ("pipes", "pipe"), ("a dripping faucet", "faucet"), ("tap dancing", "dancing person"),
 ])
 def test_named_figures_are_found_exactly(text: str, figure: str) -> None:
     m = match_text(text, LIBRARY)
@@ -36,7 +36,7 @@ def test_named_figures_are_found_exactly(text: str, figure: str) -> None:
 @pytest.mark.parametrize("text,figure", [("a cow", "horse"), ("a tiger", "cat"), ("a spider", "crab"),
                                          ("a bee", "butterfly"), ("a train", "car"), ("a frog", "turtle"),
                                          ("an ice cream sundae", "bowl"), ("a traffic light", "lamp"),
-                                         ("the back of a head", "human"), ("a sphinx", "cat")])
+                                         ("the back of a head", "human"), ("a sphinx", "cat"), ("a shower", "faucet")])
 def test_things_the_library_lacks_get_the_nearest_figure(text: str, figure: str) -> None:
     m = match_text(text, LIBRARY)
     assert m.figure is not None and (m.figure.name, m.kind) == (figure, "related")
@@ -95,7 +95,7 @@ def test_the_last_name_of_a_compound_is_the_thing_named(text: str, figure: str) 
     assert m.figure is not None and (m.figure.name, m.kind) == (figure, "exact")
 
 
-@pytest.mark.parametrize("text", ["stove", "a bride", "cable", "garbage", "a snack", "curled finger", "hose",
+@pytest.mark.parametrize("text", ["stove", "a bride", "cable", "garbage", "a snack", "curled finger", "stone",
                                   "a printer", "tunnel", "story"])
 def test_english_words_are_not_read_as_typos(text: str) -> None:
     """'stove' was the house (a typo of 'store'), 'a bride' the table ('bridge'): WordNet knows them as words."""
