@@ -20,12 +20,14 @@ is counted as:
   things it stands in for (``related`` words: a cow gets the horse, a seal the fish);
 - **none**: nothing fits (the planner builds its default and says so).
 
-The hit rate the issue asks for ("a figure for the thing they name") is exact + nearest; both are
-printed apart, so a reader can weigh the stand-ins. ``--related`` lists the most common stand-ins
-(word -> figure) and ``--sample N`` prints N matches drawn at random, to judge by hand whether the
-figure is the thing named. ``--misses`` lists the most common descriptions and words left with no
-figure. Matching time is per description after start-up (the library's index built once), the best
-of three runs with the typo cache emptied before each.
+Exact + nearest is printed as the hit rate the issue asks for ("a figure for the thing they
+name"), but it is an upper bound: a match can be for the wrong word ("a diamond ring" gets the
+kite) and a stand-in can be loose. So both parts are printed apart, ``--related`` lists the most
+common stand-ins (word -> figure), and ``--sample N`` prints N matches drawn at random, to judge by
+hand whether the figure is the thing named (docs/planner.md gives such a judgement). ``--misses``
+lists the most common descriptions and words left with no figure. Matching time is per
+description after start-up (the library's index built once), the best of three runs with the typo
+cache emptied before each.
 """
 
 from __future__ import annotations
