@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import permutations
 
 from agent.games.hive.paths import NEIGHBOURS
-from agent.games.hive.rules import COLS, ROWS
+from agent.games.hive.rules import COLS, ROWS, Cell
 
 
 def ring(hive: int) -> list[int]:
@@ -45,12 +45,22 @@ def front(hive: int) -> int:
     return posts(hive)[2]
 
 
-def assign_posts(hive: int, raiders: dict[int, int], unusable: set[int]) -> dict[int, int]:
+def ring_posts(hive: int) -> list[int]:
+    """Posts in the ring only (north, south, the field-side middle, the far side, the corners):
+    the counter-bots' siege of our hive, with their bees standing in our ring cells."""
+    hr, hc = divmod(hive, COLS)
+    toward_field = -1 if hc >= COLS // 2 else 1
+    front_cell = hr * COLS + hc + toward_field
+    return [front_cell if p == front(hive) else p for p in posts(hive)]
+
+
+def assign_posts(hive: int, raiders: dict[int, int], unusable: set[int],
+                 candidates: list[int] | None = None) -> dict[int, int]:
     """Raider -> post, for raiders given as bee -> position. A raider standing on a post keeps
     it; the others share the remaining posts so that their walks are shortest in all. Only the
-    best free posts, one per raider, are used; posts in ``unusable`` (an enemy bee standing
-    there) are skipped."""
-    free = [p for p in posts(hive) if p not in unusable][:len(raiders)]
+    best free posts (of ``candidates``, default ``posts``), one per raider, are used; posts in
+    ``unusable`` (an enemy bee standing there) are skipped."""
+    free = [p for p in (posts(hive) if candidates is None else candidates) if p not in unusable][:len(raiders)]
     assigned = {bee: position for bee, position in raiders.items() if position in free}
     open_posts = [p for p in free if p not in assigned.values()]
     waiting = [bee for bee in raiders if bee not in assigned]
@@ -92,6 +102,37 @@ def to_wall(hive: int, me: int, held: set[int], raiders: set[int], enemies: set[
     return sorted(cells, key=urgency)
 
 
+def relay_drops(hive: int, me: int, cells: bytearray, holder: int) -> list[int]:
+    """Flowers beside this raider (at ``me``) that lie beside a bee of theirs (cell value
+    ``holder``) standing in their hive's ring: passed over our walls to a bee that delivers them
+    on its next turn (their relay; our own carriers do the same). A raider breaks them first."""
+    held = {i for i in ring(hive) if cells[i] == holder}
+    return [n for n in NEIGHBOURS[me] if cells[n] == Cell.FLOWER and any(x in held for x in NEIGHBOURS[n])]
+
+
+def drop_cells(hive: int, holder: int) -> list[int]:
+    """Cells outside the ring beside ``holder`` (a bee of theirs that holds a cell of their own
+    hive's ring): where their carriers drop flowers for it to deliver, over every ring wall."""
+    ring_cells = set(ring(hive))
+    return [n for n in NEIGHBOURS[holder] if n not in ring_cells and n != hive]
+
+
+def enclosure(hive: int, holder: int) -> int | None:
+    """The drop cell from which a raider, with the raiders at the north and south posts, can
+    close or wall the most drop cells of ``holder``: so no flower can be passed to the holder.
+    (The middle one alone left the cell in front of the hive to their carriers.) None for a
+    holder by the edge, which nothing can be passed to."""
+    drops = set(drop_cells(hive, holder))
+    if not drops:
+        return None
+    by_posts = {n for p in posts(hive)[:2] for n in NEIGHBOURS[p]}
+
+    def covered(cell: int) -> tuple[int, int]:
+        return len(drops & ({cell} | set(NEIGHBOURS[cell]) | by_posts)), -manhattan(cell, hive)
+
+    return max(sorted(drops), key=covered)
+
+
 def outer(hive: int) -> list[int]:
     """The cells two steps from a hive (in the arena): where a carrier stands to break a ring wall."""
     hr, hc = divmod(hive, COLS)
@@ -108,4 +149,5 @@ def outer_to_wall(hive: int, me: int, enemies: set[int]) -> list[int]:
     return sorted(cells, key=lambda cell: -sum(1 for n in NEIGHBOURS[cell] if n in enemies))
 
 
-__all__ = ["assign_posts", "chebyshev", "front", "manhattan", "outer", "outer_to_wall", "posts", "ring", "to_wall"]
+__all__ = ["assign_posts", "chebyshev", "drop_cells", "enclosure", "front", "manhattan", "outer", "outer_to_wall",
+           "posts", "relay_drops", "ring", "ring_posts", "to_wall"]

@@ -7,6 +7,8 @@ Each player turns one view into one command and keeps whatever memory it needs; 
 - ``mover``: random moves only (a bee that never forages).
 - ``example``: plays like the arena's example agents: forage an adjacent flower, deliver when
   next to its own hive, otherwise a random move.
+- the counter-bots of agent.games.hive.counterbots (``siege``, ``hunter``, ``mirror``, ...): built
+  to beat ours.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
+from agent.games.hive.counterbots import COUNTER_BOTS
 from agent.games.hive.plan import Plan
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import OFFSETS, Action, Cell
@@ -103,6 +106,7 @@ BOTS: dict[str, Callable[[int | None], Player]] = {
     "random": RandomBot,
     "mover": MoverBot,
     "example": ExampleBot,
+    **COUNTER_BOTS,
 }
 
 

@@ -18,8 +18,41 @@ its ring (radius 1) was as good on seeds 3000-3011 but clearly worse on 4000-401
 came too late), and no better against the agents that only scout near our hive."""
 
 
-def threat(world: WorldModel) -> bool:
-    """Enemy bees seen lately near our hive, or walls already in its ring."""
+INCOMING_RADIUS = 6
+INCOMING_BEES = 2
+"""Two empty-handed enemy bees seen lately this close to our hive (Chebyshev) are a siege on its
+way: a forager passes alone, a blockade comes as a group. Against the counter-bot ``siege-ring``
+the guard triggered at three cells arrived after their raiders had sealed our ring."""
+
+
+def incoming(world: WorldModel) -> bool:
+    """At least INCOMING_BEES empty-handed enemy bees seen lately within INCOMING_RADIUS of our hive."""
+    hr, hc = divmod(world.hive, COLS)
+    enemy = int(Cell.BEE_0 + world.opponent)
+    cells = world.cells
+    count = 0
+    for r in range(max(0, hr - INCOMING_RADIUS), min(ROWS, hr + INCOMING_RADIUS + 1)):
+        for c in range(max(0, hc - INCOMING_RADIUS), min(COLS, hc + INCOMING_RADIUS + 1)):
+            i = r * COLS + c
+            if cells[i] == enemy and world.age(i) <= FRESH_BEE:
+                count += 1
+                if count >= INCOMING_BEES:
+                    return True
+    return False
+
+
+def holders(world: WorldModel) -> list[int]:
+    """Cells of our hive's ring where an enemy bee was seen lately: it holds the cell for a siege
+    and does not step aside, so a carrier's way in through it is no way in."""
+    enemy = (int(Cell.BEE_0 + world.opponent), int(Cell.BEE_0_WITH_FLOWER + world.opponent))
+    return [i for i in NEIGHBOURS[world.hive] if world.cells[i] in enemy and world.age(i) <= FRESH_BEE]
+
+
+def threat(world: WorldModel, early: bool = False) -> bool:
+    """Enemy bees seen lately near our hive, or walls already in its ring; with ``early``, also
+    a siege on its way (``incoming``)."""
+    if early and incoming(world):
+        return True
     hr, hc = divmod(world.hive, COLS)
     cells = world.cells
     for r in range(max(0, hr - GUARD_RADIUS), min(ROWS, hr + GUARD_RADIUS + 1)):
@@ -68,12 +101,12 @@ def receivers(world: WorldModel, bee: int) -> list[int]:
             if b.index != bee and not b.carrying and b.position in ring and world.cells[b.position] == mine]
 
 
-def walled_out(world: WorldModel, me: int) -> bool:
+def walled_out(world: WorldModel, me: int, early: bool = False) -> bool:
     """Our hive is threatened and no free cell beside it can be reached over free cells and our
     own bees (without walls near our hive a bee of ours in its ring is only passing through).
     With walls near it the carrier relays anyway (``walls_near``; strategy.py): our bees in the
     ring then hold their cells and are no way in."""
-    if not threat(world):
+    if not threat(world, early):
         return False
     cells = world.cells
     mine = (int(Cell.BEE_0 + world.player), int(Cell.BEE_0_WITH_FLOWER + world.player))
@@ -86,4 +119,5 @@ def walled_out(world: WorldModel, me: int) -> bool:
     return not entries or distance_field(costs, entries, until={me})[me] >= INF
 
 
-__all__ = ["GUARD_RADIUS", "lane_walls", "receivers", "threat", "walled_out", "walls_near"]
+__all__ = ["GUARD_RADIUS", "INCOMING_BEES", "INCOMING_RADIUS", "holders", "incoming", "lane_walls", "receivers",
+           "threat", "walled_out", "walls_near"]

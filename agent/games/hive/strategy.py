@@ -69,6 +69,10 @@ to our hive for 2,000 turns while a free cell of the ring was a dozen steps arou
 AROUND_WALLS_TURNS = 300
 COST_WALL_AVOIDED = 16
 
+HOLDER_TURNS = 40
+"""An enemy bee standing in a cell of its own hive's ring for this long (four rounds) holds it:
+their guard, a receiver of flowers passed over our walls. A carrier about to deliver stays one turn."""
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
@@ -91,6 +95,14 @@ class Strategy:
     around_walls_until: dict[int, int] = field(default_factory=dict)
     """bee -> turn until which this carrier walks around walls instead of breaking them."""
     last_pos: dict[int, int] = field(default_factory=dict)
+    adaptive: bool = True
+    """Read the opponent's plan from the map and answer it (off: the strategy before issue 31)."""
+    held_since: dict[int, int] = field(default_factory=dict)
+    """Cell of the enemy hive's ring -> turn since which an enemy bee has been seen standing there."""
+
+    def post_order(self, hive: int) -> list[int]:
+        """The raiders' posts by the enemy hive, best first (a counter-bot overrides it)."""
+        return blockade.posts(hive)
 
     # ---- entry point ------------------------------------------------------------------------
 
@@ -136,7 +148,7 @@ class Strategy:
             # wall builders: a carrier stepped back and forth behind our guard for 1,500 turns
             # while a free ring cell was a dozen steps around.
             against_walls = guard.walls_near(world)
-            relay = against_walls or guard.walled_out(world, me)
+            relay = against_walls or guard.walled_out(world, me, self.adaptive)
             receivers = guard.receivers(world, view.bee) if relay else []
             if receivers:
                 near = {n for g in receivers for n in NEIGHBOURS[g]}
@@ -151,6 +163,11 @@ class Strategy:
             costs = self._costs(me, walls)
             if against_walls:
                 for holder in receivers:
+                    costs[holder] = BLOCKED
+            if self.adaptive:
+                # Their bees holding our ring never step aside: waiting behind one (it looked a
+                # cheap way in) kept our carriers outside with their flowers for the whole match.
+                for holder in guard.holders(world):
                     costs[holder] = BLOCKED
             field_home = distance_field(costs, [world.hive, *receivers], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
@@ -344,16 +361,36 @@ class Strategy:
         raiders = {b.index: b.position for b in world.bees if self.role_of(b.index) == "raid"}
         enemy_bees = (int(Cell.BEE_0 + world.opponent), int(Cell.BEE_0_WITH_FLOWER + world.opponent))
         taken = {i for i in ring if world.cells[i] in enemy_bees and world.age(i) <= FRESH_BEE}
-        posts = blockade.assign_posts(world.enemy_hive, raiders, taken)
+        candidates = self.post_order(world.enemy_hive)
+        holders = self._their_holders(taken) if self.adaptive else []
+        if holders:
+            # Their guard holds a ring cell and receives flowers dropped beside it over our walls
+            # (against the counter-bots 22 of 28 of their points came through one such guard):
+            # a raider stands on the middle one of those cells and walls the others.
+            enclosures = [blockade.enclosure(world.enemy_hive, h) for h in holders]
+            candidates = list(dict.fromkeys([e for e in enclosures if e is not None] + candidates))
+        posts = blockade.assign_posts(world.enemy_hive, raiders, taken, candidates)
         # A post stays open for its raider only once the raider is close: until then, a wall
         # there keeps their carriers out (the raider breaks it when it arrives).
         held = {p for b, p in posts.items() if b == view.bee or blockade.chebyshev(raiders[b], p) <= 2}
         # Enemy bees within two cells: those that can step into or break a hole beside us.
         enemies = {n for i in NEIGHBOURS[me] for n in NEIGHBOURS[i] if world.cells[n] in enemy_bees}
         empty = {index: direction for direction, (cell, index) in enumerate(around) if cell == Cell.EMPTY}
+        if self.adaptive:
+            # A flower passed over our walls to their bee in the ring is a point on its next turn.
+            drops = blockade.relay_drops(world.enemy_hive, me, world.cells, int(Cell.BEE_0 + world.opponent))
+            for direction, (_, index) in enumerate(around):
+                if index in drops:
+                    return Decision(Action.GUARD, direction, "break a flower passed to their hive", world.enemy_hive)
         for index in blockade.to_wall(world.enemy_hive, me, held, set(raiders.values()), enemies):
             if index in empty:
                 return Decision(Action.BUILD, empty[index], "wall the enemy hive", world.enemy_hive)
+        if holders:
+            closed = held | set(raiders.values())
+            for h in holders:
+                for index in blockade.drop_cells(world.enemy_hive, h):
+                    if index in empty and index not in closed:
+                        return Decision(Action.BUILD, empty[index], "wall around their guard", world.enemy_hive)
         post = posts.get(view.bee)
         if post == me:
             # Not in the way of a raider still coming: no wall beside a post it has yet to reach.
@@ -377,6 +414,17 @@ class Strategy:
         dist = distance_field(costs, [post], until=self._settle(me))
         return self._step(view, around, dist, "go blockade the enemy hive", world.enemy_hive)
 
+    def _their_holders(self, taken: set[int]) -> list[int]:
+        """The enemy hive's ring cells where an enemy bee (in ``taken`` now) has stood for
+        HOLDER_TURNS or more; the record of a cell it left is dropped."""
+        turn = self.world.turn
+        for cell in list(self.held_since):
+            if cell not in taken:
+                del self.held_since[cell]
+        for cell in taken:
+            self.held_since.setdefault(cell, turn)
+        return sorted(c for c, since in self.held_since.items() if turn - since >= HOLDER_TURNS)
+
     def _defend(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
         """Keep our hive open: break walls next to it, stay close."""
         world = self.world
@@ -395,7 +443,7 @@ class Strategy:
 
     def _is_guard(self, bee: int) -> bool:
         """While our hive is threatened, the empty-handed bees nearest it guard it."""
-        if not guard.threat(self.world):
+        if not guard.threat(self.world, self.adaptive):
             return False
         hr, hc = divmod(self.world.hive, COLS)
 
@@ -415,6 +463,12 @@ class Strategy:
             flower_dir = self._adjacent(around, {int(Cell.FLOWER)})
             if flower_dir is not None:
                 return Decision(Action.FORAGE, flower_dir, "take a passed flower", world.hive)
+        if self.adaptive and me not in ring:
+            # A free cell of the ring beside us first: against a siege a broken wall is rebuilt
+            # on a raider's next turn, and a cell we stand in cannot be.
+            for direction, (cell, index) in enumerate(around):
+                if cell == Cell.EMPTY and index in ring:
+                    return Decision(Action.MOVE, direction, "step into our hive's ring", world.hive)
         lane = guard.lane_walls(self.world)
         best_dir, best_rank = None, INF
         for direction, (cell, index) in enumerate(around):

@@ -1,0 +1,80 @@
+"""Our strategy against the counter-pool (agent.games.hive.counterbots), worst case first.
+
+    python -m benchmarks.hive.bench_pool [--matches 48] [--jobs 2] [--seed 31000] [--bots siege,hunter,...]
+        [--a ours]
+        [--arena-command "/tmp/hive2022/arena/bin/arena {port} {log}"]
+
+The pool: the counter-bots of agent.games.hive.counterbots and ``forager`` (our strategy with five
+foragers, the pure racer). Each block is the evaluation command's own summary; the table at the end has one row per bot,
+sorted by our win rate over the matches played out (the pool's best bot against us first).
+Goal (issue 31): >= 75 % against every bot, 0 forfeits of ours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent.games.hive import eval as hive_eval
+from agent.games.hive.counterbots import RECIPES
+
+
+def tally(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Wins / draws / losses of A over the matches played out, forfeits of each side apart."""
+    played = [r for r in records if r["winner"] != "none" and r["forfeit"] is None]
+    wins, draws, losses = (sum(r["winner"] == k for r in played) for k in ("a", "draw", "b"))
+    return {"matches": len(records), "played": len(played), "wins": wins, "draws": draws, "losses": losses,
+            "rate": wins / len(played) if played else 0.0,
+            "forfeits_a": sum(r["forfeit"] == "a" for r in records),
+            "forfeits_b": sum(r["forfeit"] == "b" for r in records),
+            "score_a": sum(r["scores"][0] for r in played) / max(1, len(played)),
+            "score_b": sum(r["scores"][1] for r in played) / max(1, len(played))}
+
+
+def table(rows: dict[str, dict[str, Any]]) -> str:
+    lines = ["| B | matches | played out: wins / draws / losses | mean score A - B | forfeits A / B |",
+             "|---|---|---|---|---|"]
+    for name, t in sorted(rows.items(), key=lambda item: item[1]["rate"]):
+        lines.append(f"| `{name}` | {t['matches']} | {t['wins']} / {t['draws']} / {t['losses']} "
+                     f"({100 * t['rate']:.1f} %) | {t['score_a']:.1f} - {t['score_b']:.1f} "
+                     f"| {t['forfeits_a']} / {t['forfeits_b']} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m benchmarks.hive.bench_pool", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--a", default="ours")
+    p.add_argument("-n", "--matches", type=int, default=48)
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--seed", type=int, default=31000)
+    # forager (our strategy with five foragers, no raider) is the pure racer of the pool.
+    p.add_argument("--bots", default=",".join([*RECIPES, "forager"]))
+    p.add_argument("--arena-command")
+    args = p.parse_args(argv)
+    rows: dict[str, dict[str, Any]] = {}
+    status = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for bot in args.bots.split(","):
+            out = Path(tmp) / f"{bot}.json"
+            command = ["--a", args.a, "--b", bot, "-n", str(args.matches), "--jobs", str(args.jobs),
+                       "--seed", str(args.seed), "--json", str(out)]
+            if args.arena_command:
+                command += ["--arena-command", args.arena_command]
+            print(f"== {args.a} vs {bot}", flush=True)
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer):
+                status |= hive_eval.main(command)
+            print(buffer.getvalue(), end="", flush=True)
+            rows[bot] = tally(json.loads(out.read_text(encoding="utf-8")))
+    print(table(rows))
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

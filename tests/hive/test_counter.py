@@ -1,0 +1,276 @@
+"""The counter-bots (built to beat our strategy) and the strategy's answers to them (issue 31)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agent.games.hive import blockade, guard
+from agent.games.hive.bots import BOTS, make_bot
+from agent.games.hive.counterbots import RECIPES, CounterStrategy
+from agent.games.hive.paths import NEIGHBOURS
+from agent.games.hive.protocol import parse_state
+from agent.games.hive.rules import (
+    COLS,
+    Action,
+    ArenaState,
+    Cell,
+    apply_command,
+    empty_arena,
+    new_arena,
+    step,
+    view,
+)
+from agent.games.hive.strategy import HOLDER_TURNS, Strategy, new_strategy
+from agent.games.hive.world import new_world
+from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
+
+HIVE_0 = 12 * COLS + 1
+HIVE_1 = 12 * COLS + 28
+
+
+def at(row: int, col: int) -> int:
+    return row * COLS + col
+
+
+def synced(strategy: Strategy, state: ArenaState, player: int = 0) -> Strategy:
+    """Tell the strategy where its player's bees really are (as their own views would)."""
+    for bee, (row, col) in enumerate(state.bees[player]):
+        strategy.world.bees[bee].position = row * COLS + col
+    return strategy
+
+
+# ---- the pool --------------------------------------------------------------------------------
+
+def test_every_counter_bot_is_a_bot_of_the_evaluation() -> None:
+    assert set(RECIPES) <= set(BOTS)
+    for name in RECIPES:
+        assert make_bot(name, 1).name == name
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_every_counter_bot_plays_legal_commands_for_a_while(name: str) -> None:
+    rng = random.Random(5)
+    state = new_arena(rng)
+    players = (make_bot("ours", 1), make_bot(name, 2))
+    actions = set()
+    while not state.game_over and state.turn < 1500:
+        turn, player, bee, row, col, digits = view(state)
+        action, direction = players[player].decide(parse_state(f"{turn},{player},{bee},{row},{col},{digits}"))
+        assert 0 <= action < 4 and 0 <= direction < 8
+        if player == 1:
+            actions.add(action)
+        apply_command(state, action, direction, rng)
+    assert Action.FORAGE in actions  # it plays the game, not only waits
+
+
+def test_ring_posts_are_ring_cells_with_the_field_side_middle_instead_of_the_front() -> None:
+    for hive, middle in ((HIVE_1, at(12, 27)), (HIVE_0, at(12, 2))):
+        ring_posts = blockade.ring_posts(hive)
+        assert set(ring_posts) == set(blockade.ring(hive))
+        assert ring_posts[:3] == [blockade.posts(hive)[0], blockade.posts(hive)[1], middle]
+
+
+def counter(state: ArenaState, name: str, player: int = 1) -> CounterStrategy:
+    bot = make_bot(name, 0)
+    bot.decide(state_view(state))
+    strategy = bot.strategy  # type: ignore[attr-defined]
+    assert isinstance(strategy, CounterStrategy)
+    return strategy
+
+
+def test_the_siege_ring_raiders_head_for_our_ring_and_the_late_one_forages_first() -> None:
+    state = empty_arena()
+    state.turn = 1  # player 1, bee 0 (a raider of siege-ring)
+    state.set(5, 20, Cell.FLOWER)
+    strategy = counter(state, "siege-ring")
+    assert strategy.role_of(0) == "raid" and strategy.role_of(1) == "forage"
+    assert strategy.post_order(HIVE_0) == blockade.ring_posts(HIVE_0)
+    late = counter(state, "siege-late")
+    assert late.role_of(0) == "forage"
+    late.world.turn = 1500
+    assert late.role_of(0) == "raid"
+
+
+def test_a_hunter_knocks_an_adjacent_carrier_and_lies_in_wait_by_our_hive() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.turn = 1  # player 1, bee 0: a hunter
+    put(state, 1, 0, 12, 10)
+    put(state, 0, 1, 12, 11, carrying=True)
+    strategy = CounterStrategy(world=new_world(1), jobs={0: "hunt"})
+    d = strategy.decide(state_view(state))
+    assert d.action == Action.GUARD and step(12, 10, d.direction) == (12, 11)
+    put(state, 0, 1, 0, 29)  # the carrier gone: the hunter heads for the column two out of our hive
+    strategy = CounterStrategy(world=new_world(1), jobs={0: "hunt"})
+    d = strategy.decide(state_view(state))
+    assert d.action == Action.MOVE and step(12, 10, d.direction)[1] == 9
+
+
+def test_a_denier_destroys_flowers_on_our_half_only() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.turn = 1
+    put(state, 1, 0, 12, 10)
+    state.set(12, 11, Cell.FLOWER)  # our half (player 0's hive is at column 1)
+    d = CounterStrategy(world=new_world(1), jobs={0: "deny"}).decide(state_view(state))
+    assert d.action == Action.GUARD and step(12, 10, d.direction) == (12, 11)
+    put(state, 1, 0, 12, 20)
+    state.set(12, 11, Cell.EMPTY)
+    state.set(12, 21, Cell.FLOWER)  # their own half: picked up, not destroyed
+    d = CounterStrategy(world=new_world(1), jobs={0: "deny"}).decide(state_view(state))
+    assert d.action == Action.FORAGE and step(12, 20, d.direction) == (12, 21)
+
+
+def test_the_mirror_is_our_strategy_before_it_adapted() -> None:
+    state = empty_arena()
+    strategy = counter(state, "mirror", player=0)
+    assert not strategy.adaptive and strategy.role_of(0) == "raid" and strategy.role_of(1) == "forage"
+    assert new_strategy(0).adaptive
+
+
+# ---- reading the siege ---------------------------------------------------------------------
+
+def test_two_enemy_bees_closing_in_are_a_siege_on_its_way_one_is_not() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 0, 0, 12, 5)  # our bee sees (9..15, 2..8)
+    put(state, 1, 0, 10, 7)
+    world = new_world(0)
+    world.update(state_view(state))
+    assert not guard.incoming(world) and not guard.threat(world, early=True)
+    put(state, 1, 1, 14, 7)
+    world.update(state_view(state))
+    assert guard.incoming(world) and guard.threat(world, early=True) and not guard.threat(world)
+    world.turn += 100  # seen long ago: gone by now
+    assert not guard.incoming(world)
+
+
+def test_enemy_carriers_near_our_hive_are_no_siege() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 0, 0, 12, 5)
+    put(state, 1, 0, 10, 7, carrying=True)
+    put(state, 1, 1, 14, 7, carrying=True)
+    world = new_world(0)
+    world.update(state_view(state))
+    assert not guard.incoming(world)
+
+
+def test_holders_are_the_enemy_bees_in_our_ring() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 0, 0, 12, 3)
+    put(state, 1, 0, 11, 1)
+    put(state, 1, 1, 12, 4)  # beside our bee, not in our ring
+    world = new_world(0)
+    world.update(state_view(state))
+    assert guard.holders(world) == [at(11, 1)]
+
+
+# ---- answering it --------------------------------------------------------------------------
+
+def test_a_guard_steps_into_a_free_ring_cell_before_breaking_walls() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    wall_our_ring(state, keep={(12, 2)})
+    put(state, 1, 0, 11, 1)  # a besieger in our ring
+    put(state, 0, 0, 12, 3)
+    for adaptive in (True, False):
+        strategy = synced(new_strategy(0, 0), state)
+        strategy.adaptive = adaptive
+        strategy.role_of = lambda bee: "forage"  # type: ignore[method-assign]
+        d = strategy.decide(state_view(state))
+        if adaptive:
+            assert d.action == Action.MOVE and step(12, 3, d.direction) == (12, 2)
+        else:  # before: it broke a wall first, and the besieger beside the cell rebuilt it
+            assert d.action == Action.GUARD
+
+
+def test_a_forager_guards_our_hive_as_soon_as_a_siege_closes_in() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 12, 6)
+    put(state, 1, 0, 10, 5)
+    put(state, 1, 1, 14, 5)  # two enemy bees four cells from our hive
+    for adaptive, reason in ((True, "go guard our hive"), (False, "explore")):
+        strategy = synced(new_strategy(0, 0), state)
+        strategy.adaptive = adaptive
+        strategy.role_of = lambda bee: "forage"  # type: ignore[method-assign]
+        assert strategy.decide(state_view(state)).reason == reason
+
+
+def test_a_carrier_does_not_wait_behind_an_enemy_bee_holding_our_ring() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    wall_our_ring(state, keep={(12, 2)})
+    put(state, 1, 0, 12, 2)  # their bee in the one open ring cell: it never leaves
+    put(state, 0, 0, 12, 3, carrying=True)
+    strategy = synced(new_strategy(0, 0), state)
+    d = strategy.decide(state_view(state))
+    # Not a wait behind the holder: the carrier breaks into the ring beside it.
+    assert d.action == Action.GUARD and step(12, 3, d.direction) in {(11, 2), (13, 2)}
+
+
+def test_relay_drops_are_flowers_beside_their_bee_in_their_ring() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 1, 0, 11, 27)  # their bee in their own ring (their hive at (12, 28))
+    state.set(10, 26, Cell.FLOWER)  # beside it: passed to it
+    state.set(12, 25, Cell.FLOWER)  # beside our raider only
+    cells = state.cells
+    me = at(11, 25)
+    assert blockade.relay_drops(HIVE_1, me, cells, int(Cell.BEE_1)) == [at(10, 26)]
+    assert blockade.relay_drops(HIVE_1, me, cells, int(Cell.BEE_0)) == []
+
+
+def test_a_raider_breaks_a_flower_passed_to_their_bee_in_their_ring() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 1, 1, 11, 27)
+    state.set(10, 26, Cell.FLOWER)
+    put(state, 0, 0, 11, 25)  # bee 0: a raider by default
+    for adaptive in (True, False):
+        strategy = synced(new_strategy(0, 0), state)
+        strategy.adaptive = adaptive
+        d = strategy.decide(state_view(state))
+        if adaptive:
+            assert d.action == Action.GUARD and step(11, 25, d.direction) == (10, 26)
+        else:
+            assert not (d.action == Action.GUARD and step(11, 25, d.direction) == (10, 26))
+
+
+
+def test_the_enclosure_of_their_guard_leaves_no_drop_cell_open_with_the_north_and_south_posts() -> None:
+    for holder in (at(11, 27), at(12, 27), at(13, 27), at(11, 28)):
+        drops = set(blockade.drop_cells(HIVE_1, holder))
+        assert drops and not drops & set(blockade.ring(HIVE_1))
+        cell = blockade.enclosure(HIVE_1, holder)
+        assert cell in drops
+        reach = {cell, *NEIGHBOURS[cell]} | {n for p in blockade.posts(HIVE_1)[:2] for n in NEIGHBOURS[p]}
+        assert drops <= reach
+    assert blockade.enclosure(HIVE_1, at(12, 29)) is None  # by the edge: nothing can be passed to it
+
+
+def test_raiders_enclose_a_guard_that_holds_a_cell_of_their_ring() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 1, 1, 11, 27)  # their guard in their ring
+    put(state, 0, 0, 10, 25)  # bee 0: a raider by default
+    strategy = synced(new_strategy(0, 0), state)
+    d = strategy.decide(state_view(state))
+    assert strategy.held_since == {at(11, 27): 0}
+    assert d.reason != "wall around their guard"  # a bee passing through is no guard yet
+    state.turn += HOLDER_TURNS
+    d = strategy.decide(state_view(state))
+    # Beside a cell a flower could be dropped in for their guard: it walls it.
+    assert d.action == Action.BUILD and d.reason == "wall around their guard"
+    assert at(*step(10, 25, d.direction)) in set(blockade.drop_cells(HIVE_1, at(11, 27)))
+    not_adaptive = synced(new_strategy(0, 0), state)
+    not_adaptive.adaptive = False
+    not_adaptive.held_since = {at(11, 27): 0}
+    assert not_adaptive.decide(state_view(state)).reason != "wall around their guard"
