@@ -11,7 +11,7 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -53,8 +53,24 @@ class LLMConfig(StrictModel):
     temperature: float = Field(0.2, ge=0, le=2)
     max_tokens: int = Field(600, ge=16, le=16384)
     request_timeout: float = Field(30.0, gt=0, le=600, description="Seconds for one HTTP request.")
-    structured_output: Literal["json_schema", "json_object", "text"] = Field(
-        "json_schema", description="How to ask for JSON; json_schema falls back to text when the server rejects it.")
+    structured_output: Literal["json_schema", "json_object_schema", "json_object", "text"] = Field(
+        "json_schema", description=(
+            "How to ask for JSON first: json_schema (OpenAI, vLLM, Ollama, LM Studio), json_object_schema "
+            "(json_object with the schema inside: the llama.cpp family), json_object, or text. A server that "
+            "refuses one is asked the next way, and the endpoint keeps it."))
+    probe_dialect: bool = Field(True, description=(
+        "Before the first call, a few one-token requests find whether the server drops the system message "
+        "or content sent as parts (images); false: send as configured."))
+    system_role: Literal["auto", "keep", "fold"] = Field("auto", description=(
+        "auto: found by the probe; keep: send system messages; fold: put their text into the first user "
+        "message (for chat templates without a system role)."))
+    field_chars: dict[str, Annotated[int, Field(ge=16, le=4000)]] = Field(
+        default_factory=lambda: {"*": 200, "chat": 120, "reply": 160}, description=(
+        "The most characters of each free-text field of an answer, by field name ('*': any other): told to the "
+        "model in the schema, and enforced as maxLength where the server turns schemas into grammars."))
+    bound_answers: bool = Field(True, description=(
+        "Bound free-text fields and size max_tokens to the schema; salvage or re-ask an answer cut off at "
+        "max_tokens. False: send the game's schema and max_tokens as they are."))
     max_in_flight: int = Field(32, ge=1, le=1024, description=(
         "LLM requests in flight at once for the whole process; waiting plays go before waiting chats."))
     retry: RetryConfig = Field(default_factory=RetryConfig)

@@ -8,6 +8,7 @@ a placeholder), the reply, tokens and times.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -42,10 +43,17 @@ def record_llm_result(transcript: Transcript | None, purpose: str, messages: Seq
     """A call that came back (``ok`` or ``error``); ``started`` is its ``time.monotonic()``."""
     if transcript is None:
         return
+    if result.endpoint is not None:
+        # What requests to this endpoint look like, once per session and again whenever it changes.
+        transcript.record_once("llm_endpoint", json.dumps(result.endpoint, sort_keys=True), model=result.model,
+                               **result.endpoint)
     transcript.record(
         "llm", purpose=purpose, outcome="ok" if result.ok else "error", model=result.model,
         **request_fields(transcript, messages), text=result.text, error=result.error,
         prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+        prompt_estimate=result.prompt_estimate, cached_tokens=result.cached_tokens, prompt_short=result.prompt_short,
+        salvaged=result.salvaged, reasked_cut=result.reasked,
+        finish_reason=result.finish_reason,
         latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
         attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text, **extra)
 

@@ -167,6 +167,16 @@ class Transcript:
             self.record(kind, sha256=digest, text=text)
         return digest
 
+    def record_once(self, kind: str, key: str, **data: Any) -> bool:
+        """``record(kind, **data)`` the first time this session sees ``key`` (an endpoint's dialect,
+        say); later calls with the same key write nothing. True when it was written."""
+        digest = text_hash(f"{kind}\x00{key}")
+        if digest in self._named or len(self._named) >= MAX_NAMED_TEXTS:
+            return False
+        self._named.add(digest)
+        self.record(kind, **data)
+        return True
+
     def keep_file(self, data: bytes, suffix: str) -> str | None:
         """Write ``data`` once per session into the folder next to the transcript (``<name>.files/``),
         named by its hash, and return that name relative to the transcript's folder; None when files

@@ -128,7 +128,9 @@ async def test_a_reply_far_over_max_tokens_is_an_error_with_a_clipped_text():
             result = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"})
         finally:
             await client.aclose()
-    assert result.error and "far over max_tokens=100" in result.error
+    # The message names the max_tokens the request carried (sized to this schema, at most the config's).
+    sent = fake.requests[-1].json["max_tokens"]
+    assert sent <= 100 and result.error and f"far over max_tokens={sent};" in result.error
     assert result.data is None and len(result.text) == client.max_reply_chars
 
 

@@ -27,6 +27,17 @@ MESSAGES = [{"role": "system", "content": "You play tangram."}, {"role": "user",
 ANSWER = {"piece": "small triangle 1", "chat": "I'll put it on the left."}
 
 
+def bounded(*, grammar: bool) -> dict:
+    """SCHEMA as the client sends it with the default bounds: each free-text field says its length
+    ('*': 200, chat: 120); a grammar server also gets it as maxLength."""
+    out = json.loads(json.dumps(SCHEMA))
+    for name, n in (("piece", 200), ("chat", 120)):
+        out["properties"][name]["description"] = f"At most {n} characters."
+        if grammar:
+            out["properties"][name]["maxLength"] = n
+    return out
+
+
 def make_client(fake: FakeOpenAI, *, key: str | None = "sk-test", max_attempts: int = 3,
                 initial_backoff: float = 0.0, max_backoff: float = 8.0, **llm: object) -> LLMClient:
     retry = RetryConfig(max_attempts=max_attempts, initial_backoff=initial_backoff, max_backoff=max_backoff)
@@ -59,10 +70,11 @@ async def test_structured_reply(fake_openai: FakeOpenAI, client: LLMClient) -> N
 
     sent = fake_openai.chat_requests[0].json
     assert sent["response_format"] == {"type": "json_schema", "json_schema": {
-        "name": "tangram_move", "schema": SCHEMA, "strict": True}}
+        "name": "tangram_move", "schema": bounded(grammar=False), "strict": True}}
     assert sent["model"] == "gpt-test"
     assert sent["messages"] == MESSAGES
-    assert sent["max_tokens"] == 600 and sent["temperature"] == 0.2
+    # max_tokens sized to the bounded schema (twice its need: OpenAI's strict mode cannot enforce the bounds)
+    assert 100 < sent["max_tokens"] < 600 and sent["temperature"] == 0.2
 
 
 async def test_complete_text(fake_openai: FakeOpenAI, client: LLMClient) -> None:
@@ -81,7 +93,7 @@ async def test_json_object_mode_describes_schema(fake_openai: FakeOpenAI) -> Non
     assert sent["response_format"] == {"type": "json_object"}
     system = sent["messages"][0]
     assert system["role"] == "system" and system["content"].startswith("You play tangram.")
-    assert json.dumps(SCHEMA, separators=(",", ":")) in system["content"]
+    assert json.dumps(bounded(grammar=False), separators=(",", ":")) in system["content"]
     assert MESSAGES[0]["content"] == "You play tangram."  # the caller's list is not modified
 
 
@@ -119,9 +131,31 @@ async def test_no_key_sends_placeholder_not_environment_key(fake_openai: FakeOpe
 # ---- structured output fallback -------------------------------------------------------------------
 
 
-async def test_json_schema_rejected_falls_back_to_text_and_remembers(fake_openai: FakeOpenAI,
-                                                                    client: LLMClient) -> None:
+async def test_json_schema_refused_steps_to_the_llama_cpp_form_and_remembers(fake_openai: FakeOpenAI,
+                                                                             client: LLMClient) -> None:
     fake_openai.reject_response_formats = {"json_schema"}
+    fake_openai.enqueue(FakeReply.ok_json(ANSWER))
+    result = await client.complete_json(MESSAGES, SCHEMA, "move")
+
+    assert result.ok, result.error
+    assert result.data == ANSWER and not result.fell_back_to_text
+    assert [(a.mode, a.status) for a in result.attempts] == [("json_schema", 400), ("json_object_schema", 200)]
+    first, second = fake_openai.chat_requests
+    assert first.response_format_type == "json_schema"
+    assert second.json["response_format"] == {"type": "json_object", "schema": bounded(grammar=True)}
+    assert '"additionalProperties":false' in second.messages[0]["content"]  # and told in words
+    assert client.structured_output == "json_object_schema" and client.refused_requests == 1
+    assert result.endpoint is not None and result.endpoint["structured_output"] == "json_object_schema"
+
+    # The next call does not pay for the refused request again.
+    fake_openai.enqueue(FakeReply.ok_json(ANSWER))
+    again = await client.complete_json(MESSAGES, SCHEMA, "move")
+    assert again.data == ANSWER and len(fake_openai.chat_requests) == 3
+    assert fake_openai.chat_requests[2].json["response_format"]["type"] == "json_object"
+
+
+async def test_every_rung_refused_ends_in_plain_text(fake_openai: FakeOpenAI, client: LLMClient) -> None:
+    fake_openai.reject_response_formats = {"json_schema", "json_object"}
     fake_openai.enqueue(FakeReply.ok(
         'Sure! Here is my move:\n```json\n{"piece": "square", "chat": "Top {left},",}\n```\nGood luck!'))
     result = await client.complete_json(MESSAGES, SCHEMA, "move")
@@ -129,19 +163,30 @@ async def test_json_schema_rejected_falls_back_to_text_and_remembers(fake_openai
     assert result.ok, result.error
     assert result.data == {"piece": "square", "chat": "Top {left},"}
     assert result.fell_back_to_text
-    assert [(a.mode, a.status) for a in result.attempts] == [("json_schema", 400), ("text", 200)]
-    first, second = fake_openai.chat_requests
-    assert first.response_format_type == "json_schema"
-    assert "response_format" not in second.json
-    assert '"additionalProperties":false' in second.messages[0]["content"]  # schema told in words
+    assert [(a.mode, a.status) for a in result.attempts] == [
+        ("json_schema", 400), ("json_object_schema", 400), ("json_object", 400), ("text", 200)]
+    assert "response_format" not in fake_openai.chat_requests[-1].json
     assert client.structured_output == "text"
 
-    # The next call does not pay for the rejected request again.
-    fake_openai.enqueue(FakeReply.ok_json(ANSWER))
-    again = await client.complete_json(MESSAGES, SCHEMA, "move")
-    assert again.data == ANSWER and again.fell_back_to_text
-    assert len(fake_openai.chat_requests) == 3
-    assert "response_format" not in fake_openai.chat_requests[2].json
+
+async def test_a_5xx_naming_response_format_is_a_refusal_not_a_retry(fake_openai: FakeOpenAI,
+                                                                    client: LLMClient) -> None:
+    # What llama-cpp-python answers to json_schema: a 500 holding pydantic's validation error.
+    said = ("[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+            "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}]")
+    fake_openai.enqueue(FakeReply.http_error(500, said), FakeReply.ok_json(ANSWER))
+    result = await client.complete_json(MESSAGES, SCHEMA, "move")
+    assert result.ok and result.data == ANSWER
+    assert [(a.mode, a.status) for a in result.attempts] == [("json_schema", 500), ("json_object_schema", 200)]
+
+
+async def test_a_5xx_without_such_words_stays_a_server_error_to_retry(fake_openai: FakeOpenAI,
+                                                                     client: LLMClient) -> None:
+    fake_openai.enqueue(FakeReply.http_error(500, "model is loading"), FakeReply.ok_json(ANSWER))
+    result = await client.complete_json(MESSAGES, SCHEMA, "move")
+    assert result.ok
+    assert [(a.mode, a.status) for a in result.attempts] == [("json_schema", 500), ("json_schema", 200)]
+    assert client.structured_output == "json_schema" and client.refused_requests == 0
 
 
 async def test_unexplained_400_tries_text_once_without_remembering(fake_openai: FakeOpenAI,
@@ -173,11 +218,46 @@ async def test_garbage_reply_gives_error_not_exception(fake_openai: FakeOpenAI, 
     assert len(fake_openai.chat_requests) == 1
 
 
-async def test_truncated_json_reply_reports_cut_off(fake_openai: FakeOpenAI, client: LLMClient) -> None:
+async def test_truncated_json_reply_reports_cut_off(fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue(FakeReply.ok('{"piece": "square", "chat": {"text": "I will', finish_reason="length"))
-    result = await client.complete_json(MESSAGES, SCHEMA, "move")
+    async with make_client(fake_openai, bound_answers=False) as llm:
+        result = await llm.complete_json(MESSAGES, SCHEMA, "move")
     assert result.data is None
     assert result.error == "reply cut off at max_tokens=600 before the JSON ended"
+    assert len(fake_openai.chat_requests) == 1
+
+
+async def test_an_answer_cut_in_its_free_text_is_salvaged(fake_openai: FakeOpenAI, client: LLMClient) -> None:
+    fake_openai.enqueue(FakeReply.ok('{"piece": "square", "chat": "I will put it ne', finish_reason="length"))
+    result = await client.complete_json(MESSAGES, SCHEMA, "move")
+    assert result.ok and result.salvaged and not result.reasked
+    assert result.data == {"piece": "square", "chat": "I will put it ne"}
+    assert len(fake_openai.chat_requests) == 1
+
+
+# A decision field is one the model does not write freely (an enum here); a cut inside it is never played.
+PICK = {**SCHEMA, "properties": {"piece": {"type": "string", "enum": ["square", "small triangle 1"]},
+                                 "chat": {"type": "string"}}}
+
+
+async def test_an_answer_cut_in_its_decision_is_asked_again_once_with_tighter_bounds(
+        fake_openai: FakeOpenAI, client: LLMClient) -> None:
+    fake_openai.enqueue(FakeReply.ok('{"chat": "' + "x" * 60 + '", "piece": "squ', finish_reason="length"))
+    fake_openai.enqueue(FakeReply.ok_json(ANSWER))
+    result = await client.complete_json(MESSAGES, PICK, "move")
+    assert result.ok and result.reasked and not result.salvaged and result.data == ANSWER
+    first, second = (r.json for r in fake_openai.chat_requests)
+    assert second["max_tokens"] < first["max_tokens"]
+    said = second["response_format"]["json_schema"]["schema"]["properties"]["chat"]["description"]
+    assert said == "At most 60 characters."  # half the chat bound
+
+
+async def test_a_second_cut_is_not_asked_again(fake_openai: FakeOpenAI, client: LLMClient) -> None:
+    for _ in range(2):
+        fake_openai.enqueue(FakeReply.ok('{"chat": "hi", "piece": "squ', finish_reason="length"))
+    result = await client.complete_json(MESSAGES, PICK, "move")
+    assert not result.ok and result.reasked and len(fake_openai.chat_requests) == 2
+    assert result.error is not None and "cut off at max_tokens" in result.error
 
 
 async def test_non_json_http_body_is_an_error(fake_openai: FakeOpenAI, client: LLMClient) -> None:

@@ -42,10 +42,13 @@ from typing import Any
 
 from aiohttp import web
 
+from agent.core.llm.probe import PROBE_HEADER
 from agent.core.testing.random_schema import RandomSchemaOptions, random_instance, request_schema
 
 DEFAULT_CONTENT = '{"ok": true}'
 DEFAULT_MODEL = "fake-model"
+TEMPLATE_TOKENS = 3
+"""Tokens a chat template adds to any prompt (a server counts them even when it drops every message)."""
 MAX_TIMINGS = 100_000
 """Per-request answer times kept (the oldest are dropped first)."""
 
@@ -235,6 +238,9 @@ class FakeOpenAI:
         port: int = 0,
         random_schema: RandomSchemaOptions | None = None,
         seed: int | str | None = None,
+        drops_system: bool = False,
+        drops_parts: bool = False,
+        refuses_images: bool = False,
     ) -> None:
         self.default_content = default_content
         self.default_delay = default_delay
@@ -243,6 +249,12 @@ class FakeOpenAI:
         """When set, requests must carry ``Authorization: Bearer <api_key>`` or get a 401."""
         self.reject_response_formats = set(reject_response_formats)
         """response_format types answered with a 400, like servers without structured output."""
+        self.drops_system = drops_system
+        """Count no system message, as a chat template without a system role does (llama-cpp-python's gemma)."""
+        self.drops_parts = drops_parts
+        """Count no message whose content is a list of parts, as a server for a text-only model may."""
+        self.refuses_images = refuses_images
+        """Answer image parts with a 500, as some llama.cpp-based servers do for a text-only model."""
         self.model = model
         self.host = host
         self.port = port
@@ -252,6 +264,8 @@ class FakeOpenAI:
         # A deque because tests in another thread may enqueue while the server pops.
         self.queue: deque[FakeReply] = deque(replies)
         self.requests: list[RecordedRequest] = []
+        self.probe_requests: list[RecordedRequest] = []
+        """The client's dialect probes (header X-Agent-Probe), answered here apart from the script."""
         self.in_flight = 0
         self.max_in_flight = 0
         self.answer_seconds: deque[float] = deque(maxlen=MAX_TIMINGS)
@@ -271,6 +285,7 @@ class FakeOpenAI:
         """Forget requests, counters and queued replies (call while no request is in flight)."""
         self.queue.clear()
         self.requests.clear()
+        self.probe_requests.clear()
         self.answer_seconds.clear()
         self.max_in_flight = self.in_flight
 
@@ -390,7 +405,7 @@ class FakeOpenAI:
         record = RecordedRequest(method=request.method, path=request.path,
                                  headers={k.lower(): v for k, v in request.headers.items()},
                                  json=parsed, body=body, received_at=time.monotonic())
-        self.requests.append(record)
+        (self.probe_requests if record.headers.get(PROBE_HEADER.lower()) else self.requests).append(record)
         return record
 
     def _auth_error(self, record: RecordedRequest) -> FakeReply | None:
@@ -404,7 +419,11 @@ class FakeOpenAI:
         started = time.monotonic()
         try:
             record = await self._record(request)
-            reply = self._auth_error(record) or self._validate(record) or await self._next_reply(record.json)
+            reply = self._auth_error(record) or self._validate(record)
+            if reply is None and record in self.probe_requests:
+                reply = FakeReply.ok("OK")  # a dialect probe: counted below like any request, never scripted
+            if reply is None:
+                reply = await self._next_reply(record.json)
             return await self._send(request, reply, record.json)
         finally:
             self.in_flight -= 1
@@ -418,6 +437,8 @@ class FakeOpenAI:
         rf_type = record.response_format_type
         if rf_type is not None and rf_type in self.reject_response_formats:
             return FakeReply.http_error(400, f"response_format {rf_type} not supported", param="response_format")
+        if self.refuses_images and record.image_urls():
+            return FakeReply.http_error(500, "Unsupported content part type: image_url")
         return None
 
     async def _next_reply(self, body: dict[str, Any]) -> FakeReply:
@@ -465,7 +486,7 @@ class FakeOpenAI:
         self._completions += 1
         content = self.default_content if reply.content is None else reply.content
         # Rough token counts (4 characters a token) unless the script gives exact ones.
-        prompt = reply.prompt_tokens if reply.prompt_tokens is not None else len(json.dumps(body.get("messages"))) // 4
+        prompt = reply.prompt_tokens if reply.prompt_tokens is not None else self._prompt_tokens(body)
         completion = reply.completion_tokens if reply.completion_tokens is not None else len(content) // 4 + 1
         return {
             "id": f"chatcmpl-fake-{self._completions}",
@@ -477,6 +498,14 @@ class FakeOpenAI:
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},
         }
+
+    def _prompt_tokens(self, body: dict[str, Any]) -> int:
+        """What a server counts: the messages it keeps, about 4 characters a token (images as their
+        base64, more than any server counts, so a prompt that arrives is never counted short)."""
+        kept = [m for m in body.get("messages") or [] if isinstance(m, dict)
+                and not (self.drops_system and m.get("role") == "system")
+                and not (self.drops_parts and isinstance(m.get("content"), list))]
+        return len(json.dumps(kept)) // 4 + TEMPLATE_TOKENS
 
     async def _models(self, request: web.Request) -> web.Response:
         record = await self._record(request)

@@ -134,8 +134,10 @@ class LLMPlayer:
                                   marks.images)
         outcome = self._interpret(result, view, template, marks, reasked=False)
         reasks = 0
+        # An answer cut off twice (the client already asked again with tighter bounds) is not asked a third time.
+        cut_twice = result is not None and result.reasked and result.data is None
         while isinstance(outcome, _Unusable) and outcome.problem is not None \
-                and reasks < self.config.llm.max_reasks:
+                and reasks < self.config.llm.max_reasks and not cut_twice:
             assert result is not None
             left = self._time_left(view)
             expected = self._expected_latency()

@@ -1,0 +1,171 @@
+"""Bounded answers: every free-text field gets a length the model is told and, where the endpoint
+enforces schemas with a grammar, cannot pass; the reply's ``max_tokens`` is sized to the schema; an
+answer cut off at ``max_tokens`` is salvaged when its decision fields are complete.
+
+A small model writes its ``reasoning`` until ``max_tokens`` runs out and the JSON never closes. A
+``maxLength`` in the schema stops it in the llama.cpp family (its grammar counts characters); OpenAI's
+strict mode refuses the keyword, so there the bound is words in the field's description only, and the
+game's schemas themselves stay strict-clean.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+from agent.core.llm.jsonfind import extract_json
+
+DEFAULT_FIELD = "*"
+CHARS_PER_TOKEN_WORST = 2.5
+"""Free text a small model writes can be denser than English prose: budget tokens generously."""
+KEY_TOKENS = 4
+REPLY_OVERHEAD_TOKENS = 24
+NUMBER_TOKENS = 6
+UNBOUNDED_ARRAY_ITEMS = 8
+
+
+def is_free_text(node: Any) -> bool:
+    """A string field the model writes freely (no enum, no const)."""
+    if not isinstance(node, dict) or "enum" in node or "const" in node:
+        return False
+    kind = node.get("type")
+    return kind == "string" or (isinstance(kind, list) and "string" in kind)
+
+
+def _limit(name: str, field_chars: dict[str, int]) -> int:
+    return field_chars.get(name, field_chars.get(DEFAULT_FIELD, 200))
+
+
+def bound_schema(schema: dict[str, Any], field_chars: dict[str, int], *, grammar: bool,
+                 say: Callable[[int], str], scale: float = 1.0) -> dict[str, Any]:
+    """A copy of ``schema`` whose free-text properties say their bound in their description (``say(n)``)
+    and, when ``grammar``, carry it as ``maxLength``. ``scale`` tightens every bound (a re-ask after a cut)."""
+    out = copy.deepcopy(schema)
+
+    def visit(node: Any) -> None:
+        if not isinstance(node, dict):
+            return
+        for name, sub in (node.get("properties") or {}).items():
+            if is_free_text(sub):
+                n = max(16, int(_limit(name, field_chars) * scale))
+                said = say(n)
+                sub["description"] = f"{sub['description']} {said}" if sub.get("description") else said
+                if grammar:
+                    sub["maxLength"] = min(n, int(sub.get("maxLength", n)))
+            else:
+                visit(sub)
+        for key in ("anyOf", "oneOf", "allOf"):
+            for sub in node.get(key) or []:
+                visit(sub)
+        visit(node.get("items"))
+        for sub in (node.get("$defs") or {}).values():
+            visit(sub)
+
+    visit(out)
+    return out
+
+
+def reply_tokens(schema: dict[str, Any], field_chars: dict[str, int]) -> int:
+    """The most tokens an answer that keeps to ``schema`` and its bounds should need."""
+    defs = schema.get("$defs") or {}
+
+    def size(node: Any, name: str, depth: int) -> float:
+        if not isinstance(node, dict) or depth > 12:
+            return NUMBER_TOKENS
+        if "$ref" in node:
+            return size(defs.get(str(node["$ref"]).rsplit("/", 1)[-1]), name, depth + 1)
+        if "enum" in node:
+            return max((len(json.dumps(v)) for v in node["enum"]), default=4) / 3 + 2
+        if "const" in node:
+            return len(json.dumps(node["const"])) / 3 + 2
+        branches = node.get("anyOf") or node.get("oneOf")
+        if branches:
+            return max(size(b, name, depth + 1) for b in branches)
+        kind = node.get("type")
+        kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
+        if kind == "object":
+            return sum(KEY_TOKENS + len(k) / 3 + size(sub, k, depth + 1)
+                       for k, sub in (node.get("properties") or {}).items()) + 2
+        if kind == "array":
+            items = int(node.get("maxItems", UNBOUNDED_ARRAY_ITEMS))
+            return items * (size(node.get("items"), name, depth + 1) + 1) + 2
+        if kind == "string":
+            return _limit(name, field_chars) / CHARS_PER_TOKEN_WORST + 2
+        return NUMBER_TOKENS
+
+    return int(size(schema, "", 0)) + REPLY_OVERHEAD_TOKENS
+
+
+def salvage(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The object in a reply cut off at ``max_tokens``, when every field that decides (everything but
+    free text) is complete; free text is kept as far as it got (a missing one is empty). None when a
+    deciding field is missing or was the one cut."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    closed = _close(text[start:])
+    if closed is None:
+        return None
+    body, cut_value = closed
+    data = extract_json(body)
+    if data is None:
+        return None
+    properties = schema.get("properties") or {}
+    if cut_value and data and not is_free_text(properties.get(list(data)[-1])):
+        return None  # the cut fell inside a deciding value: never play half a word
+    for name, sub in properties.items():
+        if name in data:
+            continue
+        if is_free_text(sub):
+            data[name] = ""
+        elif name in (schema.get("required") or []):
+            return None
+    return data
+
+
+def _close(fragment: str) -> tuple[str, bool] | None:
+    """``fragment`` (a JSON object cut short) closed, and whether a top-level string value was cut in
+    the middle (kept as far as it got). Anything cut deeper is dropped back to the last complete
+    top-level member. None when nothing usable is left."""
+    stack: list[str] = []
+    in_string = escaped = False
+    last_member_end = 0  # index of the last top-level comma: every member before it is complete
+    for i, ch in enumerate(fragment):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+            continue
+        if ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append("}" if ch == "{" else "]")
+        elif ch in "}]":
+            if not stack:
+                return None
+            stack.pop()
+            if not stack:
+                return fragment[: i + 1], False  # it was complete after all
+        elif ch == "," and len(stack) == 1:
+            last_member_end = i
+    if not stack:
+        return None
+    if in_string and len(stack) == 1:
+        candidate = fragment.removesuffix("\\") + '"}'
+        if extract_json(candidate) is not None and _value_was_cut(fragment):
+            return candidate, True
+    head = fragment[:last_member_end] if last_member_end else "{"
+    return head + "}", False
+
+
+def _value_was_cut(fragment: str) -> bool:
+    """Whether the open string at the end of ``fragment`` is a value (after ``:``), not a key."""
+    quote = fragment.rfind('"')
+    while quote > 0 and fragment[quote - 1] == "\\":
+        quote = fragment.rfind('"', 0, quote - 1)
+    return fragment[:quote].rstrip().endswith(":")
