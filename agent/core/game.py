@@ -19,9 +19,12 @@ import contextlib
 import signal
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent.core.config import GameConfig
+
+if TYPE_CHECKING:
+    from agent.core.llm_check import LLMSample
 
 T = TypeVar("T")
 
@@ -55,6 +58,10 @@ class Game:
     check: Callable[[Any], None] = _no_check
     """Start-up checks beyond the config's own validation (templates, keys, data files); raises
     ConfigError or PromptError with a one-line reason, before anything listens or dials."""
+    llm_sample: Callable[[Any], LLMSample] | None = None
+    """A decision request as the LLM player sends it (its templates rendered with their sample
+    context, its pictures when the config sends them, its decision schema): what ``--check-llm``
+    sends, so the check tries what play will try."""
 
 
 @contextlib.contextmanager

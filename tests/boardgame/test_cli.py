@@ -54,11 +54,13 @@ async def test_the_agent_command_joins_a_match(tmp_path: Path) -> None:
     async with running_engine(games=("connect_four",), bot="none", seed=1) as (engine, url):
         host = await agent_process("--connect", url, "--agent-id", "A", "--opponent", "none",
                                    "--search-seconds", "0.02", "--log-level", "WARNING", cwd=tmp_path)
-        for _ in range(500):
-            matches = engine.match_ids()
-            if matches:
-                break
+        # The host's start-up (a Python process importing the agent) is what we wait for: bounded by
+        # its own exit or a minute, not by a count of polls that a loaded machine can outlast.
+        deadline = asyncio.get_running_loop().time() + 60
+        while not (matches := engine.match_ids()) and host.returncode is None:
+            assert asyncio.get_running_loop().time() < deadline, "the host created no match within 60 s"
             await asyncio.sleep(0.02)
+        assert matches, f"the host exited ({host.returncode}) without creating a match"
         guest = await agent_process("--connect", url, "--agent-id", "B", "--match", matches[0],
                                     "--search-seconds", "0.02", "--log-level", "WARNING", cwd=tmp_path)
         (host_status, host_out, _), (guest_status, guest_out, _) = await asyncio.gather(finish(host), finish(guest))

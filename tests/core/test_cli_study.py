@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -53,19 +54,57 @@ def test_shipped_configs_are_found_by_name() -> None:
     assert config.source == (ROOT / "configs" / "offline.yaml").resolve()
 
 
-async def test_check_llm_reports_success(fake_openai: FakeOpenAI) -> None:
-    config = GameConfig.model_validate({"player": "llm", "llm": {"base_url": fake_openai.base_url,
-                                                                 "api_key_required": False, "model": "m-x"}})
-    outcome = await check_llm(config)
-    assert outcome.ok and outcome.message.startswith(f"LLM check passed: model 'm-x' at {fake_openai.base_url}")
-    assert len(fake_openai.chat_requests) == 1 and fake_openai.chat_requests[0].json["max_tokens"] <= 16
+def _llm_config(fake: FakeOpenAI, **llm: object) -> GameConfig:
+    return GameConfig.model_validate({"player": "llm", "llm": {"base_url": fake.base_url, "api_key_required": False,
+                                                               "model": "m-x", **llm}})
 
 
-async def test_check_llm_reports_the_exact_failure_after_one_request(fake_openai: FakeOpenAI) -> None:
+def _tangram_sample(config: GameConfig):  # type: ignore[no-untyped-def]
+    from agent.games.tangram.config import Config
+    from agent.games.tangram.llm_sample import llm_sample
+
+    return llm_sample(Config.model_validate({"player": "llm", "llm": config.llm.model_dump()}))
+
+
+async def test_check_llm_sends_the_games_own_request_and_reports_a_table(fake_openai: FakeOpenAI) -> None:
+    config = _llm_config(fake_openai)
+    outcome = await check_llm(config, _tangram_sample(config))
+    assert outcome.ok, outcome.message
+    rows = dict(outcome.rows)
+    assert rows["structured output"] == "json_schema" and rows["images"] == "accepted and seen"
+    assert rows["system role"] == "kept" and rows["found by"] == "probed"
+    assert "counted for about" in rows["prompt tokens"]
+    assert outcome.message.splitlines()[-1].startswith("LLM check passed")
+    (sent,) = fake_openai.chat_requests
+    assert sent.json["response_format"]["json_schema"]["name"] == "tangram_move"  # the play schema itself
+    assert len(sent.image_urls()) == 2  # board and drawer, as play sends them
+    system, user = sent.messages
+    assert re.search(r"Check word A: K[0-9a-f]{6}\.$", system["content"])
+    assert re.search(r"B: Q[0-9a-f]{6}\)", " ".join(p.get("text", "") for p in user["content"]))
+
+
+async def test_check_llm_tells_a_server_that_drops_what_play_sends(fake_openai: FakeOpenAI) -> None:
+    fake_openai.drops_parts = fake_openai.drops_system = True
+    config = _llm_config(fake_openai)
+    outcome = await check_llm(config, _tangram_sample(config))
+    assert outcome.ok, outcome.message  # play can go on: in a dialect that carries the prompt
+    rows = dict(outcome.rows)
+    assert rows["content"].startswith("plain strings") and rows["images"].startswith("not seen")
+    assert rows["system role"].startswith("folded")
+
+
+async def test_check_llm_fails_with_the_fix_when_the_prompt_is_cut(fake_openai: FakeOpenAI) -> None:
+    fake_openai.enqueue(FakeReply.ok_json({"ok": True}, prompt_tokens=40))
+    config = _llm_config(fake_openai)
+    outcome = await check_llm(config, _tangram_sample(config))
+    assert not outcome.ok
+    assert "LLM check failed" in outcome.message and "context window" in outcome.message
+    assert "num_ctx" in outcome.message
+
+
+async def test_check_llm_reports_the_exact_failure(fake_openai: FakeOpenAI) -> None:
     fake_openai.enqueue(FakeReply.http_error(404, "The model `m-x` does not exist"))
-    config = GameConfig.model_validate({"player": "llm", "llm": {"base_url": fake_openai.base_url,
-                                                                 "api_key_required": False, "model": "m-x"}})
-    outcome = await check_llm(config)
+    outcome = await check_llm(_llm_config(fake_openai), None)
     assert not outcome.ok and "404" in outcome.message and "does not exist" in outcome.message
     assert len(fake_openai.chat_requests) == 1
 
@@ -88,6 +127,7 @@ def test_check_llm_failure_stops_before_serving(tmp_path: Path) -> None:
 
 def test_check_llm_without_an_llm_player_says_so_and_goes_on(capsys: pytest.CaptureFixture[str]) -> None:
     from agent.cli import _check_llm
+    from agent.games import load_game
 
-    assert _check_llm(GameConfig()) == 0
+    assert _check_llm(load_game("tangram"), GameConfig()) == 0
     assert "LLM check skipped: the tangram player 'offline' uses no LLM" in capsys.readouterr().err

@@ -7,6 +7,7 @@ prints one line per match with the result. Heavy modules load inside ``main``.
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from agent.core.config import ConfigError, check_api_key
 from agent.core.game import Game
@@ -83,6 +84,13 @@ async def main(config: BoardgameConfig, args: argparse.Namespace) -> int:
         return 130
 
 
+
+def llm_sample(config: Any) -> Any:
+    from agent.games.boardgame.llm_sample import llm_sample as sample
+
+    return sample(config)
+
+
 GAME = Game(
     name="boardgame",
     summary="the Boardgame Protocol 1.0.0: dials an engine (ws://127.0.0.1:8765), creates or joins a match",
@@ -91,4 +99,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
+    llm_sample=llm_sample,
 )

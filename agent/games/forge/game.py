@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, stop_signals
@@ -84,6 +85,13 @@ async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
     return 0
 
 
+
+def llm_sample(config: Any) -> Any:
+    from agent.games.forge.llm_sample import llm_sample as sample
+
+    return sample(config)
+
+
 GAME = Game(
     name="forge",
     summary="ForgeHeadless Magic: The Gathering: serves http://localhost:5005 (POST / or /decide) for Forge",
@@ -92,4 +100,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
+    llm_sample=llm_sample,
 )

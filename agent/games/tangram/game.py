@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import Any
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, stop_signals
@@ -113,6 +114,13 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+
+def llm_sample(config: Any) -> Any:
+    from agent.games.tangram.llm_sample import llm_sample as sample
+
+    return sample(config)
+
+
 GAME = Game(
     name="tangram",
     summary="the GAIPS Tangram Collaboration Platform: serves ws://localhost:5000, which the game dials",
@@ -121,4 +129,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
+    llm_sample=llm_sample,
 )
