@@ -38,6 +38,8 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 from agent.core.config import LLMConfig
 from agent.core.llm.bounds import bound_schema, reply_tokens, salvage
 from agent.core.llm.dialect import (
+    CHANGES,
+    SHORT_PROMPT_FIX,
     Dialect,
     Refusal,
     after_short_prompt,
@@ -47,11 +49,13 @@ from agent.core.llm.dialect import (
     known_dialect,
     prompt_arrived,
     shape_messages,
+    short_kind,
 )
 from agent.core.llm.errors import Describer, ReplyTooLarge, retry_after, retryable, status_of
 from agent.core.llm.gate import LLMGate
-from agent.core.llm.jsonfind import extract_json
 from agent.core.llm.probe import PROBE_HEADER, probe_images, probe_messages
+from agent.core.llm.reply import prompt_tokens_of, read_reply
+from agent.core.llm.request import build_request, with_schema_note
 from agent.core.llm.result import LLMAttempt, LLMResult, Mode, Priority
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
@@ -62,8 +66,6 @@ CHARS_PER_TOKEN_LIMIT = 32
 """A reply longer than ``max_tokens`` times this cannot be a reply cut at ``max_tokens`` (a token
 is about 4 characters of English; the longest tokens, runs of spaces, are about 30)."""
 MIN_REPLY_CHARS = 16_384
-OFF_LOOP_CHARS = 4_096
-"""Replies longer than this are searched for JSON in a worker thread."""
 MIN_BODY_BYTES = 1_048_576
 BODY_BYTES_PER_CHAR = 8
 """Room for JSON escapes (six bytes for a \\uXXXX) and the response's envelope."""
@@ -84,14 +86,6 @@ _NOTE_SAMPLE = {"schema_json": "{}", "nonce": "0", "n": 1}
 REASK_SCALE = 0.5
 """A re-ask after an answer cut off at max_tokens halves every free-text bound."""
 MIN_REPLY_TOKENS = 48
-
-_CHANGES: dict[Refusal, str] = {
-    "structured": "asking for JSON another way from now on",
-    "images": "sending no images from now on",
-    "unexplained": "asking in plain text this once",
-    "temperature": "leaving out temperature from now on",
-    "max_tokens": "sending max_completion_tokens instead of max_tokens from now on",
-}
 
 
 def load_notes() -> PromptSet:
@@ -247,7 +241,7 @@ class LLMClient:
         except Exception as exc:
             log.debug("dialect probe request failed: %s", self._errors.describe(exc, None))
             return None
-        return _prompt_tokens(completion)
+        return prompt_tokens_of(completion)
 
     async def _probe_image(self, messages: list[dict[str, Any]], priority: Priority) -> tuple[int | None, bool]:
         try:
@@ -259,7 +253,7 @@ class LLMClient:
         except Exception as exc:
             log.debug("image probe request failed: %s", self._errors.describe(exc, None))
             return None, False
-        return _prompt_tokens(completion), False
+        return prompt_tokens_of(completion), False
 
     async def _probe_request(self, messages: list[dict[str, Any]], priority: Priority) -> Any:
         limit_key = "max_completion_tokens" if self._use_max_completion_tokens else "max_tokens"
@@ -296,7 +290,7 @@ class LLMClient:
                     break
                 self.refused_requests += 1
                 log.warning("provider refused the request (HTTP %s: %s); %s", exc.status_code,
-                            self._errors.provider_message(exc), _CHANGES[refusal])
+                            self._errors.provider_message(exc), CHANGES[refusal])
                 if not self._change(refusal, mode):
                     text_once = True
                 continue
@@ -337,7 +331,7 @@ class LLMClient:
         """A prompt that did not arrive whole: warn, change the dialect; True when a resend can carry it."""
         result.prompt_short = True
         changed = after_short_prompt(self.dialect, sent, result.prompt_tokens)
-        fix = _SHORT_PROMPT_FIX[_short_kind(self.dialect, changed)]
+        fix = SHORT_PROMPT_FIX[short_kind(self.dialect, changed)]
         log.warning("the server counted %d prompt tokens for about %d sent: %s", result.prompt_tokens,
                     result.prompt_estimate, fix)
         self._adopt(changed, "short prompt")
@@ -382,41 +376,18 @@ class LLMClient:
 
     def _with_schema(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                      mode: Mode) -> list[dict[str, Any]]:
-        """Without a server-enforced schema (any mode but json_schema) the model must be told the
-        shape in words: added to the first system message (some templates allow only one, first)."""
         if schema is None or mode == "json_schema":
             return messages
         note = self._notes.render("schema", {"schema_json": json.dumps(schema, separators=(",", ":"))})
-        out = [dict(m) for m in messages]
-        for message in out:
-            if message.get("role") == "system":
-                content = message.get("content")
-                if isinstance(content, list):
-                    message["content"] = [*content, {"type": "text", "text": note}]
-                else:
-                    message["content"] = f"{content or ''}\n\n{note}".strip()
-                return out
-        return [{"role": "system", "content": note}, *out]
+        return with_schema_note(messages, note)
 
     def _request(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
                  mode: Mode, max_tokens: int | None) -> dict[str, Any]:
         cfg = self._config
-        request: dict[str, Any] = {"model": cfg.model}
-        limit_key = "max_completion_tokens" if self._use_max_completion_tokens else "max_tokens"
-        request[limit_key] = min(max_tokens or cfg.max_tokens, cfg.max_tokens)
-        if self._send_temperature:
-            request["temperature"] = cfg.temperature
-        if schema is not None and mode == "json_schema":
-            request["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": _schema_name(schema_name), "schema": schema, "strict": True}}
-        elif schema is not None and mode == "json_object_schema":
-            # The llama.cpp family's form: its server turns the schema into a grammar. OpenAI refuses
-            # the unknown field, so this is sent only to an endpoint that refused json_schema.
-            request["response_format"] = {"type": "json_object", "schema": schema}
-        elif schema is not None and mode == "json_object":
-            request["response_format"] = {"type": "json_object"}
-        request["messages"] = messages
-        return request
+        return build_request(cfg.model, messages, schema, schema_name, mode,
+                             max_tokens=min(max_tokens or cfg.max_tokens, cfg.max_tokens),
+                             temperature=cfg.temperature if self._send_temperature else None,
+                             limit_key="max_completion_tokens" if self._use_max_completion_tokens else "max_tokens")
 
     async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
                             priority: Priority) -> Any:
@@ -470,71 +441,5 @@ class LLMClient:
     # ---- reading replies --------------------------------------------------------------------------
 
     async def _read(self, completion: Any, result: LLMResult, *, parse_json: bool, limit: int) -> None:
-        try:
-            choice = completion.choices[0]
-            message = choice.message
-            text = message.content or ""
-            result.finish_reason = choice.finish_reason
-            result.model = str(completion.model or self._config.model)
-            result.prompt_tokens = _prompt_tokens(completion) or 0
-            usage = completion.usage
-            if usage is not None:
-                result.completion_tokens = int(usage.completion_tokens or 0)
-                details = getattr(usage, "prompt_tokens_details", None)
-                result.cached_tokens = int(getattr(details, "cached_tokens", 0) or 0)
-        except (AttributeError, IndexError, TypeError, ValueError) as exc:
-            result.error = f"malformed response from provider ({type(exc).__name__})"
-            return
-        result.error = None
-        result.data = None
-        if len(text) > self.max_reply_chars:
-            # Far more than max_tokens allows: not a move, and parsing it would only cost time.
-            result.text = text[: self.max_reply_chars]
-            result.error = f"reply of {len(text)} characters is far over max_tokens={limit}; not used"
-            return
-        result.text = text
-        if not text.strip():
-            refusal = getattr(message, "refusal", None)
-            result.error = f"model refused: {self._errors.clean(refusal, 120)}" if refusal else "empty reply from model"
-            return
-        if not parse_json:
-            return
-        if len(text) > OFF_LOOP_CHARS:
-            result.data = await asyncio.to_thread(extract_json, text)
-        else:
-            result.data = extract_json(text)
-        if result.data is None:
-            if result.finish_reason == "length":
-                result.error = f"reply cut off at max_tokens={limit} before the JSON ended"
-            else:
-                result.error = f"reply is not a JSON object: {self._errors.clean(text, 80)!r}"
-
-
-_SHORT_PROMPT_FIX = {
-    "parts": "the server drops content sent as a list of parts: sending text as plain strings, without images",
-    "system": "the server's chat template drops the system message: folding it into the first user message",
-    "context": "the server cut the prompt to its context window: give the model a larger context "
-               "(Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size / n_ctx) or set llm.context_tokens",
-}
-
-
-def _short_kind(before: Dialect, after: Dialect) -> str:
-    if after.parts != before.parts:
-        return "parts"
-    if after.system != before.system:
-        return "system"
-    return "context"
-
-
-def _prompt_tokens(completion: Any) -> int | None:
-    usage = getattr(completion, "usage", None)
-    value = getattr(usage, "prompt_tokens", None)
-    return int(value) if isinstance(value, int | float) else None
-
-
-def _schema_name(name: str) -> str:
-    # OpenAI accepts [a-zA-Z0-9_-]{1,64} only.
-    return re.sub(r"[^a-zA-Z0-9_-]", "_", name)[:64] or "reply"
-
-
-
+        await read_reply(completion, result, parse_json=parse_json, limit=limit, max_chars=self.max_reply_chars,
+                         errors=self._errors, default_model=self._config.model)

@@ -253,3 +253,28 @@ KNOWN_HOSTS = re.compile(r"^https://api\.openai\.com(/|$)")
 
 def known_dialect(base_url: str) -> bool:
     return bool(KNOWN_HOSTS.match(base_url))
+
+
+# ---- what the log says -------------------------------------------------------------------------------
+
+CHANGES: dict[Refusal, str] = {
+    "structured": "asking for JSON another way from now on",
+    "images": "sending no images from now on",
+    "unexplained": "asking in plain text this once",
+    "temperature": "leaving out temperature from now on",
+    "max_tokens": "sending max_completion_tokens instead of max_tokens from now on",
+}
+
+SHORT_PROMPT_FIX = {
+    "parts": "the server drops content sent as a list of parts: sending text as plain strings, without images",
+    "system": "the server's chat template drops the system message: folding it into the first user message",
+    "context": "the server cut the prompt to its context window: give the model a larger context "
+               "(Ollama: num_ctx or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size / n_ctx) or set llm.context_tokens",
+}
+
+def short_kind(before: Dialect, after: Dialect) -> str:
+    if after.parts != before.parts:
+        return "parts"
+    if after.system != before.system:
+        return "system"
+    return "context"
