@@ -266,11 +266,15 @@ def test_raiders_enclose_a_guard_that_holds_a_cell_of_their_ring() -> None:
     assert strategy.held_since == {at(11, 27): 0}
     assert d.reason != "wall around their guard"  # a bee passing through is no guard yet
     state.turn += HOLDER_TURNS
+    assert strategy.decide(state_view(state)).reason != "wall around their guard"  # never seen carrying
+    put(state, 1, 1, 11, 27, carrying=True)  # it received a passed flower: a guard
     d = strategy.decide(state_view(state))
+    assert strategy.relaying == {at(11, 27)}
     # Beside a cell a flower could be dropped in for their guard: it walls it.
     assert d.action == Action.BUILD and d.reason == "wall around their guard"
     assert at(*step(10, 25, d.direction)) in set(blockade.drop_cells(HIVE_1, at(11, 27)))
     not_adaptive = synced(new_strategy(0, 0), state)
     not_adaptive.adaptive = False
     not_adaptive.held_since = {at(11, 27): 0}
+    not_adaptive.relaying = {at(11, 27)}
     assert not_adaptive.decide(state_view(state)).reason != "wall around their guard"

@@ -99,6 +99,8 @@ class Strategy:
     """Read the opponent's plan from the map and answer it (off: the strategy before issue 31)."""
     held_since: dict[int, int] = field(default_factory=dict)
     """Cell of the enemy hive's ring -> turn since which an enemy bee has been seen standing there."""
+    relaying: set[int] = field(default_factory=set)
+    """Those of them where the bee standing there was seen with a flower: a receiver of passed flowers."""
 
     def post_order(self, hive: int) -> list[int]:
         """The raiders' posts by the enemy hive, best first (a counter-bot overrides it)."""
@@ -361,8 +363,9 @@ class Strategy:
         raiders = {b.index: b.position for b in world.bees if self.role_of(b.index) == "raid"}
         enemy_bees = (int(Cell.BEE_0 + world.opponent), int(Cell.BEE_0_WITH_FLOWER + world.opponent))
         taken = {i for i in ring if world.cells[i] in enemy_bees and world.age(i) <= FRESH_BEE}
+        carrying = {i for i in taken if world.cells[i] == enemy_bees[1]}
         candidates = self.post_order(world.enemy_hive)
-        holders = self._their_holders(taken) if self.adaptive else []
+        holders = self._their_holders(taken, carrying) if self.adaptive else []
         if holders:
             # Their guard holds a ring cell and receives flowers dropped beside it over our walls
             # (against the counter-bots 22 of 28 of their points came through one such guard):
@@ -414,16 +417,21 @@ class Strategy:
         dist = distance_field(costs, [post], until=self._settle(me))
         return self._step(view, around, dist, "go blockade the enemy hive", world.enemy_hive)
 
-    def _their_holders(self, taken: set[int]) -> list[int]:
+    def _their_holders(self, taken: set[int], carrying: set[int]) -> list[int]:
         """The enemy hive's ring cells where an enemy bee (in ``taken`` now) has stood for
-        HOLDER_TURNS or more; the record of a cell it left is dropped."""
+        HOLDER_TURNS or more and was seen with a flower since: it receives passed flowers. A bee
+        only boxed in there by our walls (the 2022 racers') never carries: enclosing it took the
+        raider off the front post, and the racers won again (real arena, ``epk_final``)."""
         turn = self.world.turn
         for cell in list(self.held_since):
             if cell not in taken:
                 del self.held_since[cell]
+                self.relaying.discard(cell)
         for cell in taken:
             self.held_since.setdefault(cell, turn)
-        return sorted(c for c, since in self.held_since.items() if turn - since >= HOLDER_TURNS)
+        old = [c for c, since in self.held_since.items() if turn - since >= HOLDER_TURNS]
+        self.relaying.update(c for c in old if c in carrying)
+        return sorted(c for c in old if c in self.relaying)
 
     def _defend(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
         """Keep our hive open: break walls next to it, stay close."""
