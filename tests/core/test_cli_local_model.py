@@ -1,0 +1,32 @@
+"""``--local-model``: which config it plays, what it changes in it, and its refusals (no server is
+started here; tests/llm_real runs the command end to end with the [local] extra)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.cli import main, prepare
+from agent.core.local_model import MODEL_ALIAS
+
+
+@pytest.mark.parametrize("argv, config_name", [
+    (["--local-model"], "local.yaml"),
+    (["--local-model", "--game", "forge"], "forge-local.yaml"),
+    (["--local-model", "--game", "boardgame"], "boardgame-local.yaml"),
+    (["--local-model", "--game", "hive"], "hive-local.yaml"),
+    (["--local-model", "--config", "configs/gpt4o.yaml"], "gpt4o.yaml"),
+])
+def test_it_plays_the_games_local_config_on_a_loopback_port_with_no_key(
+        argv: list[str], config_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)  # gpt4o.yaml needs none once on the local model
+    game, config, _ = prepare(argv)
+    assert config.source is not None and config.source.name == config_name
+    assert config.player == "llm" and config.llm.model == MODEL_ALIAS and not config.llm.api_key_required
+    host, port = str(config.llm.base_url).removeprefix("http://").removesuffix("/v1").split(":")
+    assert host == "127.0.0.1" and 1024 <= int(port) <= 65535
+
+
+def test_an_offline_config_is_refused_with_the_way_out(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--config", "configs/offline.yaml", "--local-model"]) == 2
+    err = capsys.readouterr().err
+    assert "--local-model needs an LLM player" in err and "configs/local.yaml" in err
