@@ -278,3 +278,19 @@ def test_raiders_enclose_a_guard_that_holds_a_cell_of_their_ring() -> None:
     not_adaptive.held_since = {at(11, 27): 0}
     not_adaptive.relaying = {at(11, 27)}
     assert not_adaptive.decide(state_view(state)).reason != "wall around their guard"
+
+
+def test_the_pool_benchmark_counts_played_matches_with_forfeits_and_failures_apart() -> None:
+    from benchmarks.hive.bench_pool import table, tally
+
+    records = [{"winner": "a", "forfeit": None, "scores": (20, 10)},
+               {"winner": "draw", "forfeit": None, "scores": (12, 12)},
+               {"winner": "b", "forfeit": None, "scores": (9, 14)},
+               {"winner": "b", "forfeit": "a", "scores": (3, 1)},
+               {"winner": "none", "forfeit": None, "scores": (0, 0)}]
+    t = tally(records)
+    assert (t["matches"], t["played"], t["wins"], t["draws"], t["losses"]) == (5, 3, 1, 1, 1)
+    assert t["forfeits_a"] == 1 and t["forfeits_b"] == 0 and round(t["rate"], 3) == 0.333
+    worse = dict(t, rate=0.1)
+    lines = table({"good": t, "bad": worse}).splitlines()
+    assert lines[2].startswith("| `bad`")  # worst case first
