@@ -79,3 +79,24 @@ def test_the_checker_catches_what_strict_mode_refuses() -> None:
     assert any("additionalProperties" in p for p in found)
     assert any("required" in p for p in found)
     assert any("'default'" in p for p in found)
+
+
+def _first_request_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema as the client sends it first (json_schema mode, default bounds)."""
+    from agent.core.config import LLMConfig
+    from agent.core.llm.client import LLMClient
+
+    client = LLMClient(LLMConfig(base_url="http://127.0.0.1:9/v1", api_key_required=False), None)
+    wire, _ = client._bounded(schema, "json_schema", 1.0, None)
+    assert wire is not None
+    return wire
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_the_first_request_with_its_bounds_keeps_to_the_strict_rules(name: str) -> None:
+    """Bounds go into descriptions for OpenAI (its strict mode refuses maxLength); only the llama.cpp
+    form, sent to an endpoint that refused json_schema, carries maxLength."""
+    wire = _first_request_schema(SCHEMAS[name])
+    assert strict_problems(wire) == []
+    assert "maxLength" not in str(wire)
+    assert "characters" in wire["properties"]["reasoning"]["description"]
