@@ -68,6 +68,9 @@ class LLMConfig(StrictModel):
         default_factory=lambda: {"*": 200, "chat": 120, "reply": 160}, description=(
         "The most characters of each free-text field of an answer, by field name ('*': any other): told to the "
         "model in the schema, and enforced as maxLength where the server turns schemas into grammars."))
+    prime: bool = Field(True, description=(
+        "At start, find the endpoint's dialect and send one decision prompt with max_tokens 1, so a local "
+        "server has the prompt's unchanging start cached before the first decision (never sent to OpenAI itself)."))
     bound_answers: bool = Field(True, description=(
         "Bound free-text fields and size max_tokens to the schema; salvage or re-ask an answer cut off at "
         "max_tokens. False: send the game's schema and max_tokens as they are."))

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agent.core.local_model import MODEL_ALIAS, LocalModelServer
+from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServer
 from benchmarks.llm_real import runs
 
 
@@ -154,4 +154,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 if __name__ == "__main__":
     arguments = parse()
     logging.basicConfig(level=arguments.log_level, format="%(levelname)s %(name)s: %(message)s")
-    asyncio.run(main(arguments))
+    try:
+        asyncio.run(main(arguments))
+    except LocalModelError as exc:
+        raise SystemExit(f"error: {exc}") from None

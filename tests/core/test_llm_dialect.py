@@ -1,5 +1,5 @@
 """The request dialect: pure rules, then the client finding it against fake servers that drop or refuse
-what real ones do (the real servers are in test_llm_real_server.py)."""
+what real ones do (the real servers are in tests/llm_real/)."""
 
 from __future__ import annotations
 

@@ -23,6 +23,7 @@ longer than ``max_tokens`` could produce is refused unparsed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
@@ -136,6 +137,7 @@ class LLMClient:
         self._probe_lock = asyncio.Lock()
         self._probe_rounds = 0
         self._images_probed = False
+        self._prime_task: asyncio.Task[LLMResult] | None = None
         self.refused_requests = 0
         """Requests the endpoint refused for a parameter (the price of finding its dialect)."""
 
@@ -177,6 +179,10 @@ class LLMClient:
         return self.dialect.structured
 
     async def aclose(self) -> None:
+        if self._prime_task is not None and not self._prime_task.done():
+            self._prime_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._prime_task
         await self._sdk.close()
 
     async def __aenter__(self) -> LLMClient:
@@ -203,6 +209,22 @@ class LLMClient:
         ``priority="chat"`` for anything nobody's turn waits on: it waits behind plays for a slot.
         """
         return await self._complete(list(messages), None, "", priority, max_tokens)
+
+    async def prime(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None,
+                    schema_name: str = "reply") -> LLMResult:
+        """Find the endpoint's dialect and send ``messages`` once with max_tokens 1, before play: a
+        server that reuses the longest shared prefix of the last prompt (llama.cpp's family) then
+        reads only what changed when the first decision comes, and a refused request form or a
+        prompt that does not arrive is found now, not with a player waiting."""
+        return await self._complete(list(messages), schema, schema_name, "play", 1, priming=True)
+
+    def prime_soon(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None,
+                   schema_name: str = "reply") -> None:
+        """:meth:`prime` as a task of the running loop, unless the config says no or the endpoint is
+        OpenAI itself (it caches prompts by itself and bills the request). ``aclose`` cancels it."""
+        if not self._config.prime or self.dialect.probed == "known" or self._prime_task is not None:
+            return
+        self._prime_task = asyncio.get_running_loop().create_task(self.prime(messages, schema, schema_name))
 
     # ---- the dialect ------------------------------------------------------------------------------
 
@@ -266,7 +288,8 @@ class LLMClient:
     # ---- one call -------------------------------------------------------------------------------
 
     async def _complete(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
-                        schema_name: str, priority: Priority, max_tokens: int | None) -> LLMResult:
+                        schema_name: str, priority: Priority, max_tokens: int | None,
+                        priming: bool = False) -> LLMResult:
         started = time.monotonic()
         result = LLMResult(model=self._config.model)
         wants_images = has_images(messages)
@@ -280,6 +303,8 @@ class LLMClient:
             sent = shape_messages(self._with_schema(messages, wire_schema, mode), self.dialect,
                                   self._notes.render("no_images", {}))
             request = self._request(sent, wire_schema, schema_name, mode, limit)
+            if priming:  # marked like the probes: a test server answers it apart from its script
+                request["extra_headers"] = {PROBE_HEADER: "prime"}
             tries_before = len(result.attempts)
             try:
                 completion = await self._with_retries(request, mode, result.attempts, priority)
@@ -305,6 +330,9 @@ class LLMClient:
                 if self._short_prompt(result, sent) and resent < MAX_RESENT:
                     resent += 1
                     continue  # the same call again, now in a dialect that carries the prompt
+                break
+            if priming:
+                result.error = None  # one token was asked for: the reply is not the point
                 break
             if self._config.bound_answers and wire_schema is not None and result.data is None \
                     and result.finish_reason == "length":

@@ -87,6 +87,10 @@ async def run(config: BoardgameConfig) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         llm = LLMClient(config.llm, config.api_key())
+        from agent.games.boardgame.llm_sample import llm_sample
+
+        sample = llm_sample(config)  # a model server primed while the match is made
+        llm.prime_soon(sample.messages, sample.schema, sample.schema_name)
 
     def offline(rules: GameRules[Any]) -> MovePlayer:
         kind = "random" if config.player == "random" else "best"

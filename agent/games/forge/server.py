@@ -246,6 +246,11 @@ class ForgeServer:
             sockets = getattr(server, "sockets", None) or []
             if sockets and self._port == 0:
                 self._port = sockets[0].getsockname()[1]
+        if self.decider.client is not None:
+            from agent.games.forge.llm_sample import llm_sample
+
+            sample = llm_sample(self.config)  # a model server primed before Forge's first decision
+            self.decider.client.prime_soon(sample.messages, sample.schema, sample.schema_name)
 
     async def shutdown(self) -> None:
         """Stop listening, let requests in progress get their answers, then close every game."""

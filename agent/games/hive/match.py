@@ -61,9 +61,12 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
     if config.uses_llm():
         from agent.core.llm import LLMClient
         from agent.games.hive.coach import load_hive_prompts
+        from agent.games.hive.llm_sample import llm_sample
 
         llm = LLMClient(config.llm, config.api_key())
         prompts = load_hive_prompts(config.resolve_dir(config.prompts_dir))
+        sample = llm_sample(config)  # a model server primed while the bees start
+        llm.prime_soon(sample.messages, sample.schema, sample.schema_name)
     session = HiveSession(team=config.arena.team, seed=config.seed, transcript=transcript, llm=llm,
                           prompts=prompts, coach_config=config.coach if config.uses_llm() else None,
                           direct=config.direct if llm is not None else None)

@@ -52,6 +52,15 @@ class PlayerFactory:
         planner = PlannerPlayer(self.config) if uses_planner(self.config) else None
         return LLMPlayer(self.config, self._client, self._prompts, transcript, planner)
 
+    def prime_soon(self) -> None:
+        """Prime the model server with a play prompt (the LLM client's ``prime``) while the agent
+        waits for the game; call from the running loop."""
+        if self._client is not None:
+            from agent.games.tangram.llm_sample import llm_sample
+
+            sample = llm_sample(self.config)
+            self._client.prime_soon(sample.messages, sample.schema, sample.schema_name)
+
     async def aclose(self) -> None:
         if self._client is not None:
             await self._client.aclose()

@@ -89,6 +89,7 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     with stop_signals() as stop:
         try:
             await server.start()
+            factory.prime_soon()
         except ServerSetupError as exc:
             await factory.aclose()
             if console is not None:

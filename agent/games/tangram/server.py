@@ -407,6 +407,8 @@ async def serve_agent(config: Config, host: str | None = None, port: int | None 
     server = AgentServer(config, player_factory, secrets)
     try:
         await server.start()
+        if own_factory is not None:
+            own_factory.prime_soon()
         yield server
     finally:
         await server.shutdown()
