@@ -27,6 +27,13 @@ def extra_missing() -> str | None:
     return None
 
 
+SERVER_KIND = os.environ.get("REAL_LLM_SERVER", "llama-cpp-python")
+"""Which real server the tests start: llama-cpp-python (the [local] extra, what CI runs) or
+``llama-server`` (llama.cpp's own, when its binary is on PATH or named by LLAMA_SERVER)."""
+FIRST_FORM = {"llama-cpp-python": "json_object_schema", "llama-server": "json_schema"}
+"""The structured-output form each server ends up with: llama-cpp-python refuses json_schema."""
+
+
 @pytest.fixture(scope="session")
 def local_llm() -> Iterator[LocalModelServer]:
     missing = extra_missing()
@@ -35,7 +42,7 @@ def local_llm() -> Iterator[LocalModelServer]:
             pytest.fail(f"real-model tests cannot run under CI: {missing}")
         pytest.skip(missing)
     try:
-        server = LocalModelServer(threads=2).start()
+        server = LocalModelServer(kind=SERVER_KIND, threads=2).start()  # type: ignore[arg-type]
     except LocalModelError as exc:
         pytest.fail(str(exc))
     try:

@@ -12,6 +12,7 @@ import pytest
 
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from benchmarks.llm_real import runs
+from tests.llm_real.conftest import FIRST_FORM, SERVER_KIND
 
 # Whole games on a real 270M model on two cores; `-m "not real_llm"` leaves them out.
 pytestmark = [pytest.mark.real_llm, pytest.mark.timeout(1800)]
@@ -40,7 +41,7 @@ def assert_calls_sound(run: runs.Run) -> None:
         assert call["prompt_tokens"] >= ARRIVED * call["prompt_estimate"], (call["prompt_tokens"],
                                                                             call["prompt_estimate"])
     endpoints = [r for r in run.records if r.get("kind") == "llm_endpoint"]
-    assert endpoints and endpoints[-1]["structured_output"] == "json_object_schema", endpoints
+    assert endpoints and endpoints[-1]["structured_output"] == FIRST_FORM[SERVER_KIND], endpoints
     assert endpoints[-1]["refused_requests"] <= REFUSALS_ALLOWED, endpoints
 
 

@@ -34,9 +34,12 @@ def llm_config(base_url: str, tmp_path: Path, *, deadline: float = 8, request_ti
     llm = top.pop("llm", {})
     return Config.model_validate({
         "player": "llm",
+        # No priming: these tests count the session's own requests, connections and tasks (a primed
+        # connection idles in the pool, its server-side handler outlives the session); priming has
+        # its own tests (tests/core/test_llm_prime.py).
         "llm": {"base_url": base_url, "api_key_required": False, "request_timeout": request_timeout,
                 "retry": {"max_attempts": max_attempts, "initial_backoff": initial_backoff,
-                          "max_backoff": max_backoff}, **llm},
+                          "max_backoff": max_backoff}, "prime": False, **llm},
         "turn": {"deadline": deadline},
         "transcripts": {"enabled": transcripts, "dir": str(tmp_path / "transcripts")},
         **top,
