@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from agent.core.llm.jsonfind import extract_json
+from agent.core.llm.jsonfind import extract_json, scan_outside_strings
 
 DEFAULT_FIELD = "*"
 CHARS_PER_TOKEN_WORST = 2.5
@@ -130,19 +130,11 @@ def _close(fragment: str) -> tuple[str, bool] | None:
     the middle (kept as far as it got). Anything cut deeper is dropped back to the last complete
     top-level member. None when nothing usable is left."""
     stack: list[str] = []
-    in_string = escaped = False
+    in_string = False
     last_member_end = 0  # index of the last top-level comma: every member before it is complete
-    for i, ch in enumerate(fragment):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-            continue
-        if ch == '"':
-            in_string = True
+    for i, ch in scan_outside_strings(fragment):
+        if ch == "":
+            in_string = True  # the fragment ends inside a string
         elif ch in "{[":
             stack.append("}" if ch == "{" else "]")
         elif ch in "}]":

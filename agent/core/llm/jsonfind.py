@@ -74,12 +74,12 @@ def _object_spans(text: str, begin: int = 0) -> Iterator[tuple[int, int | None]]
     the brace is never closed. One pass with a stack: brackets of either kind nest together."""
     closes: dict[int, int] = {}
     stack: list[int] = []
-    for i, ch in _scan(text, begin):
+    for i, ch in scan_outside_strings(text, begin):
         if ch in "{[":
             stack.append(i)
         elif ch in "}]" and stack:
             closes[stack.pop()] = i + 1
-    for i, ch in _scan(text, begin):
+    for i, ch in scan_outside_strings(text, begin):
         if ch != "{":
             continue
         j = i + 1
@@ -92,8 +92,10 @@ def _object_spans(text: str, begin: int = 0) -> Iterator[tuple[int, int | None]]
             return
 
 
-def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
-    """(index, char) for every character outside JSON strings, string contents skipped."""
+def scan_outside_strings(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(index, char) for every character outside JSON strings (an opening quote included, string
+    contents and the closing quote skipped). A text that ends inside a string ends with
+    ``(len(text), "")``, which matches no character a caller looks for."""
     in_string = escaped = False
     for i in range(start, len(text)):
         ch = text[i]
@@ -108,6 +110,8 @@ def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
         if ch == '"':
             in_string = True
         yield i, ch
+    if in_string:
+        yield len(text), ""
 
 
 _TRAILING_COMMA = re.compile(r",\s*[}\]]")
@@ -117,7 +121,7 @@ def _drop_trailing_commas(text: str) -> str:
     if not _TRAILING_COMMA.search(text):
         return text  # the common case, found at C speed
     drop = set()
-    for i, ch in _scan(text):
+    for i, ch in scan_outside_strings(text):
         if ch == ",":
             j = i + 1
             while j < len(text) and text[j].isspace():
