@@ -17,7 +17,7 @@ from typing import Any
 
 from agent.core.config import GameConfig
 from agent.core.llm import LLMClient, LLMResult
-from agent.core.llm.dialect import ARRIVAL_FLOOR, Dialect, text_of
+from agent.core.llm.dialect import ARRIVAL_FLOOR, Dialect, has_images, text_of
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
 
@@ -129,8 +129,7 @@ async def check_llm(config: GameConfig, sample: LLMSample | None) -> LLMCheck:
     prompts = load_prompts(prompts_dir("llm"), {"system": "", "system_nonce": "", "user_nonce": "", "images": True},
                            CHECK_TEMPLATES)
     system_nonce, user_nonce = f"K{secrets.token_hex(3)}", f"Q{secrets.token_hex(3)}"
-    images = any(isinstance(m["content"], list) and any(p.get("type") == "image_url" for p in m["content"])
-                 for m in sample.messages)
+    images = has_images(sample.messages)
     messages = add_check_words(sample, prompts, system_nonce, user_nonce, images)
     llm = config.llm.model_copy(update={"request_timeout": max(config.llm.request_timeout, CHECK_TIMEOUT_S)})
     async with LLMClient(llm, config.api_key()) as client:

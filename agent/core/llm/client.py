@@ -277,10 +277,14 @@ class LLMClient:
             return None, False
         return prompt_tokens_of(completion), False
 
+    @property
+    def _limit_key(self) -> str:
+        """The reply-length parameter this endpoint takes (reasoning models want max_completion_tokens)."""
+        return "max_completion_tokens" if self._use_max_completion_tokens else "max_tokens"
+
     async def _probe_request(self, messages: list[dict[str, Any]], priority: Priority) -> Any:
-        limit_key = "max_completion_tokens" if self._use_max_completion_tokens else "max_tokens"
         timeout = min(self._config.request_timeout, PROBE_TIMEOUT_S)
-        request: dict[str, Any] = {"model": self._config.model, "messages": messages, limit_key: 1}
+        request: dict[str, Any] = {"model": self._config.model, "messages": messages, self._limit_key: 1}
         async with self.gate.slot(priority), asyncio.timeout(timeout):
             return await self._sdk.chat.completions.create(**request, timeout=timeout,
                                                            extra_headers={PROBE_HEADER: "dialect"})
@@ -415,7 +419,7 @@ class LLMClient:
         return build_request(cfg.model, messages, schema, schema_name, mode,
                              max_tokens=min(max_tokens or cfg.max_tokens, cfg.max_tokens),
                              temperature=cfg.temperature if self._send_temperature else None,
-                             limit_key="max_completion_tokens" if self._use_max_completion_tokens else "max_tokens")
+                             limit_key=self._limit_key)
 
     async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
                             priority: Priority) -> Any:
