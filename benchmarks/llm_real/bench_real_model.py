@@ -29,14 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServer
+from benchmarks.agent_process import percentile
 from benchmarks.llm_real import runs
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def llm_stats(run: runs.Run) -> dict[str, Any]:

@@ -16,8 +16,8 @@ from agent.games.tangram.sim.game import SimGame
 
 
 def llm_sample(config: Config) -> LLMSample:
-    prompts = load_prompts(config.prompts_dir, sample_context(), TEMPLATE_NAMES)
     context = sample_context()
+    prompts = load_prompts(config.prompts_dir, context, TEMPLATE_NAMES)
     board, drawer = SimGame("A house").images()
     pictures = [b64 for b64, wanted in ((board, config.images.send_board), (drawer, config.images.send_drawer))
                 if wanted]
