@@ -447,6 +447,8 @@ async def test_key_never_leaks(fake_openai: FakeOpenAI, caplog: pytest.LogCaptur
     ('{"s": "a, }"}', {"s": "a, }"}),
     ('I considered {this idea} first. {"a": 1}', {"a": 1}),
     ('{"a": 1} {"b": 2}', {"a": 1}),
+    # A raw line break inside a string (small models write them): the whole object, not the inner one.
+    ('{"reasoning": "two\nlines", "bees": [{"bee": 0}]}', {"reasoning": "two\nlines", "bees": [{"bee": 0}]}),
 ])
 def test_extract_json_finds_the_object(text: str, expected: dict) -> None:
     assert extract_json(text) == expected

@@ -60,7 +60,9 @@ def _first_object(text: str, begin: int = 0) -> tuple[dict[str, Any] | None, boo
         span = text[start:end]
         for candidate in (span, _drop_trailing_commas(span)):
             try:
-                value = json.loads(candidate)
+                # strict=False: small models write raw newlines inside strings; refusing those
+                # would hand the caller one of the object's inner objects instead.
+                value = json.loads(candidate, strict=False)
             except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
