@@ -68,6 +68,13 @@ class LLMConfig(StrictModel):
         default_factory=lambda: {"*": 200, "chat": 120, "reply": 160}, description=(
         "The most characters of each free-text field of an answer, by field name ('*': any other): told to the "
         "model in the schema, and enforced as maxLength where the server turns schemas into grammars."))
+    context_tokens: int | None = Field(None, ge=256, le=10_000_000, description=(
+        "The model's context window in tokens; unset: what the server tells (llama.cpp's /props, vLLM's model "
+        "list) or shows (a refusal naming it, a prompt it cut). A prompt that does not fit is sent in the game's "
+        "compact form, or not at all: never cut."))
+    prompt_form: Literal["auto", "compact"] = Field("auto", description=(
+        "auto: each game's full prompt, its compact form only where the full one does not fit the context "
+        "window; compact: the compact form always (a slow model reads half as much)."))
     prime: bool = Field(True, description=(
         "At start, find the endpoint's dialect and send one decision prompt with max_tokens 1, so a local "
         "server has the prompt's unchanging start cached before the first decision (never sent to OpenAI itself)."))

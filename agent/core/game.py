@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import signal
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agent.core.config import GameConfig
 
 if TYPE_CHECKING:
-    from agent.core.llm_check import LLMSample
+    from agent.core.llm.sample import LLMSample
 
 T = TypeVar("T")
 
@@ -39,6 +40,16 @@ def _keep_config(config: Any, args: argparse.Namespace) -> Any:
 
 def _no_check(config: Any) -> None:
     return None
+
+
+def lazy_llm_sample(module: str) -> Callable[[Any], LLMSample]:
+    """``module``'s ``llm_sample``, imported at the first call: listing the games stays light."""
+
+    def sample(config: Any) -> LLMSample:
+        made: LLMSample = importlib.import_module(module).llm_sample(config)
+        return made
+
+    return sample
 
 
 @dataclass(frozen=True)

@@ -18,22 +18,13 @@ from typing import Any
 from agent.core.config import GameConfig
 from agent.core.llm import LLMClient, LLMResult
 from agent.core.llm.dialect import ARRIVAL_FLOOR, Dialect, has_images, text_of
+from agent.core.llm.sample import LLMSample
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
 
 CHECK_TIMEOUT_S = 180.0
 """A first request to a small local model on a CPU can take a minute; longer is a problem to report."""
 CHECK_TEMPLATES = ("check_system", "check_user")
-
-
-@dataclass(frozen=True)
-class LLMSample:
-    """A decision request as play sends it: what a game gives ``--check-llm``."""
-
-    messages: list[dict[str, Any]]
-    """System then user message; the user content is a list of parts when it carries pictures."""
-    schema: dict[str, Any]
-    schema_name: str
 
 
 @dataclass(frozen=True)
@@ -44,11 +35,11 @@ class LLMCheck:
     rows: list[tuple[str, str]] = field(default_factory=list)
 
 
-def add_check_words(sample: LLMSample, prompts: PromptSet, system_nonce: str, user_nonce: str,
+def add_check_words(messages: list[dict[str, Any]], prompts: PromptSet, system_nonce: str, user_nonce: str,
                     images: bool) -> list[dict[str, Any]]:
-    """The sample's messages with a check word in the system text and another in the user text."""
+    """``messages`` with a check word in the system text and another in the user text."""
     out: list[dict[str, Any]] = []
-    for message in sample.messages:
+    for message in messages:
         content = message["content"]
         if message["role"] == "system":
             content = prompts.render("check_system", {"system": text_of(content), "system_nonce": system_nonce})
@@ -80,6 +71,10 @@ def judge(result: LLMResult, dialect: Dialect, refused: int, system_nonce: str, 
     counted = f"{result.prompt_tokens:,} counted for about {result.prompt_estimate:,} sent{share}" \
         if result.prompt_tokens else "not reported by the server (cannot tell whether the prompt arrived)"
     rows.append(("prompt tokens", counted))
+    window = (result.endpoint or {}).get("context_window")
+    rows.append(("context window", "unknown: the server does not tell it (llm.context_tokens sets it)" if not window
+                 else f"{window:,} tokens: " + {"compact": "the full prompt does not fit, its compact form is sent",
+                                                "full": "the prompt fits"}.get(result.prompt_form, result.prompt_form)))
     said = result.text or ""
     rows.append(("check words", f"system {'repeated' if system_nonce in said else 'not repeated'}, "
                                 f"user {'repeated' if user_nonce in said else 'not repeated'}"
@@ -130,13 +125,16 @@ async def check_llm(config: GameConfig, sample: LLMSample | None) -> LLMCheck:
                            CHECK_TEMPLATES)
     system_nonce, user_nonce = f"K{secrets.token_hex(3)}", f"Q{secrets.token_hex(3)}"
     images = has_images(sample.messages)
-    messages = add_check_words(sample, prompts, system_nonce, user_nonce, images)
+    messages = add_check_words(sample.messages, prompts, system_nonce, user_nonce, images)
+    compact = sample.compact
+    shorter = None if compact is None else \
+        (lambda: add_check_words(compact, prompts, system_nonce, user_nonce, has_images(compact)))
     llm = config.llm.model_copy(update={"request_timeout": max(config.llm.request_timeout, CHECK_TIMEOUT_S)})
     async with LLMClient(llm, config.api_key()) as client:
         where = f"model {llm.model!r} at {client.base_url}"
         try:
             async with asyncio.timeout(CHECK_TIMEOUT_S + 30):
-                result = await client.complete_json(messages, sample.schema, sample.schema_name)
+                result = await client.complete_json(messages, sample.schema, sample.schema_name, compact=shorter)
         except TimeoutError:
             return LLMCheck(False, f"LLM check failed: {where} gave no answer in {CHECK_TIMEOUT_S:.0f} s")
         if not any(a.status == 200 for a in result.attempts):

@@ -1,7 +1,8 @@
 """The transcript's ``llm`` record, the same in every game, however the call ended.
 
 An analyst joins LLM calls across games and sessions, so every game writes them in one shape: the
-purpose, the outcome (``ok``, ``error``, ``timeout``, ``cancelled``), the model, the request's
+purpose, the outcome (``ok``, ``error``, ``skipped`` (not sent: the endpoint too slow for the
+deadline), ``timeout``, ``cancelled``), the model, the request's
 messages (the system prompt written in full once per transcript, then named by its hash; images as
 a placeholder), the reply, tokens and times.
 """
@@ -47,12 +48,15 @@ def record_llm_result(transcript: Transcript | None, purpose: str, messages: Seq
         # What requests to this endpoint look like, once per session and again whenever it changes.
         transcript.record_once("llm_endpoint", json.dumps(result.endpoint, sort_keys=True), model=result.model,
                                **result.endpoint)
+    messages = result.compact_messages or messages  # what was sent
     transcript.record(
-        "llm", purpose=purpose, outcome="ok" if result.ok else "error", model=result.model,
+        "llm", purpose=purpose, outcome="skipped" if result.skipped else "ok" if result.ok else "error",
+        model=result.model, expected_s=None if result.expected_s is None else round(result.expected_s, 3),
         **request_fields(transcript, messages), text=result.text, error=result.error,
         prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
         prompt_estimate=result.prompt_estimate, cached_tokens=result.cached_tokens, prompt_short=result.prompt_short,
-        salvaged=result.salvaged, reasked_cut=result.reasked,
+        salvaged=result.salvaged, reasked_cut=result.reasked, prompt_form=result.prompt_form,
+        reusable_share=round(result.reusable_share, 3),
         finish_reason=result.finish_reason,
         latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
         attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text, **extra)

@@ -32,7 +32,8 @@ class PromptSet:
 def load_prompts(directory: Path, sample_context: dict[str, Any], names: Sequence[str]) -> PromptSet:
     """Load and check the templates ``names`` against ``sample_context`` (every variable we pass).
 
-    One context serves all templates, so it must hold the union of their variables.
+    One context serves all templates, so it must hold the union of their variables. A context with
+    a ``compact`` variable (the games' short form for a small context window) is checked in both forms.
     """
     directory = Path(directory)
     if not directory.is_dir():
@@ -46,8 +47,12 @@ def load_prompts(directory: Path, sample_context: dict[str, Any], names: Sequenc
         path = directory / f"{name}.j2"
         if not path.is_file():
             raise PromptError(f"prompt folder {directory} has no {name}.j2")
+        forms = [sample_context]
+        if "compact" in sample_context:
+            forms.append({**sample_context, "compact": True})
         try:
-            prompts.render(name, sample_context)
+            for context in forms:
+                prompts.render(name, context)
         except TemplateError as exc:
             line = getattr(exc, "lineno", None) or _template_line(exc, path)
             where = f"{path}:{line}" if line else str(path)

@@ -14,8 +14,10 @@ gpt4o.yaml and the like) changed only in base_url, model and api_key_required. P
 calls, calls that succeeded, decisions made by the model and by the fallback, answers cut off at
 max_tokens (and of those salvaged or re-asked), requests the endpoint refused while its dialect was
 found, latency of the first call and of later ones (p50/p95), prompt tokens counted by the server
-against the agent's own estimate, and the share of prompt tokens the server reported as reused from
-its cache (where it reports it).
+against the agent's own estimate, the share of each prompt that began as the previous one did (what a
+server keeping the last prompt's cache need not read again; p50) and the share of prompt tokens the
+server reported as reused (where it reports it), calls not sent because the endpoint was too slow for
+the deadline, and calls sent in the game's compact form.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from benchmarks.llm_real import runs
 
 def llm_stats(run: runs.Run) -> dict[str, Any]:
     """The numbers of one game's run, from its ``llm`` and ``llm_endpoint`` records."""
-    calls = run.llm_calls()
+    every = run.llm_calls()
+    calls = [c for c in every if c.get("outcome") != "skipped"]  # sent; the skipped are counted apart
     latencies = [float(c.get("latency_s") or 0) for c in calls]
     counted = [c for c in calls if c.get("prompt_tokens")]
     shares = [c["prompt_tokens"] / c["prompt_estimate"] for c in counted if c.get("prompt_estimate")]
@@ -56,6 +59,9 @@ def llm_stats(run: runs.Run) -> dict[str, Any]:
         "later_p95_s": percentile(latencies[1:], 0.95),
         "prompt_tokens_p50": statistics.median(c["prompt_tokens"] for c in counted) if counted else 0,
         "arrived_min": min(shares) if shares else float("nan"),
+        "reusable_p50": percentile([float(c.get("reusable_share") or 0) for c in calls if c.get("outcome")], 0.5),
+        "skipped": len(every) - len(calls),
+        "compact": sum(c.get("prompt_form") == "compact" for c in calls),
         "reused": (sum(c["cached_tokens"] for c in cached) / max(1, sum(c["prompt_tokens"] for c in cached))
                    if cached and any(c["cached_tokens"] for c in cached) else None),
     }
@@ -63,7 +69,8 @@ def llm_stats(run: runs.Run) -> dict[str, Any]:
 
 def table(rows: dict[str, dict[str, Any]]) -> str:
     head = ("| game | LLM calls | succeeded | decided by the model | cut off (salvaged / re-asked) | refused "
-            "| first call s | later p50 / p95 s | prompt tokens p50 | server count / estimate (min) | reused |")
+            "| first call s | later p50 / p95 s | prompt tokens p50 | server count / estimate (min) "
+            "| same start as the previous prompt (p50) | reused (server) | not sent (too slow) | compact |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for game, s in rows.items():
         reused = "not reported" if s["reused"] is None else f"{100 * s['reused']:.0f} %"
@@ -72,7 +79,8 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
             f"| {s['by_model']} of {s['decisions']} ({100 * s['by_model'] / max(1, s['decisions']):.0f} %) "
             f"| {s['cut']} ({s['salvaged']} / {s['reasked']}) | {s['refused']} | {s['first_s']:.1f} "
             f"| {s['later_p50_s']:.1f} / {s['later_p95_s']:.1f} | {s['prompt_tokens_p50']:.0f} "
-            f"| {100 * s['arrived_min']:.0f} % | {reused} |")
+            f"| {100 * s['arrived_min']:.0f} % | {100 * s['reusable_p50']:.0f} % | {reused} | {s['skipped']} "
+            f"| {s['compact']} |")
     return "\n".join(lines)
 
 

@@ -90,5 +90,9 @@ async def test_an_llm_call_cut_off_by_the_turns_time_limit_is_recorded_as_cancel
     calls = [r for r in records if r["kind"] == "llm"]
     ends = [r for r in records if r["kind"] == "turn_end"]
     assert calls and [c["turn"] for c in calls] == [e["turn"] for e in ends]
-    assert all(c["outcome"] == "cancelled" and c["elapsed_s"] >= 0.15 for c in calls)
+    # Cut off at the limit, until the endpoint's pace shows it cannot answer in time: then not sent
+    # at all (the fallback answers at once), but for one call now and then that measures it again.
+    assert [c["outcome"] for c in calls[:2]] == ["cancelled", "cancelled"]
+    assert all((c["outcome"] == "cancelled" and c["elapsed_s"] >= 0.15) or c["outcome"] == "skipped" for c in calls)
+    assert "skipped" in [c["outcome"] for c in calls]
     assert all(e["outcome"] == "fallback" for e in ends)

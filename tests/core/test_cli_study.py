@@ -83,6 +83,20 @@ async def test_check_llm_sends_the_games_own_request_and_reports_a_table(fake_op
     assert re.search(r"B: Q[0-9a-f]{6}\)", " ".join(p.get("text", "") for p in user["content"]))
 
 
+async def test_check_llm_tells_the_window_and_sends_the_compact_form_where_the_full_one_does_not_fit() -> None:
+    from agent.core.testing.fake_openai import FakeOpenAI as Fake
+
+    with Fake(context_window=2400, tells_window=True) as fake:
+        config = _llm_config(fake)
+        sample = _tangram_sample(config)
+        outcome = await check_llm(config, sample)
+        rows = dict(outcome.rows)
+        assert rows["context window"] == "2,400 tokens: the full prompt does not fit, its compact form is sent"
+        (sent,) = fake.chat_requests
+        assert "Checked candidates" in sent.messages[1]["content"][0]["text"], "the compact play prompt"
+        assert "HOW YOU COLLABORATE" not in str(sent.messages[0]["content"])
+
+
 async def test_check_llm_tells_a_server_that_drops_what_play_sends(fake_openai: FakeOpenAI) -> None:
     fake_openai.drops_parts = fake_openai.drops_system = True
     config = _llm_config(fake_openai)

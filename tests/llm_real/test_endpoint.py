@@ -132,3 +132,22 @@ def test_one_command_starts_the_local_model_and_the_agent(tmp_path: Path) -> Non
     port = int(next(x for x in lines if "starting the local model" in x).split("127.0.0.1:", 1)[1].split(":")[0])
     with pytest.raises(OSError), socket.create_connection(("127.0.0.1", port), timeout=2):
         pass
+
+
+async def test_a_prompt_longer_than_the_models_window_goes_in_its_compact_form(local_llm: LocalModelServer) -> None:
+    question = "Which piece goes on top? Pick one."
+    full = [{"role": "system", "content": "You pick a tangram piece."},
+            {"role": "user", "content": "The board is still empty. " * 3000 + question}]
+    compact = [full[0], {"role": "user", "content": "The board is still empty. " + question}]
+    async with client_for(local_llm) as client:
+        first = await client.complete_json(full, SCHEMA, "pick", compact=lambda: compact)
+        later = await client.complete_json(full, SCHEMA, "pick", compact=lambda: compact)
+        unfit = await client.complete_json(full, SCHEMA, "pick")
+    assert first.ok and first.prompt_form == "compact", first.error
+    assert first.data is not None and first.data["piece"] in ("Red", "Blue", "Green")
+    assert client.context_window is not None and 1024 <= client.context_window <= 8192
+    statuses = [a.status for a in first.attempts]
+    # llama-cpp-python says its window only by refusing (HTTP 400); llama-server tells it at /props.
+    assert statuses[-1] == 200 and (400 in statuses) != bool(client.server_window), statuses
+    assert later.ok and [a.status for a in later.attempts] == [200], "fitted before sending"
+    assert not unfit.ok and not unfit.attempts and "does not fit the model's context window" in (unfit.error or "")

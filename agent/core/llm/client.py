@@ -29,7 +29,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -40,24 +40,23 @@ from agent.core.config import LLMConfig
 from agent.core.llm.bounds import bound_schema, reply_tokens, salvage
 from agent.core.llm.dialect import (
     CHANGES,
-    SHORT_PROMPT_FIX,
     Dialect,
-    Refusal,
-    after_short_prompt,
-    classify_refusal,
     estimate_tokens,
     has_images,
-    known_dialect,
     prompt_arrived,
+    prompt_text,
     shape_messages,
-    short_kind,
+    shared_prefix_share,
 )
+from agent.core.llm.endpoint import PLACEHOLDER_KEY, Endpoint
 from agent.core.llm.errors import Describer, ReplyTooLarge, retry_after, retryable, status_of
 from agent.core.llm.gate import LLMGate
-from agent.core.llm.probe import PROBE_HEADER, probe_images, probe_messages
-from agent.core.llm.reply import prompt_tokens_of, read_reply
+from agent.core.llm.probe import PROBE_HEADER
+from agent.core.llm.reply import read_reply
 from agent.core.llm.request import build_request, with_schema_note
 from agent.core.llm.result import LLMAttempt, LLMResult, Mode, Priority
+from agent.core.llm.sample import LLMSample
+from agent.core.llm.window import TOO_LONG_FIX, fits
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
 
@@ -75,34 +74,20 @@ MAX_REQUESTS_CHANGED = 6
 is a step down a finite ladder, so this is only a backstop."""
 MAX_RESENT = 2
 """A call whose prompt did not arrive is sent again at most this often (parts, then the system role)."""
-PROBE_TIMEOUT_S = 15.0
-MAX_PROBE_ROUNDS = 2
-"""An endpoint that does not answer the probe is probed again once, then played as configured."""
-
-# Sent when the server takes no key: the SDK insists on one, and an explicit placeholder keeps it
-# from picking up an unrelated OPENAI_API_KEY from the environment.
-PLACEHOLDER_KEY = "no-key-required"
 NOTE_TEMPLATES = ("schema", "no_images", "probe_system", "probe_user", "field_bound")
 _NOTE_SAMPLE = {"schema_json": "{}", "nonce": "0", "n": 1}
 REASK_SCALE = 0.5
 """A re-ask after an answer cut off at max_tokens halves every free-text bound."""
 MIN_REPLY_TOKENS = 48
 
+Compact = Callable[[], Sequence[dict[str, Any]]]
+"""Makes the game's compact prompt (shorter rules, fewer history lines), sent when the full one does
+not fit the model's context window."""
+
 
 def load_notes() -> PromptSet:
     """The client's own texts (the schema in words, the no-pictures note, the probe)."""
     return load_prompts(prompts_dir("llm"), _NOTE_SAMPLE, NOTE_TEMPLATES)
-
-
-def first_dialect(config: LLMConfig, base_url: str) -> Dialect:
-    dialect = Dialect(structured=config.structured_output)
-    if config.system_role != "auto":
-        dialect = replace(dialect, system="kept" if config.system_role == "keep" else "folded")
-    if known_dialect(base_url):
-        return replace(dialect, probed="known")
-    if not config.probe_dialect:
-        return replace(dialect, probed="configured")
-    return dialect
 
 
 class LLMClient:
@@ -118,8 +103,6 @@ class LLMClient:
         self._config = config
         self.gate = gate or LLMGate(config.max_in_flight)
         self.max_reply_chars = max(MIN_REPLY_CHARS, config.max_tokens * CHARS_PER_TOKEN_LIMIT)
-        self._send_temperature = True
-        self._use_max_completion_tokens = False
         self._rng = random.Random()
         # A body far larger than any reply of max_tokens is refused from its Content-Length,
         # before the SDK reads and parses it on the event loop the other games share.
@@ -133,13 +116,9 @@ class LLMClient:
         )
         self._errors = Describer(api_key or "", self.base_url, config.request_timeout, config.max_tokens)
         self._notes = load_notes()
-        self.dialect = first_dialect(config, str(self._sdk.base_url))
-        self._probe_lock = asyncio.Lock()
-        self._probe_rounds = 0
-        self._images_probed = False
+        self.endpoint = Endpoint(config, self._sdk, self.gate, self._errors, self._notes, self.base_url)
+        """The endpoint's dialect, context window and pace, as far as found."""
         self._prime_task: asyncio.Task[LLMResult] | None = None
-        self.refused_requests = 0
-        """Requests the endpoint refused for a parameter (the price of finding its dialect)."""
 
     def warm_up(self) -> None:
         """Load what the SDK loads lazily on the first call (its chat resource, the response
@@ -178,6 +157,30 @@ class LLMClient:
         """How JSON is asked for now: the configured mode until the server refused it."""
         return self.dialect.structured
 
+    @property
+    def dialect(self) -> Dialect:
+        """What requests to this endpoint look like now."""
+        return self.endpoint.dialect
+
+    @property
+    def refused_requests(self) -> int:
+        """Requests the endpoint refused for a parameter (the price of finding its dialect)."""
+        return self.endpoint.refused_requests
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens as far as known (None: unknown)."""
+        return self.endpoint.context_window
+
+    @property
+    def server_window(self) -> int | None:
+        """The context window the server told when asked, if it did."""
+        return self.endpoint.server_window
+
+    async def ensure_dialect(self, *, images: bool = False, priority: Priority = "play") -> Dialect:
+        """Probe the endpoint once (and its pictures, the first time ``images``); the dialect."""
+        return await self.endpoint.ensure(images=images, priority=priority)
+
     async def aclose(self) -> None:
         if self._prime_task is not None and not self._prime_task.done():
             self._prime_task.cancel()
@@ -193,109 +196,107 @@ class LLMClient:
 
     async def complete_json(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any],
                             schema_name: str = "reply", *, priority: Priority = "play",
-                            max_tokens: int | None = None) -> LLMResult:
+                            max_tokens: int | None = None, deadline: float | None = None,
+                            compact: Compact | None = None) -> LLMResult:
         """Ask for a JSON object matching ``schema``; ``result.data`` holds it when ``result.ok``.
 
         With json_schema mode the schema must follow OpenAI's strict rules (every property
         required, ``additionalProperties: false``). Nothing here checks the reply against the
         schema beyond parsing: the caller validates (pydantic) and may ask again with feedback.
+
+        ``deadline`` (the event loop's time, as ``asyncio.timeout_at`` takes it): when this
+        endpoint's recent decisions took longer than what is left, nothing is sent and the result
+        says so at once (``skipped``), so the caller's fallback answers early, not late. The
+        caller still bounds the call itself.
+
+        ``compact`` makes a shorter form of ``messages``, sent instead when the full one does not
+        fit the model's context window (:attr:`context_window`, or a refusal that names it); a
+        prompt that fits in no form is not sent (an error that says so), never cut.
         """
-        return await self._complete(list(messages), schema, schema_name, priority, max_tokens)
+        return await self._paced(list(messages), schema, schema_name, priority, max_tokens, deadline, compact)
 
     async def complete_text(self, messages: Sequence[dict[str, Any]], *, priority: Priority = "play",
-                            max_tokens: int | None = None) -> LLMResult:
+                            max_tokens: int | None = None, deadline: float | None = None,
+                            compact: Compact | None = None) -> LLMResult:
         """Ask for free text (e.g. a chat line); ``result.text`` holds it when ``result.ok``.
 
         ``priority="chat"`` for anything nobody's turn waits on: it waits behind plays for a slot.
         """
-        return await self._complete(list(messages), None, "", priority, max_tokens)
+        return await self._paced(list(messages), None, "", priority, max_tokens, deadline, compact)
 
-    async def prime(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None,
-                    schema_name: str = "reply") -> LLMResult:
+    async def _paced(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
+                     priority: Priority, max_tokens: int | None, deadline: float | None,
+                     compact: Compact | None) -> LLMResult:
+        """One call, unless the endpoint's pace says it cannot end before ``deadline``; its time
+        (answered, or given up) goes into the pace of the endpoint's decisions."""
+        if priority != "play":
+            return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
+        left = None if deadline is None else deadline - asyncio.get_running_loop().time()
+        verdict = self.endpoint.pace.verdict(left)
+        if not verdict.send:
+            assert verdict.expected_s is not None and left is not None
+            log.warning("LLM call not sent: this endpoint's recent decisions took %.1f s (median), %.1f s were "
+                        "left; the fallback answers now", verdict.expected_s, left)
+            return LLMResult(model=self._config.model, skipped=True, expected_s=verdict.expected_s,
+                             error=f"not asked: recent answers took {verdict.expected_s:.1f} s, "
+                                   f"{max(left, 0.0):.1f} s were left",
+                             endpoint=self.endpoint.record())
+        started = time.monotonic()
+        try:
+            result = await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
+        except asyncio.CancelledError:
+            self.endpoint.pace.unfinished(time.monotonic() - started)
+            raise
+        result.expected_s = verdict.expected_s
+        last = result.attempts[-1] if result.attempts else None
+        if last is not None and last.status == 200:
+            self.endpoint.pace.answered(last.latency_s)
+        elif last is not None and last.status is None:  # the request timed out or the connection broke
+            self.endpoint.pace.unfinished(last.latency_s)
+        return result
+
+    async def prime(self, sample: LLMSample) -> LLMResult:
         """Find the endpoint's dialect and send ``messages`` once with max_tokens 1, before play: a
         server that reuses the longest shared prefix of the last prompt (llama.cpp's family) then
         reads only what changed when the first decision comes, and a refused request form or a
-        prompt that does not arrive is found now, not with a player waiting."""
-        return await self._complete(list(messages), schema, schema_name, "play", 1, priming=True)
+        prompt that does not arrive is found now, not with a player waiting. The compact form goes
+        where the full one does not fit the window, as in play."""
+        compact = sample.compact
+        return await self._complete(list(sample.messages), sample.schema, sample.schema_name, "play", 1,
+                                    priming=True, compact=None if compact is None else lambda: compact)
 
-    def prime_soon(self, messages: Sequence[dict[str, Any]], schema: dict[str, Any] | None,
-                   schema_name: str = "reply") -> None:
+    def prime_soon(self, sample: LLMSample) -> None:
         """:meth:`prime` as a task of the running loop, unless the config says no or the endpoint is
         OpenAI itself (it caches prompts by itself and bills the request). ``aclose`` cancels it."""
         if not self._config.prime or self.dialect.probed == "known" or self._prime_task is not None:
             return
-        self._prime_task = asyncio.get_running_loop().create_task(self.prime(messages, schema, schema_name))
-
-    # ---- the dialect ------------------------------------------------------------------------------
-
-    async def ensure_dialect(self, *, images: bool = False, priority: Priority = "play") -> Dialect:
-        """Probe the endpoint once (and its pictures, the first time ``images``); the dialect.
-
-        Endpoints whose dialect is known or configured are not probed; one that does not answer
-        the probe is probed once more on a later call, then played as configured."""
-        if self._wants_probe(images):
-            async with self._probe_lock:  # concurrent first calls wait for one probe
-                if self.dialect.probed == "not yet":
-                    self._probe_rounds += 1
-                    found = await probe_messages(self.dialect, self._notes, lambda m: self._probe(m, priority))
-                    if found.probed == "probed" or self._probe_rounds >= MAX_PROBE_ROUNDS:
-                        self._adopt(found, "probe")
-                if self._wants_probe(images) and self.dialect.probed == "probed":
-                    self._images_probed = True
-                    self._adopt(await probe_images(self.dialect, self._notes,
-                                                   lambda m: self._probe_image(m, priority)), "image probe")
-        return self.dialect
-
-    def _wants_probe(self, images: bool) -> bool:
-        if self.dialect.probed == "not yet":
-            return True
-        return images and self.dialect.probed == "probed" and not self._images_probed and self.dialect.sends_images
-
-    def _adopt(self, dialect: Dialect, why: str) -> None:
-        before, self.dialect = self.dialect, dialect
-        if {**before.record(), "found_by": ""} != {**dialect.record(), "found_by": ""}:
-            log.warning("LLM endpoint %s (model %s), after the %s: %s", self.base_url, self.model, why,
-                        dialect.describe())
-
-    async def _probe(self, messages: list[dict[str, Any]], priority: Priority) -> int | None:
-        try:
-            completion = await self._probe_request(messages, priority)
-        except Exception as exc:
-            log.debug("dialect probe request failed: %s", self._errors.describe(exc, None))
-            return None
-        return prompt_tokens_of(completion)
-
-    async def _probe_image(self, messages: list[dict[str, Any]], priority: Priority) -> tuple[int | None, bool]:
-        try:
-            completion = await self._probe_request(messages, priority)
-        except openai.APIStatusError as exc:
-            log.info("LLM endpoint %s refuses image parts (HTTP %s: %s)", self.base_url, exc.status_code,
-                     self._errors.provider_message(exc))
-            return None, True
-        except Exception as exc:
-            log.debug("image probe request failed: %s", self._errors.describe(exc, None))
-            return None, False
-        return prompt_tokens_of(completion), False
-
-    @property
-    def _limit_key(self) -> str:
-        """The reply-length parameter this endpoint takes (reasoning models want max_completion_tokens)."""
-        return "max_completion_tokens" if self._use_max_completion_tokens else "max_tokens"
-
-    async def _probe_request(self, messages: list[dict[str, Any]], priority: Priority) -> Any:
-        timeout = min(self._config.request_timeout, PROBE_TIMEOUT_S)
-        request: dict[str, Any] = {"model": self._config.model, "messages": messages, self._limit_key: 1}
-        async with self.gate.slot(priority), asyncio.timeout(timeout):
-            return await self._sdk.chat.completions.create(**request, timeout=timeout,
-                                                           extra_headers={PROBE_HEADER: "dialect"})
+        self._prime_task = asyncio.get_running_loop().create_task(self.prime(sample))
 
     # ---- one call -------------------------------------------------------------------------------
 
     async def _complete(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                         schema_name: str, priority: Priority, max_tokens: int | None,
-                        priming: bool = False) -> LLMResult:
+                        priming: bool = False, compact: Compact | None = None) -> LLMResult:
         started = time.monotonic()
         result = LLMResult(model=self._config.model)
+
+        def compacted() -> bool:
+            """Switch to the compact prompt, once; False when there is none (or it is in use)."""
+            nonlocal messages, compact
+            if compact is None:
+                return False
+            make, compact = compact, None
+            try:
+                shorter = list(make())
+            except Exception as exc:  # a game's compact template that fails: the call goes on without it
+                log.error("the compact prompt could not be made: %s: %s", type(exc).__name__, exc)
+                return False
+            messages, result.prompt_form = shorter, "compact"
+            result.compact_messages = messages
+            return True
+
+        if self._config.prompt_form == "compact":
+            compacted()
         wants_images = has_images(messages)
         await self.ensure_dialect(images=wants_images, priority=priority)
         text_once = False
@@ -306,34 +307,48 @@ class LLMClient:
             wire_schema, limit = self._bounded(schema, mode, scale, max_tokens)
             sent = shape_messages(self._with_schema(messages, wire_schema, mode), self.dialect,
                                   self._notes.render("no_images", {}))
+            if not fits(estimate_tokens(sent), limit, self.context_window):
+                if compacted():
+                    continue
+                result.error = self._too_long(sent, limit)
+                break
             request = self._request(sent, wire_schema, schema_name, mode, limit)
+            text, before = prompt_text(sent), self.endpoint.last_prompt
+            result.reusable_share, self.endpoint.last_prompt = shared_prefix_share(before, text), text
             if priming:  # marked like the probes: a test server answers it apart from its script
                 request["extra_headers"] = {PROBE_HEADER: "prime"}
             tries_before = len(result.attempts)
             try:
                 completion = await self._with_retries(request, mode, result.attempts, priority)
             except openai.APIStatusError as exc:
-                refusal = self._refusal(exc, mode, sent)
+                if self.endpoint.context_refused(exc, sent, limit):
+                    if compacted():
+                        continue
+                    result.error = self._too_long(sent, limit)
+                    break
+                refusal = self.endpoint.refusal(exc, mode, sent)
                 if refusal is None or (refusal == "unexplained" and (text_once or mode == "text")):
                     result.error = self._errors.describe(exc, len(result.attempts) - tries_before)
                     break
-                self.refused_requests += 1
+                self.endpoint.refused_requests += 1
                 log.warning("provider refused the request (HTTP %s: %s); %s", exc.status_code,
                             self._errors.provider_message(exc), CHANGES[refusal])
-                if not self._change(refusal, mode):
+                if not self.endpoint.change(refusal, mode):
                     text_once = True
                 continue
             except Exception as exc:
                 result.error = self._errors.describe(exc, len(result.attempts) - tries_before)
                 break
             if text_once and self.dialect.structured != "text":
-                self._adopt(replace(self.dialect, structured="text"), "plain text worked")
+                self.endpoint.adopt(replace(self.dialect, structured="text"), "plain text worked")
             await self._read(completion, result, parse_json=schema is not None, limit=limit)
             result.prompt_estimate = estimate_tokens(sent)
             if not prompt_arrived(result.prompt_tokens, result.prompt_estimate):
-                if self._short_prompt(result, sent) and resent < MAX_RESENT:
+                if self.endpoint.short_prompt(result, sent) and resent < MAX_RESENT:
                     resent += 1
                     continue  # the same call again, now in a dialect that carries the prompt
+                if self.dialect.context_tokens and compacted():
+                    continue  # the window cut it: the compact form, if it fits
                 break
             if priming:
                 result.error = None  # one token was asked for: the reply is not the point
@@ -353,23 +368,15 @@ class LLMClient:
             result.error = "provider kept refusing the request parameters"
         result.fell_back_to_text = schema is not None and (text_once or self.dialect.structured == "text") \
             and self._config.structured_output != "text"
-        result.endpoint = {**self.dialect.record(), "refused_requests": self.refused_requests}
+        result.endpoint = self.endpoint.record()
         result.latency_s = time.monotonic() - started
         if result.error:
             log.warning("LLM call failed: %s", result.error)
         return result
 
-    def _short_prompt(self, result: LLMResult, sent: list[dict[str, Any]]) -> bool:
-        """A prompt that did not arrive whole: warn, change the dialect; True when a resend can carry it."""
-        result.prompt_short = True
-        changed = after_short_prompt(self.dialect, sent, result.prompt_tokens)
-        fix = SHORT_PROMPT_FIX[short_kind(self.dialect, changed)]
-        log.warning("the server counted %d prompt tokens for about %d sent: %s", result.prompt_tokens,
-                    result.prompt_estimate, fix)
-        self._adopt(changed, "short prompt")
-        result.error = (f"prompt did not arrive whole: the server counted {result.prompt_tokens} of about "
-                        f"{result.prompt_estimate} tokens ({fix})")
-        return changed.context_tokens is None
+    def _too_long(self, sent: list[dict[str, Any]], limit: int) -> str:
+        return (f"prompt of about {estimate_tokens(sent)} tokens (+{limit} for the answer) does not fit the model's "
+                f"context window of {self.context_window} tokens; not sent ({TOO_LONG_FIX})")
 
     def _bounded(self, schema: dict[str, Any] | None, mode: Mode, scale: float,
                  max_tokens: int | None) -> tuple[dict[str, Any] | None, int]:
@@ -386,26 +393,6 @@ class LLMClient:
         needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()})
         return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if grammar else 2 * needed))
 
-    def _refusal(self, exc: openai.APIStatusError, mode: Mode, sent: list[dict[str, Any]]) -> Refusal | None:
-        return classify_refusal(exc.status_code, self._errors.refusal_words(exc), mode=mode,
-                                had_images=has_images(sent), sent_temperature=self._send_temperature,
-                                sent_max_tokens=not self._use_max_completion_tokens)
-
-    def _change(self, refusal: Refusal, mode: Mode) -> bool:
-        """Change what later requests send; False for an unexplained refusal (plain text once)."""
-        if refusal == "structured":
-            lower = replace(self.dialect, structured=mode).step_down()
-            self._adopt(lower or replace(self.dialect, structured="text"), "refusal")
-        elif refusal == "images":
-            self._adopt(replace(self.dialect, images="refused"), "refusal")
-        elif refusal == "temperature":
-            self._send_temperature = False
-        elif refusal == "max_tokens":
-            self._use_max_completion_tokens = True
-        else:
-            return False
-        return True
-
     def _with_schema(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                      mode: Mode) -> list[dict[str, Any]]:
         if schema is None or mode == "json_schema":
@@ -418,15 +405,16 @@ class LLMClient:
         cfg = self._config
         return build_request(cfg.model, messages, schema, schema_name, mode,
                              max_tokens=min(max_tokens or cfg.max_tokens, cfg.max_tokens),
-                             temperature=cfg.temperature if self._send_temperature else None,
-                             limit_key=self._limit_key)
+                             temperature=cfg.temperature if self.endpoint.send_temperature else None,
+                             limit_key=self.endpoint.limit_key)
 
     async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
                             priority: Priority) -> Any:
         sent = request["messages"]
 
         def again(exc: BaseException) -> bool:
-            if isinstance(exc, openai.APIStatusError) and self._refusal(exc, mode, sent) in ("structured", "images"):
+            refused = self.endpoint.refusal(exc, mode, sent) if isinstance(exc, openai.APIStatusError) else None
+            if refused in ("structured", "images"):
                 return False  # a refused parameter: asking the same again brings the same refusal
             return retryable(exc)
 

@@ -17,6 +17,7 @@ The client keeps one :class:`Dialect` per endpoint (base_url + model) for the li
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -182,6 +183,19 @@ def estimate_tokens(messages: list[dict[str, Any]]) -> int:
     differently by each server that they are left out: the estimate errs low)."""
     chars = sum(len(text_of(m.get("content"))) for m in messages)
     return chars // CHARS_PER_TOKEN + MESSAGE_OVERHEAD_TOKENS * len(messages)
+
+
+def prompt_text(messages: list[dict[str, Any]]) -> str:
+    """The request's text in the order a chat template lays it out (roles and contents)."""
+    return "\n".join(f"{m.get('role')}: {text_of(m.get('content'))}" for m in messages)
+
+
+def shared_prefix_share(before: str, now: str) -> float:
+    """The share of ``now`` that starts exactly as ``before`` did: what a server that keeps the last
+    prompt's cache (the llama.cpp family: one slot, the longest shared prefix) need not read again."""
+    if not now:
+        return 0.0
+    return len(os.path.commonprefix([before, now])) / len(now)  # noqa: RUF071 (characters, not paths)
 
 
 def prompt_arrived(prompt_tokens: int, estimate: int) -> bool:

@@ -55,6 +55,17 @@ class LLMResult:
     """The answer was cut off at max_tokens, after its decision fields: the object was closed and used."""
     reasked: bool = False
     """The answer was cut off before its decision, so the call asked once more with tighter bounds."""
+    reusable_share: float = 0.0
+    """The share of this prompt's text that began exactly as the endpoint's previous prompt did: what
+    a server caching the last prompt's prefix could reuse (the prompt's unchanging part first)."""
+    prompt_form: str = "full"
+    """Which form of the prompt was sent: the game's full one, or its compact one (the full one did not fit)."""
+    compact_messages: list[dict[str, Any]] | None = None
+    """The messages sent when they were the compact form (a transcript records what was sent)."""
+    skipped: bool = False
+    """Not sent: the endpoint's recent decisions took longer than the time left before the deadline."""
+    expected_s: float | None = None
+    """What the endpoint's recent decisions took (median) when this call was asked for."""
     prompt_short: bool = False
     """The server counted far fewer prompt tokens than were sent: parts of the prompt never arrived."""
 

@@ -48,6 +48,7 @@ from agent.core.testing.random_schema import RandomSchemaOptions, random_instanc
 DEFAULT_CONTENT = '{"ok": true}'
 DEFAULT_MODEL = "fake-model"
 TEMPLATE_TOKENS = 3
+WINDOW_TOKENS_PER_IMAGE = 256
 """Tokens a chat template adds to any prompt (a server counts them even when it drops every message)."""
 MAX_TIMINGS = 100_000
 """Per-request answer times kept (the oldest are dropped first)."""
@@ -241,8 +242,15 @@ class FakeOpenAI:
         drops_system: bool = False,
         drops_parts: bool = False,
         refuses_images: bool = False,
+        context_window: int | None = None,
+        tells_window: bool = False,
     ) -> None:
         self.default_content = default_content
+        self.context_window = context_window
+        """When set, a prompt whose tokens (as counted here) and max_tokens exceed it is refused with
+        HTTP 400 in llama-cpp-python's words ("This model's maximum context length is ...")."""
+        self.tells_window = tells_window
+        """The model list names the window as vLLM does (``max_model_len``)."""
         self.default_delay = default_delay
         self.responder = responder
         self.api_key = api_key
@@ -439,6 +447,15 @@ class FakeOpenAI:
             return FakeReply.http_error(400, f"response_format {rf_type} not supported", param="response_format")
         if self.refuses_images and record.image_urls():
             return FakeReply.http_error(500, "Unsupported content part type: image_url")
+        if self.context_window is not None:
+            prompt = self._window_tokens(body)
+            answer = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
+            if prompt + answer > self.context_window:
+                return FakeReply.http_error(
+                    400, f"This model's maximum context length is {self.context_window} tokens. However, you "
+                         f"requested {prompt + answer} tokens ({prompt} in the messages, {answer} in the completion). "
+                         "Please reduce the length of the messages or completion.",
+                    param="messages", code="context_length_exceeded")
         return None
 
     async def _next_reply(self, body: dict[str, Any]) -> FakeReply:
@@ -507,13 +524,30 @@ class FakeOpenAI:
                 and not (self.drops_parts and isinstance(m.get("content"), list))]
         return len(json.dumps(kept)) // 4 + TEMPLATE_TOKENS
 
+    @staticmethod
+    def _window_tokens(body: dict[str, Any]) -> int:
+        """What a context window holds of a request: its text (4 characters a token) and a fixed
+        share per picture, as vision models count them (OpenAI: 85 to about 1,100 a picture)."""
+        texts, pictures = [], 0
+        for message in body.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            parts = content if isinstance(content, list) else [content]
+            for part in parts:
+                if isinstance(part, dict) and part.get("type") == "image_url":
+                    pictures += 1
+                else:
+                    texts.append(json.dumps(part))
+        return sum(len(t) for t in texts) // 4 + WINDOW_TOKENS_PER_IMAGE * pictures + TEMPLATE_TOKENS
+
     async def _models(self, request: web.Request) -> web.Response:
         record = await self._record(request)
         denied = self._auth_error(record)
         if denied is not None:
             return await self._send(request, denied, None)  # type: ignore[return-value]
-        return web.json_response({"object": "list", "data": [
-            {"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}]})
+        entry: dict[str, Any] = {"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}
+        if self.tells_window and self.context_window is not None:
+            entry["max_model_len"] = self.context_window
+        return web.json_response({"object": "list", "data": [entry]})
 
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.stats())

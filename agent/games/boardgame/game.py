@@ -7,10 +7,9 @@ prints one line per match with the result. Heavy modules load inside ``main``.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from agent.core.config import ConfigError, check_api_key
-from agent.core.game import Game
+from agent.core.game import Game, lazy_llm_sample
 from agent.games.boardgame.config import BoardgameConfig
 
 
@@ -85,12 +84,6 @@ async def main(config: BoardgameConfig, args: argparse.Namespace) -> int:
 
 
 
-def llm_sample(config: Any) -> Any:
-    from agent.games.boardgame.llm_sample import llm_sample as sample
-
-    return sample(config)
-
-
 GAME = Game(
     name="boardgame",
     summary="the Boardgame Protocol 1.0.0: dials an engine (ws://127.0.0.1:8765), creates or joins a match",
@@ -99,5 +92,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=llm_sample,
+    llm_sample=lazy_llm_sample("agent.games.boardgame.llm_sample"),
 )

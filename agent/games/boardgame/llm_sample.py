@@ -14,7 +14,10 @@ def llm_sample(config: BoardgameConfig) -> LLMSample:
     prompts = load_templates(config)
     rules = get_rules(GAMES[0])
     position = rules.initial()
-    context = prompt_context(Turn(rules, position, 0, 1), prompts.render(rules_template(rules.name), {}))
-    return LLMSample(messages=[{"role": "system", "content": prompts.render("system", context)},
-                               {"role": "user", "content": prompts.render("turn", context)}],
-                     schema=reply_schema(rules, position), schema_name="board_game_action")
+    rules_text = prompts.render(rules_template(rules.name), {})
+    full, short = (prompt_context(Turn(rules, position, 0, 1), rules_text, compact) for compact in (False, True))
+    return LLMSample(messages=[{"role": "system", "content": prompts.render("system", full)},
+                               {"role": "user", "content": prompts.render("turn", full)}],
+                     schema=reply_schema(rules, position), schema_name="board_game_action",
+                     compact=[{"role": "system", "content": prompts.render("system", short)},
+                              {"role": "user", "content": prompts.render("turn", short)}])

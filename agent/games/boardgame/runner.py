@@ -90,7 +90,7 @@ async def run(config: BoardgameConfig) -> int:
         from agent.games.boardgame.llm_sample import llm_sample
 
         sample = llm_sample(config)  # a model server primed while the match is made
-        llm.prime_soon(sample.messages, sample.schema, sample.schema_name)
+        llm.prime_soon(sample)
 
     def offline(rules: GameRules[Any]) -> MovePlayer:
         kind = "random" if config.player == "random" else "best"
@@ -106,7 +106,8 @@ async def run(config: BoardgameConfig) -> int:
 
         def player(rules: GameRules[Any]) -> Player:
             if llm is not None and prompts is not None:
-                model = LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls)
+                model = LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls,
+                               decision_seconds=config.play.decision_seconds)
                 if config.llm.guard == "decided":
                     return GuardedPlayer(model, rules, guard_seconds(config), transcript)
                 return model
@@ -122,7 +123,8 @@ async def run(config: BoardgameConfig) -> int:
             except TemplateError as exc:
                 raise ClientError(f"the game {game!r} has no rules plugin here and no rules text: write "
                                   f"{prompts.directory / (name + '.j2')} ({exc})") from None
-            return LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls)
+            return LLMPlayer(llm, prompts, transcript=transcript, max_calls=config.play.max_llm_calls,
+                               decision_seconds=config.play.decision_seconds)
 
         def on_event(kind: str, data: dict[str, Any]) -> None:
             if kind in TURN_RECORDS:

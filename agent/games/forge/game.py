@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
 
 from agent.core.config import ConfigError
-from agent.core.game import Game, stop_signals
+from agent.core.game import Game, lazy_llm_sample, stop_signals
 from agent.core.net import add_listen_arguments, apply_listen_arguments, is_loopback
 from agent.games.forge.config import ForgeConfig
 
@@ -86,12 +85,6 @@ async def main(config: ForgeConfig, args: argparse.Namespace) -> int:
 
 
 
-def llm_sample(config: Any) -> Any:
-    from agent.games.forge.llm_sample import llm_sample as sample
-
-    return sample(config)
-
-
 GAME = Game(
     name="forge",
     summary="ForgeHeadless Magic: The Gathering: serves http://localhost:5005 (POST / or /decide) for Forge",
@@ -100,5 +93,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=llm_sample,
+    llm_sample=lazy_llm_sample("agent.games.forge.llm_sample"),
 )

@@ -19,6 +19,9 @@ def llm_sample(config: ForgeConfig) -> LLMSample:
     body = dict(catalogue())[SITUATION]
     request = parse_request(body)
     context = build_context(request, build_view(request), [], "", config.decision.max_oracle_chars)
+    short = {**context, "compact": True}
     return LLMSample(messages=[{"role": "system", "content": prompts.render("system", context)},
                                {"role": "user", "content": prompts.render("decide", context)}],
-                     schema=schema_for(request), schema_name=f"forge_{schema_key(request)}")
+                     schema=schema_for(request), schema_name=f"forge_{schema_key(request)}",
+                     compact=[{"role": "system", "content": prompts.render("system", short)},
+                              {"role": "user", "content": prompts.render("decide", short)}])

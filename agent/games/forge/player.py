@@ -16,8 +16,9 @@ import logging
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
-from agent.core.llm import LLMClient
+from agent.core.llm import Compact, LLMClient
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
@@ -42,7 +43,8 @@ class Outcome:
     note: str = ""
     """Why the LLM's answer was not used as it came, when it was not."""
     llm_outcome: str | None = None
-    """ok, error, timeout: how the LLM call of this decision ended (None: no call)."""
+    """ok, error, timeout, skipped (not sent: the endpoint too slow for the deadline): how the LLM call
+    of this decision ended (None: no call)."""
 
 
 def _repeats_a_tried_action(request: ForgeRequest, view: View, decision: Decision, tried: Collection[str]) -> bool:
@@ -116,8 +118,10 @@ class Decider:
         key = schema_key(request)
         started = time.monotonic()
         try:
-            async with asyncio.timeout(cfg.deadline):
-                result = await self.client.complete_json(messages, schema_for(request), schema_name=f"forge_{key}")
+            deadline = asyncio.get_running_loop().time() + cfg.deadline
+            async with asyncio.timeout_at(deadline):
+                result = await self.client.complete_json(messages, schema_for(request), schema_name=f"forge_{key}",
+                                                         deadline=deadline, compact=self._compact(ctx))
         except TimeoutError:
             error = f"no answer within the {cfg.deadline:g}s decision deadline"
             record_llm_unfinished(transcript, "decide", messages, started, "timeout", self.config.llm.model, error)
@@ -126,7 +130,7 @@ class Decider:
             record_llm_unfinished(transcript, "decide", messages, started, "cancelled", self.config.llm.model)
             raise
         record_llm_result(transcript, "decide", messages, started, result)
-        llm_outcome = "ok" if result.ok else "error"
+        llm_outcome = "skipped" if result.skipped else "ok" if result.ok else "error"
         if not result.ok or result.data is None:
             return self._fallback(fallback, f"LLM call failed: {result.error}", llm_outcome)
         decision, reason = read_reply(request, result.data)
@@ -143,6 +147,14 @@ class Decider:
             log.warning("%s; repaired to %s", note, describe(request, fixed))
             return Outcome(fixed, reason or "(no reason given)", "llm-repaired", note=note, llm_outcome=llm_outcome)
         return self._fallback(fallback, note, llm_outcome)
+
+    def _compact(self, ctx: dict[str, Any]) -> Compact:
+        """The prompt without the cards' rules text and with two earlier decisions, for a model whose
+        context window the full one does not fit."""
+        assert self.prompts is not None
+        prompts, short = self.prompts, {**ctx, "compact": True}
+        return lambda: [{"role": "system", "content": prompts.render("system", short)},
+                        {"role": "user", "content": prompts.render("decide", short)}]
 
     @staticmethod
     def _fallback(fallback: Outcome, why: str, llm_outcome: str) -> Outcome:

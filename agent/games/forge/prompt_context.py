@@ -193,6 +193,7 @@ def build_context(request: ForgeRequest, view: View, memory: list[str], hint: st
         "defenders": extra.get("defenders", []), "attackers": extra.get("attackers", []),
         "spell": request.context.spellName, "spell_text": _cut(request.context.spellDescription, max_oracle),
         "memory": memory, "hint": hint, "answer_kind": schema_key(request),
+        "compact": False,
     }
 
 
@@ -205,7 +206,7 @@ def sample_context() -> dict[str, Any]:
             "request_type": "action", "question": "Choose.", "options": [{"number": 0, "text": "play land: Forest"}],
             "min": 1, "max": 1, "defenders": [{"number": 0, "text": "Player B"}],
             "attackers": [{"number": 0, "text": "x"}], "spell": "Shock", "spell_text": "deals 2 damage",
-            "memory": ["turn 1: played Forest"], "hint": "play land Forest", "answer_kind": "action"}
+            "memory": ["turn 1: played Forest"], "hint": "play land Forest", "answer_kind": "action", "compact": False}
 
 
 # ---- reading the reply ----------------------------------------------------------------------------

@@ -250,7 +250,7 @@ class ForgeServer:
             from agent.games.forge.llm_sample import llm_sample
 
             sample = llm_sample(self.config)  # a model server primed before Forge's first decision
-            self.decider.client.prime_soon(sample.messages, sample.schema, sample.schema_name)
+            self.decider.client.prime_soon(sample)
 
     async def shutdown(self) -> None:
         """Stop listening, let requests in progress get their answers, then close every game."""

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agent.core.llm import LLMClient
+from agent.core.llm import Compact, LLMClient
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript, record_scope
@@ -41,7 +41,7 @@ def _sample_context() -> dict[str, Any]:
         "turn": 0, "round": 0, "team": "team", "player": 0, "hive": [12, 1], "enemy_hive": [12, 28],
         "our_score": 0, "flowers_known": 0, "explored_pct": 0, "enemy_carriers": 0,
         "bees": [bee], "bee": bee, "map": "?", "view": "?", "current_plan": "none",
-        "every_rounds": 10, "suggestion": "move N", "roles": list(ROLES),
+        "every_rounds": 10, "suggestion": "move N", "roles": list(ROLES), "compact": False,
     }
 
 
@@ -71,7 +71,7 @@ def summary_context(strategy: Strategy, team: str, our_score: int, every_rounds:
         "bees": bees, "map": world.render(marks),
         "current_plan": plan.model_dump_json(exclude={"reasoning"}) if plan else "none (all bees forage)",
         "every_rounds": every_rounds,
-        "bee": bees[0], "view": "", "suggestion": "", "roles": list(ROLES),
+        "bee": bees[0], "view": "", "suggestion": "", "roles": list(ROLES), "compact": False,
     }
 
 
@@ -124,25 +124,31 @@ class Coach:
         self.stats.asked += 1
         try:
             context = summary_context(self.strategy, self.team, our_score, self.config.every_rounds)
-            messages = [{"role": "system", "content": self.prompts.render("system", context)},
-                        {"role": "user", "content": self.prompts.render("plan", context)}]
+            messages = self._messages(context)
         except Exception as exc:  # a template that fails at run time must not touch the match
             self.stats.failed += 1
             self.record("coach_error", turn=turn, error=f"prompt: {exc}")
             return False
-        self._task = asyncio.get_running_loop().create_task(self._ask(turn, messages), name=f"hive-coach-{turn}")
+        # Without the map, for a model whose context window the full prompt does not fit.
+        compact = lambda: self._messages({**context, "compact": True})  # noqa: E731
+        self._task = asyncio.get_running_loop().create_task(self._ask(turn, messages, compact),
+                                                            name=f"hive-coach-{turn}")
         return True
 
-    async def _ask(self, asked_turn: int, messages: list[dict[str, Any]]) -> None:
-        with record_scope(turn=asked_turn):
-            await self._ask_in_scope(asked_turn, messages)
+    def _messages(self, context: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": self.prompts.render("system", context)},
+                {"role": "user", "content": self.prompts.render("plan", context)}]
 
-    async def _ask_in_scope(self, asked_turn: int, messages: list[dict[str, Any]]) -> None:
+    async def _ask(self, asked_turn: int, messages: list[dict[str, Any]], compact: Compact) -> None:
+        with record_scope(turn=asked_turn):
+            await self._ask_in_scope(asked_turn, messages, compact)
+
+    async def _ask_in_scope(self, asked_turn: int, messages: list[dict[str, Any]], compact: Compact) -> None:
         started = time.monotonic()
         self.record("coach_request", turn=asked_turn, prompt=messages[-1]["content"])
         try:
-            result = await asyncio.wait_for(self.client.complete_json(messages, self._schema, schema_name="hive_plan"),
-                                            self.config.timeout)
+            result = await asyncio.wait_for(self.client.complete_json(messages, self._schema, schema_name="hive_plan",
+                                                                      compact=compact), self.config.timeout)
         except TimeoutError:
             self.stats.failed += 1
             error = f"no answer within {self.config.timeout:g} s"

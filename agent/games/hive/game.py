@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from agent.core.config import ConfigError, check_api_key
-from agent.core.game import Game
+from agent.core.game import Game, lazy_llm_sample
 from agent.games.hive.config import HiveConfig
 
 
@@ -78,12 +77,6 @@ async def main(config: HiveConfig, args: argparse.Namespace) -> int:
 
 
 
-def llm_sample(config: Any) -> Any:
-    from agent.games.hive.llm_sample import llm_sample as sample
-
-    return sample(config)
-
-
 GAME = Game(
     name="hive",
     summary="the Hive Helsinki bee arena: dials the arena (TCP), plays one match, prints the result",
@@ -92,5 +85,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=llm_sample,
+    llm_sample=lazy_llm_sample("agent.games.hive.llm_sample"),
 )

@@ -66,7 +66,7 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
         llm = LLMClient(config.llm, config.api_key())
         prompts = load_hive_prompts(config.resolve_dir(config.prompts_dir))
         sample = llm_sample(config)  # a model server primed while the bees start
-        llm.prime_soon(sample.messages, sample.schema, sample.schema_name)
+        llm.prime_soon(sample)
     session = HiveSession(team=config.arena.team, seed=config.seed, transcript=transcript, llm=llm,
                           prompts=prompts, coach_config=config.coach if config.uses_llm() else None,
                           direct=config.direct if llm is not None else None)

@@ -126,8 +126,9 @@ class HiveSession:
                   "properties": {"action": {"type": "string", "enum": ["move", "forage", "build", "guard"]},
                                  "direction": {"type": "string", "enum": [d.name for d in Direction]}}}
         try:
-            result = await asyncio.wait_for(self.llm.complete_json(messages, schema, schema_name="hive_move"),
-                                            self.direct.budget_s)
+            deadline = asyncio.get_running_loop().time() + self.direct.budget_s
+            async with asyncio.timeout_at(deadline):
+                result = await self.llm.complete_json(messages, schema, schema_name="hive_move", deadline=deadline)
         except TimeoutError:
             self.direct_stats.late += 1
             self._record("direct_late", turn=view.turn, budget_s=self.direct.budget_s)

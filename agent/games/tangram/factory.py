@@ -59,7 +59,7 @@ class PlayerFactory:
             from agent.games.tangram.llm_sample import llm_sample
 
             sample = llm_sample(self.config)
-            self._client.prime_soon(sample.messages, sample.schema, sample.schema_name)
+            self._client.prime_soon(sample)
 
     async def aclose(self) -> None:
         if self._client is not None:

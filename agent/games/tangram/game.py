@@ -11,10 +11,9 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from typing import Any
 
 from agent.core.config import ConfigError
-from agent.core.game import Game, stop_signals
+from agent.core.game import Game, lazy_llm_sample, stop_signals
 from agent.core.net import add_listen_arguments, apply_listen_arguments
 from agent.games.tangram.config import Config, ConsoleConfig
 
@@ -116,12 +115,6 @@ async def main(config: Config, args: argparse.Namespace) -> int:
 
 
 
-def llm_sample(config: Any) -> Any:
-    from agent.games.tangram.llm_sample import llm_sample as sample
-
-    return sample(config)
-
-
 GAME = Game(
     name="tangram",
     summary="the GAIPS Tangram Collaboration Platform: serves ws://localhost:5000, which the game dials",
@@ -130,5 +123,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=llm_sample,
+    llm_sample=lazy_llm_sample("agent.games.tangram.llm_sample"),
 )

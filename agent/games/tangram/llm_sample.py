@@ -21,11 +21,12 @@ def llm_sample(config: Config) -> LLMSample:
     board, drawer = SimGame("A house").images()
     pictures = [b64 for b64, wanted in ((board, config.images.send_board), (drawer, config.images.send_drawer))
                 if wanted]
-    content: list[dict[str, Any]] = [{"type": "text", "text": prompts.render("play", context)}]
-    for b64 in pictures:
-        prepared = prepare_image(b64, config.images)
-        content.append({"type": "image_url", "image_url": {"url": prepared.data_url(),
-                                                           "detail": config.images.detail}})
-    return LLMSample(messages=[{"role": "system", "content": prompts.render("system", context)},
-                               {"role": "user", "content": content}],
-                     schema=move_schema(["A", "B"]), schema_name="tangram_move")
+    images = [{"type": "image_url", "image_url": {"url": prepare_image(b64, config.images).data_url(),
+                                                  "detail": config.images.detail}} for b64 in pictures]
+
+    def messages(form: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"role": "system", "content": prompts.render("system", form)},
+                {"role": "user", "content": [{"type": "text", "text": prompts.render("play", form)}, *images]}]
+
+    return LLMSample(messages=messages(context), schema=move_schema(["A", "B"]), schema_name="tangram_move",
+                     compact=messages({**context, "compact": True}))

@@ -83,6 +83,7 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
         "max_attempts": max_attempts,
         **marks_context(),
         "problem": NO_PROBLEM,
+        "compact": False,
     }
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.core import jsonsafe
-from agent.core.llm import LLMClient, LLMResult
+from agent.core.llm import Compact, LLMClient, LLMResult
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
@@ -96,8 +96,11 @@ def tactics(rules: GameRules[Any], position: Any, seat: int) -> tuple[list[int],
     return wins, losing
 
 
-def prompt_context(turn: Turn, rules_text: str) -> dict[str, Any]:
-    """Every variable the templates may use (the sample context at start-up has the same keys)."""
+def prompt_context(turn: Turn, rules_text: str, compact: bool = False) -> dict[str, Any]:
+    """Every variable the templates may use (the sample context at start-up has the same keys).
+
+    ``compact``: the form for a model whose context window the full prompt does not fit (the rules
+    text left out: the legal moves and the tactics stay; the last refusal only)."""
     rules = turn.rules
     labels = list(move_labels(rules, turn.position))
     wins, losing = tactics(rules, turn.position, turn.seat)
@@ -110,9 +113,10 @@ def prompt_context(turn: Turn, rules_text: str) -> dict[str, Any]:
         "board": rules.render(turn.position),
         "legal_moves": labels,
         "example_move": labels[0] if labels else "",
-        "feedback": list(turn.feedback),
+        "feedback": list(turn.feedback[-1:] if compact else turn.feedback),
         "winning_moves": [rules.describe_move(m) for m in wins],
         "losing_moves": [rules.describe_move(m) for m in losing],
+        "compact": compact,
     }
 
 
@@ -129,8 +133,11 @@ TEXT_REPLY_SCHEMA: dict[str, Any] = {
 """Text mode knows no action schema, and strict mode allows no free-form object: data comes as JSON text."""
 
 
-def text_prompt_context(turn: TextTurn, rules_text: str) -> dict[str, Any]:
-    state = json.dumps(dict(turn.state_data), indent=1, sort_keys=True, default=str)
+def text_prompt_context(turn: TextTurn, rules_text: str, compact: bool = False) -> dict[str, Any]:
+    """``compact``: the state written without indentation and the last refusal only (the rules stay:
+    a game without a plugin has nothing else to go by)."""
+    state = json.dumps(dict(turn.state_data), indent=None if compact else 1, sort_keys=True, default=str,
+                       separators=(",", ":") if compact else None)
     if len(state) > MAX_STATE_CHARS:
         state = state[:MAX_STATE_CHARS] + "\n... (cut: the state is longer)"
     return {
@@ -141,7 +148,8 @@ def text_prompt_context(turn: TextTurn, rules_text: str) -> dict[str, Any]:
         "turn": turn.turn,
         "state_json": state,
         "legal_actions": [json.dumps(dict(a)) for a in turn.legal_actions[:MAX_LEGAL_LISTED]],
-        "feedback": list(turn.feedback),
+        "feedback": list(turn.feedback[-1:] if compact else turn.feedback),
+        "compact": compact,
     }
 
 
@@ -192,42 +200,48 @@ class LLMPlayer(Player, TextPlayer):
     label = "llm"
 
     def __init__(self, client: LLMClient, prompts: PromptSet, transcript: Transcript | None = None,
-                 max_calls: int = 200) -> None:
+                 max_calls: int = 200, decision_seconds: float | None = None) -> None:
         self._client = client
         self._prompts = prompts
         self._transcript = transcript
         """Where each call leaves its ``llm`` record (the turn id comes from the caller's record_scope)."""
         self.max_calls = max_calls
         """Calls this player makes in its match (bounds cost); past it the offline player acts."""
+        self.decision_seconds = decision_seconds
+        """The client's limit for one action: a call the endpoint's pace says would end later is not sent."""
         self.calls = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
 
     async def choose(self, turn: Turn) -> WireAction:
         rules_text = self._prompts.render(rules_template(turn.rules.name), {})
-        context = prompt_context(turn, rules_text)
-        messages = [
-            {"role": "system", "content": self._prompts.render("system", context)},
-            {"role": "user", "content": self._prompts.render("turn", context)},
-        ]
+
+        def messages(compact: bool) -> list[dict[str, Any]]:
+            context = prompt_context(turn, rules_text, compact)
+            return [{"role": "system", "content": self._prompts.render("system", context)},
+                    {"role": "user", "content": self._prompts.render("turn", context)}]
+
         labels = move_labels(turn.rules, turn.position)
         if not labels:
             raise PlayerUnavailable("the position has no legal move to choose")
-        result = await self._call("move", len(turn.feedback) + 1, messages, reply_schema(turn.rules, turn.position))
+        result = await self._call("move", len(turn.feedback) + 1, messages(False),
+                                  reply_schema(turn.rules, turn.position), lambda: messages(True))
         return parse_reply(result.data, result.text, turn.rules, labels)
 
     async def choose_text(self, turn: TextTurn) -> WireAction:
         rules_text = self._prompts.render(rules_template(turn.game), {})
-        context = text_prompt_context(turn, rules_text)
-        messages = [
-            {"role": "system", "content": self._prompts.render("system_text", context)},
-            {"role": "user", "content": self._prompts.render("turn_text", context)},
-        ]
-        result = await self._call("move_text", len(turn.feedback) + 1, messages, TEXT_REPLY_SCHEMA)
+
+        def messages(compact: bool) -> list[dict[str, Any]]:
+            context = text_prompt_context(turn, rules_text, compact)
+            return [{"role": "system", "content": self._prompts.render("system_text", context)},
+                    {"role": "user", "content": self._prompts.render("turn_text", context)}]
+
+        result = await self._call("move_text", len(turn.feedback) + 1, messages(False), TEXT_REPLY_SCHEMA,
+                                  lambda: messages(True))
         return parse_text_reply(result.data, result.text)
 
     async def _call(self, purpose: str, attempt: int, messages: list[dict[str, Any]],
-                    schema: dict[str, Any]) -> LLMResult:
+                    schema: dict[str, Any], compact: Compact | None = None) -> LLMResult:
         """One call, recorded however it ends: a call the turn's time limit cuts short (the client
         cancels the player) leaves an ``llm`` record with outcome ``cancelled`` before it goes on."""
         if self.calls >= self.max_calls:
@@ -235,7 +249,10 @@ class LLMPlayer(Player, TextPlayer):
         self.calls += 1
         started = time.monotonic()
         try:
-            result = await self._client.complete_json(messages, schema, schema_name="board_game_action")
+            deadline = None if self.decision_seconds is None else \
+                asyncio.get_running_loop().time() + self.decision_seconds
+            result = await self._client.complete_json(messages, schema, schema_name="board_game_action",
+                                                      deadline=deadline, compact=compact)
         except asyncio.CancelledError:
             record_llm_unfinished(self._transcript, purpose, messages, started, "cancelled", self._client.model,
                                   attempt=attempt)

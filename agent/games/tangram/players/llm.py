@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent.core.images import data_url
-from agent.core.llm import LLMClient, LLMResult
+from agent.core.llm import Compact, LLMClient, LLMResult
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
@@ -110,7 +110,8 @@ class LLMPlayer:
                        has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
         messages, image_bytes = self._messages("chat", context, marks.images)
         # No deadline of its own: the session bounds a chat answer (a cancel is recorded).
-        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None, marks.images)
+        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None, marks.images,
+                                  compact=self._compact("chat", context, marks.images))
         assert result is not None
         reply = result.data.get("reply") if isinstance(result.data, dict) else None
         if isinstance(reply, str) and reply.strip():
@@ -131,7 +132,9 @@ class LLMPlayer:
         schema = move_schema(marks.candidates.letters)
         # Retries may add up to more than the turn has; stop in time for the fallback to play.
         result = await self._call(template, messages, schema, "tangram_move", image_bytes, view.decide_by,
-                                  marks.images)
+                                  marks.images, compact=self._compact(template, context, marks.images))
+        if result is not None and result.compact_messages is not None:
+            messages = result.compact_messages  # a re-ask continues the conversation that was sent
         outcome = self._interpret(result, view, template, marks, reasked=False)
         reasks = 0
         # An answer cut off twice (the client already asked again with tighter bounds) is not asked a third time.
@@ -272,9 +275,14 @@ class LLMPlayer:
         return [{"role": "system", "content": self.prompts.render("system", context)},
                 {"role": "user", "content": content}], sum(len(d) for d in images)
 
+    def _compact(self, template: str, context: dict[str, Any], images: tuple[bytes, ...]) -> Compact:
+        """The prompt's compact form (shorter rules, candidates first, two lines of history), made
+        only when the client finds the full one too long for the model's context window."""
+        return lambda: self._messages(template, {**context, "compact": True}, images)[0]
+
     async def _call(self, purpose: str, messages: list[dict[str, Any]], schema: dict[str, Any], schema_name: str,
                     image_bytes: int, deadline: float | None, images: tuple[bytes, ...] = (),
-                    **extra: Any) -> LLMResult | None:
+                    compact: Compact | None = None, **extra: Any) -> LLMResult | None:
         """One LLM call, recorded however it ends; None when ``deadline`` (loop time) passed first.
 
         A call cancelled from outside (the turn's deadline, a disconnect, a shutdown) leaves an
@@ -286,7 +294,8 @@ class LLMPlayer:
             async with asyncio.timeout_at(deadline):
                 # Chat answers wait behind turns for a slot of the process-wide LLM gate.
                 result = await self.client.complete_json(messages, schema, schema_name,
-                                                         priority="chat" if purpose == "chat" else "play")
+                                                         priority="chat" if purpose == "chat" else "play",
+                                                         deadline=deadline, compact=compact)
         except TimeoutError:
             record_llm_unfinished(self.transcript, purpose, messages, started, "timeout", self.config.llm.model,
                                   image_bytes=image_bytes, images=shown, **extra)

@@ -1,0 +1,222 @@
+"""What the client knows of its endpoint (base_url + model) and how it finds out.
+
+The request dialect (probed before the first call, corrected by every refusal and by every prompt
+that did not arrive whole), the request parameters the server refuses, the model's context window,
+and the pace of its answers. One :class:`Endpoint` per client, kept for the process: what one call
+learns, every later call uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from dataclasses import replace
+from typing import Any
+
+import openai
+
+from agent.core.config import LLMConfig
+from agent.core.llm.dialect import (
+    SHORT_PROMPT_FIX,
+    Dialect,
+    Refusal,
+    after_short_prompt,
+    classify_refusal,
+    estimate_tokens,
+    has_images,
+    known_dialect,
+    short_kind,
+)
+from agent.core.llm.errors import Describer
+from agent.core.llm.gate import LLMGate
+from agent.core.llm.pace import Pace
+from agent.core.llm.probe import PROBE_HEADER, probe_images, probe_messages
+from agent.core.llm.reply import prompt_tokens_of
+from agent.core.llm.result import LLMResult, Mode, Priority
+from agent.core.llm.window import is_context_refusal, read_window, window_from_refusal
+from agent.core.prompts import PromptSet
+
+log = logging.getLogger(__name__)
+
+PROBE_TIMEOUT_S = 15.0
+MAX_PROBE_ROUNDS = 2
+"""An endpoint that does not answer the probe is probed again once, then played as configured."""
+# Sent when the server takes no key: the SDK insists on one, and an explicit placeholder keeps it
+# from picking up an unrelated OPENAI_API_KEY from the environment.
+PLACEHOLDER_KEY = "no-key-required"
+REFUSED_WINDOW_SHARE = 0.8
+"""A refusal for length that names no window: the window is taken as this share of what was sent."""
+
+
+def first_dialect(config: LLMConfig, base_url: str) -> Dialect:
+    dialect = Dialect(structured=config.structured_output)
+    if config.system_role != "auto":
+        dialect = replace(dialect, system="kept" if config.system_role == "keep" else "folded")
+    if known_dialect(base_url):
+        return replace(dialect, probed="known")
+    if not config.probe_dialect:
+        return replace(dialect, probed="configured")
+    return dialect
+
+
+class Endpoint:
+    """One endpoint's dialect, refused parameters, context window and pace, and the probes that find them."""
+
+    def __init__(self, config: LLMConfig, sdk: openai.AsyncOpenAI, gate: LLMGate, errors: Describer,
+                 notes: PromptSet, base_url: str) -> None:
+        self._config = config
+        self._sdk = sdk
+        self._gate = gate
+        self._errors = errors
+        self._notes = notes
+        self.base_url = base_url
+        """Masked (no user:password): for logs."""
+        self.dialect = first_dialect(config, str(sdk.base_url))
+        self.refused_requests = 0
+        """Requests the endpoint refused for a parameter (the price of finding its dialect)."""
+        self.send_temperature = True
+        self.use_max_completion_tokens = False
+        self.server_window: int | None = None
+        """The context window the server told (llama-server's /props, vLLM's model list), if it did."""
+        self._window_read = config.context_tokens is not None
+        self.pace = Pace()
+        """How long this endpoint's decisions take lately: a call that would end after its
+        deadline is not sent."""
+        self.last_prompt = ""
+        """The text of the last prompt sent, to measure how much of the next one a prefix cache holds."""
+        self._probe_lock = asyncio.Lock()
+        self._probe_rounds = 0
+        self._images_probed = False
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's context window in tokens as far as known: the config's, else what the server
+        showed (a refusal naming it, a prompt it cut), else what it told when asked; None: unknown."""
+        return self._config.context_tokens or self.dialect.context_tokens or self.server_window
+
+    @property
+    def limit_key(self) -> str:
+        """The reply-length parameter this endpoint takes (reasoning models want max_completion_tokens)."""
+        return "max_completion_tokens" if self.use_max_completion_tokens else "max_tokens"
+
+    def record(self) -> dict[str, Any]:
+        """For the transcript's ``llm_endpoint`` record."""
+        return {**self.dialect.record(), "refused_requests": self.refused_requests,
+                "context_window": self.context_window}
+
+    # ---- finding the dialect before play -------------------------------------------------------------
+
+    async def ensure(self, *, images: bool = False, priority: Priority = "play") -> Dialect:
+        """Probe the endpoint once (and its pictures, the first time ``images``); the dialect.
+
+        Endpoints whose dialect is known or configured are not probed; one that does not answer
+        the probe is probed once more on a later call, then played as configured."""
+        if self._wants_probe(images):
+            async with self._probe_lock:  # concurrent first calls wait for one probe
+                if not self._window_read:
+                    self._window_read = True
+                    self.server_window = await read_window(str(self._sdk.base_url), self._config.model, self._auth)
+                    if self.server_window:
+                        log.info("LLM endpoint %s: context window %d tokens", self.base_url, self.server_window)
+                if self.dialect.probed == "not yet":
+                    self._probe_rounds += 1
+                    found = await probe_messages(self.dialect, self._notes, lambda m: self._probe(m, priority))
+                    if found.probed == "probed" or self._probe_rounds >= MAX_PROBE_ROUNDS:
+                        self.adopt(found, "probe")
+                if self._wants_probe(images) and self.dialect.probed == "probed":
+                    self._images_probed = True
+                    self.adopt(await probe_images(self.dialect, self._notes,
+                                                  lambda m: self._probe_image(m, priority)), "image probe")
+        return self.dialect
+
+    def _wants_probe(self, images: bool) -> bool:
+        if self.dialect.probed == "not yet":
+            return True
+        return images and self.dialect.probed == "probed" and not self._images_probed and self.dialect.sends_images
+
+    def adopt(self, dialect: Dialect, why: str) -> None:
+        before, self.dialect = self.dialect, dialect
+        if {**before.record(), "found_by": ""} != {**dialect.record(), "found_by": ""}:
+            log.warning("LLM endpoint %s (model %s), after the %s: %s", self.base_url, self._config.model, why,
+                        dialect.describe())
+
+    async def _probe(self, messages: list[dict[str, Any]], priority: Priority) -> int | None:
+        try:
+            completion = await self._probe_request(messages, priority)
+        except Exception as exc:
+            log.debug("dialect probe request failed: %s", self._errors.describe(exc, None))
+            return None
+        return prompt_tokens_of(completion)
+
+    async def _probe_image(self, messages: list[dict[str, Any]], priority: Priority) -> tuple[int | None, bool]:
+        try:
+            completion = await self._probe_request(messages, priority)
+        except openai.APIStatusError as exc:
+            log.info("LLM endpoint %s refuses image parts (HTTP %s: %s)", self.base_url, exc.status_code,
+                     self._errors.provider_message(exc))
+            return None, True
+        except Exception as exc:
+            log.debug("image probe request failed: %s", self._errors.describe(exc, None))
+            return None, False
+        return prompt_tokens_of(completion), False
+
+    @property
+    def _auth(self) -> dict[str, str]:
+        key = self._sdk.api_key
+        return {} if key == PLACEHOLDER_KEY else {"Authorization": f"Bearer {key}"}
+
+    async def _probe_request(self, messages: list[dict[str, Any]], priority: Priority) -> Any:
+        timeout = min(self._config.request_timeout, PROBE_TIMEOUT_S)
+        request: dict[str, Any] = {"model": self._config.model, "messages": messages, self.limit_key: 1}
+        async with self._gate.slot(priority), asyncio.timeout(timeout):
+            return await self._sdk.chat.completions.create(**request, timeout=timeout,
+                                                           extra_headers={PROBE_HEADER: "dialect"})
+
+    # ---- learning from what play meets ---------------------------------------------------------------
+
+    def refusal(self, exc: openai.APIStatusError, mode: Mode, sent: list[dict[str, Any]]) -> Refusal | None:
+        return classify_refusal(exc.status_code, self._errors.refusal_words(exc), mode=mode,
+                                had_images=has_images(sent), sent_temperature=self.send_temperature,
+                                sent_max_tokens=not self.use_max_completion_tokens)
+
+    def change(self, refusal: Refusal, mode: Mode) -> bool:
+        """Change what later requests send; False for an unexplained refusal (plain text once)."""
+        if refusal == "structured":
+            lower = replace(self.dialect, structured=mode).step_down()
+            self.adopt(lower or replace(self.dialect, structured="text"), "refusal")
+        elif refusal == "images":
+            self.adopt(replace(self.dialect, images="refused"), "refusal")
+        elif refusal == "temperature":
+            self.send_temperature = False
+        elif refusal == "max_tokens":
+            self.use_max_completion_tokens = True
+        else:
+            return False
+        return True
+
+    def context_refused(self, exc: openai.APIStatusError, sent: list[dict[str, Any]], limit: int) -> bool:
+        """A refusal of a prompt too long for the window: the window it names (or one just under what
+        was sent) is kept, so later prompts are fitted before they go out."""
+        said = self._errors.refusal_words(exc)
+        if isinstance(exc.body, dict):  # llama-server names the window in fields beside its message
+            said += " " + json.dumps(exc.body, default=str)[:2000]
+        if not is_context_refusal(said):
+            return False
+        window = window_from_refusal(said) or max(1, int(estimate_tokens(sent) * REFUSED_WINDOW_SHARE) + limit)
+        log.warning("the server refused a prompt of about %d tokens (+%d for the answer) as too long for the "
+                    "model's context window (%d tokens)", estimate_tokens(sent), limit, window)
+        self.adopt(replace(self.dialect, context_tokens=window), "context refusal")
+        return True
+
+    def short_prompt(self, result: LLMResult, sent: list[dict[str, Any]]) -> bool:
+        """A prompt that did not arrive whole: warn, change the dialect; True when a resend can carry it."""
+        result.prompt_short = True
+        changed = after_short_prompt(self.dialect, sent, result.prompt_tokens)
+        fix = SHORT_PROMPT_FIX[short_kind(self.dialect, changed)]
+        log.warning("the server counted %d prompt tokens for about %d sent: %s", result.prompt_tokens,
+                    result.prompt_estimate, fix)
+        self.adopt(changed, "short prompt")
+        result.error = (f"prompt did not arrive whole: the server counted {result.prompt_tokens} of about "
+                        f"{result.prompt_estimate} tokens ({fix})")
+        return changed.context_tokens is None

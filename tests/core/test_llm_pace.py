@@ -1,0 +1,96 @@
+"""The endpoint's pace: a call that would end after its deadline is not sent, the fallback answers early."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from agent.core.config import LLMConfig
+from agent.core.llm import LLMClient
+from agent.core.llm.pace import MIN_SAMPLES, REMEASURE_AFTER, UNFINISHED_FACTOR, Pace
+from agent.core.testing.fake_openai import FakeOpenAI
+
+
+def test_no_verdict_without_measurements() -> None:
+    pace = Pace()
+    assert pace.verdict(0.5).send
+    pace.answered(10.0)
+    assert pace.verdict(0.5).send, "one slow (cold-cache) call alone never skips the next"
+
+
+def test_a_slow_endpoint_is_skipped_then_measured_again() -> None:
+    pace = Pace()
+    for _ in range(MIN_SAMPLES):
+        pace.answered(10.0)
+    skipped = [pace.verdict(5.0) for _ in range(REMEASURE_AFTER)]
+    assert not any(v.send for v in skipped)
+    assert skipped[0].expected_s == 10.0 and skipped[0].left_s == 5.0
+    assert pace.verdict(5.0).send, "after a few skips one call goes out to see whether the endpoint got faster"
+    assert not pace.verdict(5.0).send
+
+
+def test_enough_time_or_no_deadline_sends() -> None:
+    pace = Pace()
+    for _ in range(4):
+        pace.answered(3.0)
+    assert pace.verdict(3.0).send
+    assert pace.verdict(None).send
+
+
+def test_the_median_follows_a_server_that_warmed_up() -> None:
+    pace = Pace()
+    for seconds in (30.0, 4.0, 5.0):
+        pace.answered(seconds)
+    assert pace.expected() == 5.0
+    assert pace.verdict(8.0).send
+
+
+def test_an_unfinished_call_counts_only_as_longer() -> None:
+    pace = Pace()
+    pace.answered(2.0)
+    pace.answered(2.0)
+    pace.unfinished(0.1)  # a cancel soon after sending says nothing about the endpoint
+    assert list(pace.samples) == [2.0, 2.0]
+    pace.unfinished(8.0)  # given up at the deadline: it would have taken longer
+    assert list(pace.samples)[-1] == 8.0 * UNFINISHED_FACTOR
+
+
+def _config(fake: FakeOpenAI, timeout: float = 5.0) -> LLMConfig:
+    return LLMConfig(base_url=fake.base_url, model="m", request_timeout=timeout, prime=False,
+                     probe_dialect=False, api_key_required=False)
+
+
+@pytest.mark.asyncio
+async def test_the_client_skips_a_call_that_cannot_end_in_time() -> None:
+    with FakeOpenAI(default_content='{"a": 1}', default_delay=0.3) as fake:
+        async with LLMClient(_config(fake), None) as client:
+            loop = asyncio.get_running_loop()
+            for _ in range(MIN_SAMPLES):
+                assert (await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
+                                                   deadline=loop.time() + 5)).ok
+            sent = len(fake.chat_requests)
+            result = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
+                                                deadline=loop.time() + 0.05)
+            assert result.skipped and not result.ok and "not asked" in (result.error or "")
+            assert result.expected_s is not None and result.expected_s >= 0.3
+            assert len(fake.chat_requests) == sent, "nothing was sent"
+            chat = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
+                                              priority="chat", deadline=loop.time() + 0.05)
+            assert not chat.skipped, "chats are not paced: nobody's turn waits on them"
+
+
+@pytest.mark.asyncio
+async def test_a_call_cancelled_at_its_deadline_slows_the_pace() -> None:
+    with FakeOpenAI(default_content='{"a": 1}', default_delay=1.0) as fake:
+        async with LLMClient(_config(fake), None) as client:
+            loop = asyncio.get_running_loop()
+            for _ in range(MIN_SAMPLES):
+                deadline = loop.time() + 0.2
+                with pytest.raises(TimeoutError):
+                    async with asyncio.timeout_at(deadline):
+                        await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
+                                                   deadline=deadline)
+            result = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
+                                                deadline=loop.time() + 0.2)
+            assert result.skipped
