@@ -148,7 +148,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--base-url", help="a running OpenAI-compatible server (default: start the local model)")
     parser.add_argument("--model", default=MODEL_ALIAS, help="the model name at --base-url")
     parser.add_argument("--server", choices=("llama-cpp-python", "llama-server"), default="llama-cpp-python")
-    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="generating threads of the started server (default: all cores but one; "
+                             "the prompt is read on all)")
     parser.add_argument("--log-level", default="ERROR")
     return parser.parse_args(argv)
 

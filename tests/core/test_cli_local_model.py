@@ -30,3 +30,21 @@ def test_an_offline_config_is_refused_with_the_way_out(capsys: pytest.CaptureFix
     assert main(["--config", "configs/offline.yaml", "--local-model"]) == 2
     err = capsys.readouterr().err
     assert "--local-model needs an LLM player" in err and "configs/local.yaml" in err
+
+
+def test_the_local_server_generates_on_all_cores_but_one_and_reads_the_prompt_on_all(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from agent.core.local_model import server_command
+
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    python = server_command("llama-cpp-python", Path("m.gguf"), 8080, 8192, None)
+    assert python[python.index("--n_threads") + 1] == "1" and python[python.index("--n_threads_batch") + 1] == "2"
+    monkeypatch.setenv("LLAMA_SERVER", "/opt/llama-server")
+    native = server_command("llama-server", Path("m.gguf"), 8080, 8192, 3)
+    assert native[0] == "/opt/llama-server"
+    assert native[native.index("--threads") + 1] == "3" and native[native.index("--threads-batch") + 1] == "3"
+    monkeypatch.setattr("os.cpu_count", lambda: None)
+    single = server_command("llama-cpp-python", Path("m.gguf"), 8080, 8192, None)
+    assert single[single.index("--n_threads") + 1] == "1" and single[single.index("--n_threads_batch") + 1] == "1"

@@ -42,7 +42,7 @@ def local_llm() -> Iterator[LocalModelServer]:
             pytest.fail(f"real-model tests cannot run under CI: {missing}")
         pytest.skip(missing)
     try:
-        server = LocalModelServer(kind=SERVER_KIND, threads=2).start()  # type: ignore[arg-type]
+        server = LocalModelServer(kind=SERVER_KIND).start()  # type: ignore[arg-type]
     except LocalModelError as exc:
         pytest.fail(str(exc))
     try:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agent.core.llm import LADDER
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from benchmarks.llm_real import runs
 from tests.llm_real.conftest import FIRST_FORM, SERVER_KIND
@@ -27,10 +28,11 @@ def local(game: str, server: LocalModelServer, folder: Path, *, for_cpu: bool = 
     return runs.localised(game, server.base_url, MODEL_ALIAS, folder, local=for_cpu)
 
 
-def assert_calls_sound(run: runs.Run) -> None:
+def assert_calls_sound(run: runs.Run, config: Any) -> None:
     """Every request was accepted (no HTTP refusal but the at most two that found the dialect), every
-    answered call's prompt arrived whole by the server's own count, and the dialect is the llama.cpp
-    family's. How many calls a slow CPU model answers in time is measured by the benchmark, not here."""
+    answered call's prompt arrived whole by the server's own count, and the dialect is the first form
+    this server takes from where the config starts. How many calls a slow CPU model answers in time is
+    measured by the benchmark, not here."""
     calls = run.llm_calls()
     assert calls, "no LLM call was made"
     refused = [c for c in calls if str(c.get("error") or "").startswith("HTTP ")]
@@ -41,17 +43,19 @@ def assert_calls_sound(run: runs.Run) -> None:
         assert call["prompt_tokens"] >= ARRIVED * call["prompt_estimate"], (call["prompt_tokens"],
                                                                             call["prompt_estimate"])
     endpoints = [r for r in run.records if r.get("kind") == "llm_endpoint"]
-    assert endpoints and endpoints[-1]["structured_output"] == FIRST_FORM[SERVER_KIND], endpoints
+    start = config.llm.structured_output
+    expected = start if LADDER.index(start) >= LADDER.index(FIRST_FORM[SERVER_KIND]) else FIRST_FORM[SERVER_KIND]
+    assert endpoints and endpoints[-1]["structured_output"] == expected, endpoints
     assert endpoints[-1]["refused_requests"] <= REFUSALS_ALLOWED, endpoints
 
 
 async def test_tangram_plays_whole_turns_on_the_real_model(local_llm: LocalModelServer, tmp_path: Path) -> None:
     # configs/local.yaml: gpt4o.yaml's 30 s per request is shorter than a CPU model's first read of the prompt
-    run = await runs.tangram(local("tangram", local_llm, tmp_path, for_cpu=True), games=1, turns=3, seed=7,
-                             folder=tmp_path)
+    config = local("tangram", local_llm, tmp_path, for_cpu=True)
+    run = await runs.tangram(config, games=1, turns=3, seed=7, folder=tmp_path)
     assert not run.detail["errors"] and not run.detail["violations"], run.detail
     assert run.detail["turn_ends"] == 3  # every AI turn ended (with finish: the simulator flags any other ending)
-    assert_calls_sound(run)
+    assert_calls_sound(run, config)
     endpoint = [r for r in run.records if r.get("kind") == "llm_endpoint"][-1]
     # This server drops a list of parts for a text-only model: text goes as strings, no pictures.
     assert endpoint["content"] == "string" and endpoint["images"] != "sent", endpoint
@@ -60,23 +64,26 @@ async def test_tangram_plays_whole_turns_on_the_real_model(local_llm: LocalModel
 
 async def test_forge_decisions_come_from_the_real_model(local_llm: LocalModelServer, tmp_path: Path) -> None:
     # configs/forge-local.yaml: the hosted config's 8 s deadline is shorter than a CPU model's first answer
-    run = await runs.forge(local("forge", local_llm, tmp_path, for_cpu=True), games=1, turns=4, seed=11)
+    config = local("forge", local_llm, tmp_path, for_cpu=True)
+    run = await runs.forge(config, games=1, turns=4, seed=11)
     assert run.detail["invalid"] == 0 and run.detail["latency_max_s"] < 25  # Forge's client waits 30 s
     assert run.decisions >= 3 and run.by_model >= 1, run.detail
-    assert_calls_sound(run)
+    assert_calls_sound(run, config)
 
 
 async def test_a_boardgame_match_is_played_by_the_real_model(local_llm: LocalModelServer, tmp_path: Path) -> None:
-    run = await runs.boardgame(local("boardgame", local_llm, tmp_path), matches=1, seed=3)
+    config = local("boardgame", local_llm, tmp_path)
+    run = await runs.boardgame(config, matches=1, seed=3)
     assert run.detail["exit"] == 0 and run.detail["finished"] == 1, run.detail
     assert run.by_model >= 1, run.detail
-    assert_calls_sound(run)
+    assert_calls_sound(run, config)
 
 
 async def test_the_bee_coach_plans_on_the_real_model(local_llm: LocalModelServer, tmp_path: Path) -> None:
-    run = await runs.hive(local("hive", local_llm, tmp_path, for_cpu=True), seed=5)
+    config = local("hive", local_llm, tmp_path, for_cpu=True)
+    run = await runs.hive(config, seed=5)
     assert run.detail["forfeit"] is None and run.detail["ending"] == "gameover", run.detail
     assert run.decisions >= 1, run.detail  # the coach asked; the bees never waited for it
     # The model's plan reached the coach (whether a 270M model's plan is usable is the benchmark's question).
     assert any(c["outcome"] == "ok" for c in run.llm_calls()), [c.get("error") for c in run.llm_calls()]
-    assert_calls_sound(run)
+    assert_calls_sound(run, config)
