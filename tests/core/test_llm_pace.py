@@ -50,10 +50,18 @@ def test_an_unfinished_call_counts_only_as_longer() -> None:
     pace = Pace()
     pace.answered(2.0)
     pace.answered(2.0)
-    pace.unfinished(0.1)  # a cancel soon after sending says nothing about the endpoint
-    assert list(pace.samples) == [2.0, 2.0]
+    pace.unfinished(0.1)  # a cancel soon after sending: no sign of an endpoint faster than measured
+    assert list(pace.samples) == [2.0, 2.0, 2.0]
     pace.unfinished(8.0)  # given up at the deadline: it would have taken longer
     assert list(pace.samples)[-1] == 8.0 * UNFINISHED_FACTOR
+
+
+def test_calls_cut_at_a_deadline_a_little_earlier_each_time_still_add_up() -> None:
+    pace = Pace()  # each call reached the client a little later, so was cut a little sooner
+    pace.unfinished(0.6)
+    pace.unfinished(0.55)
+    assert len(pace.samples) == MIN_SAMPLES and pace.expected() == 0.6 * UNFINISHED_FACTOR
+    assert not pace.verdict(0.55).send
 
 
 def _config(fake: FakeOpenAI, timeout: float = 5.0) -> LLMConfig:

@@ -47,12 +47,11 @@ class Pace:
         self.samples.append(seconds)
 
     def unfinished(self, seconds: float) -> None:
-        """A call given up after ``seconds`` (a deadline, a cancel): it would have taken at least
-        that long, which says nothing when it is shorter than what is expected anyway."""
+        """A call given up after ``seconds`` (a deadline, a cancel): it would have taken longer, and
+        no less than expected (a call given up early shows no endpoint faster than measured)."""
         longer = seconds * UNFINISHED_FACTOR
         expected = self.expected()
-        if expected is None or longer >= expected:
-            self.samples.append(longer)
+        self.samples.append(longer if expected is None else max(longer, expected))
 
     def verdict(self, left_s: float | None) -> PaceVerdict:
         """Send a call with ``left_s`` seconds to its deadline? Not when recent calls took longer."""
