@@ -28,6 +28,11 @@ class PromptSet:
     def render(self, name: str, context: dict[str, Any]) -> str:
         return self.env.get_template(f"{name}.j2").render(**context).strip()
 
+    def messages(self, system: str, user: str, context: dict[str, Any]) -> list[dict[str, Any]]:
+        """A system message and a user message, each rendered from its template with ``context``."""
+        return [{"role": "system", "content": self.render(system, context)},
+                {"role": "user", "content": self.render(user, context)}]
+
 
 def load_prompts(directory: Path, sample_context: dict[str, Any], names: Sequence[str]) -> PromptSet:
     """Load and check the templates ``names`` against ``sample_context`` (every variable we pass).

@@ -16,8 +16,5 @@ def llm_sample(config: BoardgameConfig) -> LLMSample:
     position = rules.initial()
     rules_text = prompts.render(rules_template(rules.name), {})
     full, short = (prompt_context(Turn(rules, position, 0, 1), rules_text, compact) for compact in (False, True))
-    return LLMSample(messages=[{"role": "system", "content": prompts.render("system", full)},
-                               {"role": "user", "content": prompts.render("turn", full)}],
-                     schema=reply_schema(rules, position), schema_name="board_game_action",
-                     compact=[{"role": "system", "content": prompts.render("system", short)},
-                              {"role": "user", "content": prompts.render("turn", short)}])
+    return LLMSample(messages=prompts.messages("system", "turn", full), schema=reply_schema(rules, position),
+                     schema_name="board_game_action", compact=prompts.messages("system", "turn", short))

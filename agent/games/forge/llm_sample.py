@@ -20,8 +20,5 @@ def llm_sample(config: ForgeConfig) -> LLMSample:
     request = parse_request(body)
     context = build_context(request, build_view(request), [], "", config.decision.max_oracle_chars)
     short = {**context, "compact": True}
-    return LLMSample(messages=[{"role": "system", "content": prompts.render("system", context)},
-                               {"role": "user", "content": prompts.render("decide", context)}],
-                     schema=schema_for(request), schema_name=f"forge_{schema_key(request)}",
-                     compact=[{"role": "system", "content": prompts.render("system", short)},
-                              {"role": "user", "content": prompts.render("decide", short)}])
+    return LLMSample(messages=prompts.messages("system", "decide", context), schema=schema_for(request),
+                     schema_name=f"forge_{schema_key(request)}", compact=prompts.messages("system", "decide", short))

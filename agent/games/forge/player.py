@@ -108,8 +108,7 @@ class Decider:
         hint = fallback.reason if cfg.heuristic_hint else ""
         try:
             ctx = build_context(request, view, memory[-cfg.memory:] if cfg.memory else [], hint, cfg.max_oracle_chars)
-            messages = [{"role": "system", "content": self.prompts.render("system", ctx)},
-                        {"role": "user", "content": self.prompts.render("decide", ctx)}]
+            messages = self.prompts.messages("system", "decide", ctx)
         except Exception as exc:  # a template that fails on this request's data
             log.error("prompt could not be built (%s); the heuristic answers", exc)
             fallback.note = f"prompt failed: {exc}"
@@ -153,8 +152,7 @@ class Decider:
         context window the full one does not fit."""
         assert self.prompts is not None
         prompts, short = self.prompts, {**ctx, "compact": True}
-        return lambda: [{"role": "system", "content": prompts.render("system", short)},
-                        {"role": "user", "content": prompts.render("decide", short)}]
+        return lambda: prompts.messages("system", "decide", short)
 
     @staticmethod
     def _fallback(fallback: Outcome, why: str, llm_outcome: str) -> Outcome:

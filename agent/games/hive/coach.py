@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Callable
@@ -124,20 +125,16 @@ class Coach:
         self.stats.asked += 1
         try:
             context = summary_context(self.strategy, self.team, our_score, self.config.every_rounds)
-            messages = self._messages(context)
+            messages = self.prompts.messages("system", "plan", context)
         except Exception as exc:  # a template that fails at run time must not touch the match
             self.stats.failed += 1
             self.record("coach_error", turn=turn, error=f"prompt: {exc}")
             return False
         # Without the map, for a model whose context window the full prompt does not fit.
-        compact = lambda: self._messages({**context, "compact": True})  # noqa: E731
+        compact = functools.partial(self.prompts.messages, "system", "plan", {**context, "compact": True})
         self._task = asyncio.get_running_loop().create_task(self._ask(turn, messages, compact),
                                                             name=f"hive-coach-{turn}")
         return True
-
-    def _messages(self, context: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{"role": "system", "content": self.prompts.render("system", context)},
-                {"role": "user", "content": self.prompts.render("plan", context)}]
 
     async def _ask(self, asked_turn: int, messages: list[dict[str, Any]], compact: Compact) -> None:
         with record_scope(turn=asked_turn):

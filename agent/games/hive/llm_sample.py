@@ -12,8 +12,5 @@ def llm_sample(config: HiveConfig) -> LLMSample:
     prompts = load_hive_prompts(config.resolve_dir(config.prompts_dir))
     context = _sample_context()
     short = {**context, "compact": True}
-    return LLMSample(messages=[{"role": "system", "content": prompts.render("system", context)},
-                               {"role": "user", "content": prompts.render("plan", context)}],
-                     schema=plan_json_schema(), schema_name="hive_plan",
-                     compact=[{"role": "system", "content": prompts.render("system", short)},
-                              {"role": "user", "content": prompts.render("plan", short)}])
+    return LLMSample(messages=prompts.messages("system", "plan", context), schema=plan_json_schema(),
+                     schema_name="hive_plan", compact=prompts.messages("system", "plan", short))

@@ -117,8 +117,7 @@ class HiveSession:
         context["suggestion"] = (f"{Action(decision.action).name.lower()} {Direction(decision.direction).name} "
                                  f"({decision.reason})")
         try:
-            messages = [{"role": "system", "content": self.prompts.render("direct_system", context)},
-                        {"role": "user", "content": self.prompts.render("move", context)}]
+            messages = self.prompts.messages("direct_system", "move", context)
         except Exception as exc:
             self._record("direct_error", turn=view.turn, error=f"prompt: {exc}")
             return fallback

@@ -218,8 +218,7 @@ class LLMPlayer(Player, TextPlayer):
 
         def messages(compact: bool) -> list[dict[str, Any]]:
             context = prompt_context(turn, rules_text, compact)
-            return [{"role": "system", "content": self._prompts.render("system", context)},
-                    {"role": "user", "content": self._prompts.render("turn", context)}]
+            return self._prompts.messages("system", "turn", context)
 
         labels = move_labels(turn.rules, turn.position)
         if not labels:
@@ -233,8 +232,7 @@ class LLMPlayer(Player, TextPlayer):
 
         def messages(compact: bool) -> list[dict[str, Any]]:
             context = text_prompt_context(turn, rules_text, compact)
-            return [{"role": "system", "content": self._prompts.render("system_text", context)},
-                    {"role": "user", "content": self._prompts.render("turn_text", context)}]
+            return self._prompts.messages("system_text", "turn_text", context)
 
         result = await self._call("move_text", len(turn.feedback) + 1, messages(False), TEXT_REPLY_SCHEMA,
                                   lambda: messages(True))
