@@ -71,6 +71,29 @@ def test_reply_tokens_grow_with_the_bounds_and_cover_a_bounded_answer() -> None:
     assert len(json.dumps(answer)) / 4 <= reply_tokens(SCHEMA, CHARS)
 
 
+def _spread(value: object, run: str) -> str:
+    """``value`` as JSON with ``run`` at every place llama.cpp's schema grammar allows whitespace."""
+    if isinstance(value, dict):
+        members = [f"{json.dumps(k)}{run}:{run}{_spread(v, run)}{run}" for k, v in value.items()]
+        return "{" + run + f",{run}".join(members) + "}"
+    if isinstance(value, list):
+        return "[" + run + f",{run}".join(_spread(v, run) + run for v in value) + "]"
+    return json.dumps(value)
+
+
+def test_under_a_grammar_the_budget_holds_the_whitespace_it_allows() -> None:
+    # Gemma 3 270M on llama-server wrote "{\n\t\t\t\t..." and was cut off before its decision
+    answer = {"reasoning": "r" * 200, "piece": "Blue", "x": 123.25, "chat": "c" * 120,
+              "steps": [{"note": "n" * 200}, {"note": "n" * 200}]}
+    run = "\n\n" + "\t" * 20  # the most the grammar lets through at one place
+    spread = _spread(answer, run)
+    assert json.loads(spread) == answer
+    whitespace = sum(ch in "\n\t" for ch in spread)
+    tokens = len(json.dumps(answer)) / 4 + whitespace  # a token a whitespace character at worst
+    assert tokens <= reply_tokens(SCHEMA, CHARS, grammar=True)
+    assert tokens > reply_tokens(SCHEMA, CHARS)  # without the grammar's room it would be cut
+
+
 def test_reply_tokens_of_the_tangram_move_stay_far_under_the_default_max_tokens() -> None:
     assert 60 < reply_tokens(move_schema(["A", "B"]), {"*": 200, "chat": 120}) < 600
 

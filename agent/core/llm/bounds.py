@@ -24,6 +24,11 @@ KEY_TOKENS = 4
 REPLY_OVERHEAD_TOKENS = 24
 NUMBER_TOKENS = 6
 UNBOUNDED_ARRAY_ITEMS = 8
+GRAMMAR_SPACE_TOKENS = 22
+"""llama.cpp's schema grammars allow, between any two JSON tokens, a space or one or two line breaks
+and up to 20 spaces and tabs. A small model under that grammar sometimes writes the whole run
+(``{\n\t\t\t\t ...``), a token a character at worst: room for it at every place the grammar allows,
+or the decision is cut off at ``max_tokens`` behind the whitespace."""
 
 
 def is_free_text(node: Any) -> bool:
@@ -67,9 +72,14 @@ def bound_schema(schema: dict[str, Any], field_chars: dict[str, int], *, grammar
     return out
 
 
-def reply_tokens(schema: dict[str, Any], field_chars: dict[str, int]) -> int:
-    """The most tokens an answer that keeps to ``schema`` and its bounds should need."""
+def reply_tokens(schema: dict[str, Any], field_chars: dict[str, int], *, grammar: bool = False) -> int:
+    """The most tokens an answer that keeps to ``schema`` and its bounds should need; with ``grammar``
+    (llama.cpp's converter holds the answer to the schema) also the whitespace that grammar allows."""
     defs = schema.get("$defs") or {}
+    # Under the grammar: one run of whitespace after the key, the colon and the value of every member,
+    # after every "{", "[" and ","; without it none is budgeted (free models write compact or pretty
+    # JSON, which the overheads cover).
+    space = GRAMMAR_SPACE_TOKENS if grammar else 0
 
     def size(node: Any, name: str, depth: int) -> float:
         if not isinstance(node, dict) or depth > 12:
@@ -86,11 +96,11 @@ def reply_tokens(schema: dict[str, Any], field_chars: dict[str, int]) -> int:
         kind = node.get("type")
         kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
         if kind == "object":
-            return sum(KEY_TOKENS + len(k) / 3 + size(sub, k, depth + 1)
-                       for k, sub in (node.get("properties") or {}).items()) + 2
+            return sum(KEY_TOKENS + len(k) / 3 + 4 * space + size(sub, k, depth + 1)
+                       for k, sub in (node.get("properties") or {}).items()) + 2 + 2 * space
         if kind == "array":
             items = int(node.get("maxItems", UNBOUNDED_ARRAY_ITEMS))
-            return items * (size(node.get("items"), name, depth + 1) + 1) + 2
+            return items * (size(node.get("items"), name, depth + 1) + 1 + 2 * space) + 2 + 2 * space
         if kind == "string":
             return _limit(name, field_chars) / CHARS_PER_TOKEN_WORST + 2
         return NUMBER_TOKENS

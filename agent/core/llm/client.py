@@ -390,7 +390,7 @@ class LLMClient:
                                say=lambda n: self._notes.render("field_bound", {"n": n}))
         # Where a grammar holds the bounds the answer's size is known; elsewhere the model is only
         # told, so it gets twice the room before a cut.
-        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()})
+        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()}, grammar=grammar)
         return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if grammar else 2 * needed))
 
     def _with_schema(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
