@@ -17,6 +17,8 @@ from typing import Any
 from agent.core.llm import LLMResult
 from agent.core.transcript import Transcript
 
+MATCH_OVER = "match over"
+"""The ``cause`` of a call cancelled because its match ended first (not the endpoint's failure)."""
 UNFINISHED_ERRORS = {"timeout": "no answer in time", "cancelled": "cancelled before an answer"}
 
 

@@ -30,15 +30,23 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agent.core.llm_records import MATCH_OVER
 from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServer
 from benchmarks.agent_process import percentile
 from benchmarks.llm_real import runs
 
 
+def _match_over(call: dict[str, Any]) -> bool:
+    return call.get("outcome") == "cancelled" and call.get("cause") == MATCH_OVER
+
+
 def llm_stats(run: runs.Run) -> dict[str, Any]:
     """The numbers of one game's run, from its ``llm`` and ``llm_endpoint`` records."""
     every = run.llm_calls()
-    calls = [c for c in every if c.get("outcome") != "skipped"]  # sent; the skipped are counted apart
+    # Sent and left to answer. Counted apart, not as failures: the skipped (never sent) and calls still
+    # running when the match was over (a coach plan asked near the end). Any other cancel (a turn's
+    # time limit, a peer gone) stays a failure.
+    calls = [c for c in every if c.get("outcome") != "skipped" and not _match_over(c)]
     latencies = [float(c.get("latency_s") or 0) for c in calls]
     counted = [c for c in calls if c.get("prompt_tokens")]
     shares = [c["prompt_tokens"] / c["prompt_estimate"] for c in counted if c.get("prompt_estimate")]
@@ -60,7 +68,8 @@ def llm_stats(run: runs.Run) -> dict[str, Any]:
         "prompt_tokens_p50": statistics.median(c["prompt_tokens"] for c in counted) if counted else 0,
         "arrived_min": min(shares) if shares else float("nan"),
         "reusable_p50": percentile([float(c.get("reusable_share") or 0) for c in calls if c.get("outcome")], 0.5),
-        "skipped": len(every) - len(calls),
+        "skipped": sum(c.get("outcome") == "skipped" for c in every),
+        "cancelled": sum(_match_over(c) for c in every),
         "compact": sum(c.get("prompt_form") == "compact" for c in calls),
         "reused": (sum(c["cached_tokens"] for c in cached) / max(1, sum(c["prompt_tokens"] for c in cached))
                    if cached and any(c["cached_tokens"] for c in cached) else None),
@@ -70,7 +79,8 @@ def llm_stats(run: runs.Run) -> dict[str, Any]:
 def table(rows: dict[str, dict[str, Any]]) -> str:
     head = ("| game | LLM calls | succeeded | decided by the model | cut off (salvaged / re-asked) | refused "
             "| first call s | later p50 / p95 s | prompt tokens p50 | server count / estimate (min) "
-            "| same start as the previous prompt (p50) | reused (server) | not sent (too slow) | compact |")
+            "| same start as the previous prompt (p50) | reused (server) | not sent (too slow) "
+            "| running at the match's end | compact |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for game, s in rows.items():
         reused = "not reported" if s["reused"] is None else f"{100 * s['reused']:.0f} %"
@@ -80,7 +90,7 @@ def table(rows: dict[str, dict[str, Any]]) -> str:
             f"| {s['cut']} ({s['salvaged']} / {s['reasked']}) | {s['refused']} | {s['first_s']:.1f} "
             f"| {s['later_p50_s']:.1f} / {s['later_p95_s']:.1f} | {s['prompt_tokens_p50']:.0f} "
             f"| {100 * s['arrived_min']:.0f} % | {100 * s['reusable_p50']:.0f} % | {reused} | {s['skipped']} "
-            f"| {s['compact']} |")
+            f"| {s['cancelled']} | {s['compact']} |")
     return "\n".join(lines)
 
 

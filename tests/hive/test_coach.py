@@ -10,6 +10,7 @@ import pytest
 
 from agent.core.config import PROJECT_DIR, LLMConfig, RetryConfig
 from agent.core.llm import LLMClient
+from agent.core.llm_records import MATCH_OVER
 from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
@@ -130,6 +131,27 @@ async def test_a_hanging_coach_is_abandoned(fake_openai: FakeOpenAI) -> None:
     coach.maybe_ask(0, 0)
     await finish(coach)
     assert coach.strategy.plan is None and coach.stats.failed == 1
+
+
+async def test_a_plan_still_running_when_the_match_ends_is_recorded_as_such(fake_openai: FakeOpenAI,
+                                                                          tmp_path: Path) -> None:
+    """Not the endpoint's failure: the benchmark counts it apart by this cause."""
+    fake_openai.enqueue(FakeReply.stall(5, json.dumps(PLAN)))
+    transcript = Transcript(tmp_path, "ending")
+    await transcript.open()
+    coach = make_coach(fake_openai)
+    coach.transcript = transcript
+    coach.maybe_ask(0, 0)
+    while not fake_openai.chat_requests:
+        await asyncio.sleep(0.01)
+    await coach.aclose()
+    await coach.client.aclose()
+    await transcript.close()
+    calls = [r for line in transcript.path.read_text().splitlines()  # type: ignore[union-attr]
+             if (r := json.loads(line))["kind"] == "llm"]
+    assert coach.stats.abandoned == 1
+    assert [(c["outcome"], c["cause"], c["error"]) for c in calls] == [
+        ("cancelled", MATCH_OVER, "the match ended before the answer")]
 
 
 async def test_one_call_at_a_time_and_only_when_due(fake_openai: FakeOpenAI) -> None:

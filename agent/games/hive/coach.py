@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.core.llm import Compact, LLMClient
-from agent.core.llm_records import record_llm_result, record_llm_unfinished
+from agent.core.llm_records import MATCH_OVER, record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript, record_scope
 from agent.games.hive.config import CoachConfig
@@ -153,7 +153,9 @@ class Coach:
             self.record("coach_error", turn=asked_turn, error=error)
             return
         except asyncio.CancelledError:
-            record_llm_unfinished(self.transcript, "coach", messages, started, "cancelled", self.client.model)
+            # only aclose cancels a plan: the match is over
+            record_llm_unfinished(self.transcript, "coach", messages, started, "cancelled", self.client.model,
+                                  "the match ended before the answer", cause=MATCH_OVER)
             raise
         except Exception as exc:  # the client should not raise; if it does, the match goes on
             self.stats.failed += 1
