@@ -9,7 +9,7 @@ import pytest
 from agent.core.config import LLMConfig
 from agent.core.llm import LLMClient
 from agent.core.llm.pace import MIN_SAMPLES, REMEASURE_AFTER, UNFINISHED_FACTOR, Pace
-from agent.core.testing.fake_openai import FakeOpenAI
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 
 
 def test_no_verdict_without_measurements() -> None:
@@ -86,6 +86,27 @@ async def test_the_client_skips_a_call_that_cannot_end_in_time() -> None:
             chat = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
                                               priority="chat", deadline=loop.time() + 0.05)
             assert not chat.skipped, "chats are not paced: nobody's turn waits on them"
+
+
+@pytest.mark.asyncio
+async def test_calls_without_a_deadline_do_not_make_the_decisions_look_slow() -> None:
+    """One client, a bee coach's long plans (no deadline) and its quick direct moves (a deadline)."""
+    slow, quick = FakeReply.ok_json({"a": 1}, delay=0.6), FakeReply.ok_json({"a": 1}, delay=0.01)
+    with FakeOpenAI() as fake:
+        async with LLMClient(_config(fake), None) as client:
+            loop = asyncio.get_running_loop()
+            for reply in (quick, quick, slow, slow, slow):
+                fake.enqueue(reply)
+            for _ in range(MIN_SAMPLES):
+                assert (await client.complete_json([{"role": "user", "content": "move"}], {"type": "object"},
+                                                   deadline=loop.time() + 5)).ok
+            for _ in range(3):
+                assert (await client.complete_json([{"role": "user", "content": "plan"}], {"type": "object"})).ok
+            assert client.endpoint.pace.expected() is not None and client.endpoint.pace.expected() < 0.3
+            fake.enqueue(quick)
+            move = await client.complete_json([{"role": "user", "content": "move"}], {"type": "object"},
+                                              deadline=loop.time() + 0.4)
+            assert move.ok and not move.skipped
 
 
 @pytest.mark.asyncio

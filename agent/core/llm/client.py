@@ -228,13 +228,16 @@ class LLMClient:
                      priority: Priority, max_tokens: int | None, deadline: float | None,
                      compact: Compact | None) -> LLMResult:
         """One call, unless the endpoint's pace says it cannot end before ``deadline``; its time
-        (answered, or given up) goes into the pace of the endpoint's decisions."""
-        if priority != "play":
+        (answered, or given up) goes into the pace of the endpoint's decisions. Only calls with a
+        deadline are paced or measured: a call nobody waits on (a chat, a bee coach's plan) is often
+        longer than the decisions one client also makes (the same coach's direct moves) and would
+        make them look slow."""
+        if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
-        left = None if deadline is None else deadline - asyncio.get_running_loop().time()
+        left = deadline - asyncio.get_running_loop().time()
         verdict = self.endpoint.pace.verdict(left)
         if not verdict.send:
-            assert verdict.expected_s is not None and left is not None
+            assert verdict.expected_s is not None
             log.warning("LLM call not sent: this endpoint's recent decisions took %.1f s (median), %.1f s were "
                         "left; the fallback answers now", verdict.expected_s, left)
             return LLMResult(model=self._config.model, skipped=True, expected_s=verdict.expected_s,
