@@ -56,8 +56,10 @@ def judge(result: LLMResult, dialect: Dialect, refused: int, system_nonce: str, 
     """The table and the verdict for one check call (pure, for tests)."""
     rows: list[tuple[str, str]] = []
     endpoint = dialect.record()
+    own_grammar = (result.endpoint or {}).get("grammar") == "own"
     rows.append(("structured output", f"{endpoint['structured_output']}"
-                 + (f" ({refused} form{'s' if refused != 1 else ''} refused first)" if refused else "")))
+                 + (f" ({refused} form{'s' if refused != 1 else ''} refused first)" if refused else "")
+                 + (", sent as our own grammar (llama-server: no whitespace runs)" if own_grammar else "")))
     rows.append(("content", "list of parts" if dialect.parts else "plain strings (the server drops lists of parts)"))
     if images_wanted:
         rows.append(("images", {"sent": "accepted and seen", "refused": "refused by the server: left out",

@@ -47,7 +47,8 @@ def llm_stats(run: runs.Run) -> dict[str, Any]:
     # running when the match was over (a coach plan asked near the end). Any other cancel (a turn's
     # time limit, a peer gone) stays a failure.
     calls = [c for c in every if c.get("outcome") != "skipped" and not _match_over(c)]
-    latencies = [float(c.get("latency_s") or 0) for c in calls]
+    # an unfinished call (a time-out, a cancel) has no latency, only the time it ran
+    latencies = [float(c.get("latency_s") or c.get("elapsed_s") or 0) for c in calls]
     counted = [c for c in calls if c.get("prompt_tokens")]
     shares = [c["prompt_tokens"] / c["prompt_estimate"] for c in counted if c.get("prompt_estimate")]
     cached = [c for c in counted if c.get("cached_tokens") is not None]

@@ -19,7 +19,7 @@ def test_skipped_and_cancelled_calls_are_counted_apart_and_the_reusable_share_is
         {"kind": "llm", "purpose": "play", "outcome": "skipped", "latency_s": 0.0},
         _call("ok", 7.0, prompt_form="compact"),
         {"kind": "llm", "purpose": "coach", "outcome": "cancelled", "cause": "match over", "latency_s": 3.0},
-        {"kind": "llm", "purpose": "play", "outcome": "cancelled", "latency_s": 8.0},  # a turn's time limit
+        {"kind": "llm", "purpose": "play", "outcome": "cancelled", "elapsed_s": 8.0},  # a turn's time limit
         {"kind": "llm", "purpose": "chat", "outcome": "ok", "latency_s": 1.0},
         {"kind": "llm_endpoint", "refused_requests": 1, "structured_output": "json_object_schema"},
     ]

@@ -97,6 +97,20 @@ async def test_check_llm_tells_the_window_and_sends_the_compact_form_where_the_f
         assert "HOW YOU COLLABORATE" not in str(sent.messages[0]["content"])
 
 
+async def test_check_llm_on_llama_server_sends_and_tells_our_own_grammar() -> None:
+    from agent.core.testing.fake_openai import FakeOpenAI as Fake
+
+    with Fake(context_window=8192, llama_props=True) as fake:
+        config = _llm_config(fake)
+        outcome = await check_llm(config, _tangram_sample(config))
+        assert outcome.ok, outcome.message
+        rows = dict(outcome.rows)
+        assert rows["structured output"] == ("json_schema, sent as our own grammar "
+                                             "(llama-server: no whitespace runs)")
+        (sent,) = fake.chat_requests
+        assert "response_format" not in sent.json and sent.json["grammar"].startswith("root ::= ")
+
+
 async def test_check_llm_tells_a_server_that_drops_what_play_sends(fake_openai: FakeOpenAI) -> None:
     fake_openai.drops_parts = fake_openai.drops_system = True
     config = _llm_config(fake_openai)

@@ -98,12 +98,12 @@ async def test_the_window_the_server_tells_fits_the_first_prompt() -> None:
 
 
 @pytest.mark.asyncio
-async def test_the_configured_window_wins_and_nothing_is_asked() -> None:
+async def test_the_configured_window_wins_over_what_the_server_tells() -> None:
     with FakeOpenAI(default_content='{"a": 1}', tells_window=True, context_window=100_000) as fake:
         async with LLMClient(_config(fake, context_tokens=700), None) as client:
             result = await client.complete_json(_messages(4000), SCHEMA, compact=lambda: _messages(800))
-            assert result.prompt_form == "compact" and client.server_window is None
-            assert not [r for r in fake.requests if r.path.endswith("/models")], "the window was not asked for"
+            assert result.prompt_form == "compact" and client.server_window == 100_000
+            assert client.context_window == 700
 
 
 @pytest.mark.asyncio

@@ -151,3 +151,45 @@ async def test_a_prompt_longer_than_the_models_window_goes_in_its_compact_form(l
     assert statuses[-1] == 200 and (400 in statuses) != bool(client.server_window), statuses
     assert later.ok and [a.status for a in later.attempts] == [200], "fitted before sending"
     assert not unfit.ok and not unfit.attempts and "does not fit the model's context window" in (unfit.error or "")
+
+
+@pytest.mark.parametrize("config_name", ["gpt4o.yaml", "forge-gpt4o.yaml", "boardgame-llm.yaml", "hive-gpt4o.yaml"])
+async def test_our_grammar_holds_the_real_models_answers(local_llm: LocalModelServer, config_name: str) -> None:
+    """The grammar sent to llama-server instead of its own (which allows whitespace runs), tried on this
+    server, which takes a ``grammar`` as well: every answer is the game's JSON, with no run of whitespace."""
+    import json
+
+    import jsonschema
+    import openai
+
+    from agent.core.config import read_config_mapping
+    from agent.core.llm.bounds import bound_schema
+    from agent.core.llm.gbnf import schema_grammar
+    from agent.games import load_game
+
+    path = ROOT / "configs" / config_name
+    game = load_game(read_config_mapping(path).get("game", "tangram"))
+    config = local(load_config(path, game.config_model), local_llm)
+    assert game.llm_sample is not None
+    sample = game.llm_sample(config)
+    schema = bound_schema(sample.schema, config.llm.field_chars, grammar=True, say=lambda n: f"At most {n} characters.")
+    grammar = schema_grammar(schema)
+    assert grammar is not None
+    words = f"Answer with JSON only, in this shape: {json.dumps(sample.schema)}"
+    messages = [{"role": "user", "content": f"{words}\n\n{text_of(sample.messages)[-3000:]}"}]
+    async with openai.AsyncOpenAI(base_url=local_llm.base_url, api_key="none", timeout=240) as sdk:
+        reply = await sdk.chat.completions.create(model=MODEL_ALIAS, messages=messages,  # type: ignore[arg-type]
+                                                  max_tokens=config.llm.max_tokens, temperature=0.8, seed=7,
+                                                  extra_body={"grammar": grammar})
+    text = reply.choices[0].message.content or ""
+    assert reply.choices[0].finish_reason == "stop", text[-300:]
+    jsonschema.validate(json.loads(text), schema)
+    # a raw line break or tab can only be whitespace between tokens (inside a string the grammar wants them escaped)
+    assert "\n" not in text and "\t" not in text, text
+
+
+def text_of(messages: list[dict[str, object]]) -> str:
+    """Every message's text, pictures left out (this model reads text only)."""
+    from agent.core.llm.dialect import text_of as content_text
+
+    return "\n\n".join(content_text(m.get("content")) for m in messages)

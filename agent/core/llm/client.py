@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import random
@@ -51,6 +52,7 @@ from agent.core.llm.dialect import (
 from agent.core.llm.endpoint import PLACEHOLDER_KEY, Endpoint
 from agent.core.llm.errors import Describer, ReplyTooLarge, retry_after, retryable, status_of
 from agent.core.llm.gate import LLMGate
+from agent.core.llm.gbnf import schema_grammar
 from agent.core.llm.probe import PROBE_HEADER
 from agent.core.llm.reply import read_reply
 from agent.core.llm.request import build_request, with_schema_note
@@ -307,7 +309,7 @@ class LLMClient:
         scale = 1.0
         for _ in range(MAX_REQUESTS_CHANGED):
             mode: Mode = "text" if schema is None or text_once else self.dialect.structured
-            wire_schema, limit = self._bounded(schema, mode, scale, max_tokens)
+            wire_schema, limit, grammar = self._bounded(schema, mode, scale, max_tokens)
             sent = shape_messages(self._with_schema(messages, wire_schema, mode), self.dialect,
                                   self._notes.render("no_images", {}))
             if not fits(estimate_tokens(sent), limit, self.context_window):
@@ -315,7 +317,7 @@ class LLMClient:
                     continue
                 result.error = self._too_long(sent, limit)
                 break
-            request = self._request(sent, wire_schema, schema_name, mode, limit)
+            request = self._request(sent, wire_schema, schema_name, mode, limit, grammar)
             text, before = prompt_text(sent), self.endpoint.last_prompt
             result.reusable_share, self.endpoint.last_prompt = shared_prefix_share(before, text), text
             if priming:  # marked like the probes: a test server answers it apart from its script
@@ -334,6 +336,11 @@ class LLMClient:
                     result.error = self._errors.describe(exc, len(result.attempts) - tries_before)
                     break
                 self.endpoint.refused_requests += 1
+                if grammar is not None and refusal in ("structured", "unexplained"):
+                    self.endpoint.grammar_refused = True  # the server's own schema form from now on
+                    log.warning("provider refused our grammar (HTTP %s: %s); the schema goes as the server's "
+                                "response_format from now on", exc.status_code, self._errors.provider_message(exc))
+                    continue
                 log.warning("provider refused the request (HTTP %s: %s); %s", exc.status_code,
                             self._errors.provider_message(exc), CHANGES[refusal])
                 if not self.endpoint.change(refusal, mode):
@@ -382,19 +389,27 @@ class LLMClient:
                 f"context window of {self.context_window} tokens; not sent ({TOO_LONG_FIX})")
 
     def _bounded(self, schema: dict[str, Any] | None, mode: Mode, scale: float,
-                 max_tokens: int | None) -> tuple[dict[str, Any] | None, int]:
-        """The schema as sent (free text bounded) and the reply's max_tokens."""
+                 max_tokens: int | None) -> tuple[dict[str, Any] | None, int, str | None]:
+        """The schema as sent (free text bounded), the reply's max_tokens, and the grammar of ours
+        sent instead of the schema (llama-server), if any."""
         cfg = self._config
         limit = min(max_tokens or cfg.max_tokens, cfg.max_tokens)
         if schema is None or not cfg.bound_answers:
-            return schema, limit
-        grammar = mode == "json_object_schema"
-        bounded = bound_schema(schema, cfg.field_chars, grammar=grammar, scale=scale,
-                               say=lambda n: self._notes.render("field_bound", {"n": n}))
+            return schema, limit, None
+        say = functools.partial(self._notes.render, "field_bound")
+        if self.endpoint.sends_grammar and mode in ("json_schema", "json_object_schema"):
+            bounded = bound_schema(schema, cfg.field_chars, grammar=True, scale=scale, say=lambda n: say({"n": n}))
+            grammar = schema_grammar(bounded)
+            if grammar is not None:  # one space at most between tokens: no room for whitespace runs needed
+                needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()})
+                return bounded, min(limit, max(MIN_REPLY_TOKENS, needed)), grammar
+        grammar_mode = mode == "json_object_schema"
+        bounded = bound_schema(schema, cfg.field_chars, grammar=grammar_mode, scale=scale,
+                               say=lambda n: say({"n": n}))
         # Where a grammar holds the bounds the answer's size is known; elsewhere the model is only
         # told, so it gets twice the room before a cut.
-        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()}, grammar=grammar)
-        return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if grammar else 2 * needed))
+        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()}, grammar=grammar_mode)
+        return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if grammar_mode else 2 * needed)), None
 
     def _with_schema(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                      mode: Mode) -> list[dict[str, Any]]:
@@ -404,12 +419,12 @@ class LLMClient:
         return with_schema_note(messages, note)
 
     def _request(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
-                 mode: Mode, max_tokens: int | None) -> dict[str, Any]:
+                 mode: Mode, max_tokens: int | None, grammar: str | None = None) -> dict[str, Any]:
         cfg = self._config
         return build_request(cfg.model, messages, schema, schema_name, mode,
                              max_tokens=min(max_tokens or cfg.max_tokens, cfg.max_tokens),
                              temperature=cfg.temperature if self.endpoint.send_temperature else None,
-                             limit_key=self.endpoint.limit_key)
+                             limit_key=self.endpoint.limit_key, grammar=grammar)
 
     async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
                             priority: Priority) -> Any:

@@ -79,7 +79,11 @@ class Endpoint:
         self.use_max_completion_tokens = False
         self.server_window: int | None = None
         """The context window the server told (llama-server's /props, vLLM's model list), if it did."""
-        self._window_read = config.context_tokens is not None
+        self.llama_server = False
+        """The server showed it is llama.cpp's llama-server (its /props): its own grammars made of a
+        schema allow whitespace runs, so structured answers go out with a grammar of ours (``gbnf.py``)."""
+        self.grammar_refused = False
+        self._server_read = False
         self.pace = Pace()
         """How long this endpoint's decisions take lately: a call that would end after its
         deadline is not sent."""
@@ -103,7 +107,14 @@ class Endpoint:
     def record(self) -> dict[str, Any]:
         """For the transcript's ``llm_endpoint`` record."""
         return {**self.dialect.record(), "refused_requests": self.refused_requests,
-                "context_window": self.context_window}
+                "context_window": self.context_window, "grammar": "own" if self.sends_grammar else "server's"}
+
+    @property
+    def sends_grammar(self) -> bool:
+        """Structured answers go out with a grammar of ours."""
+        return self.llama_server and not self.grammar_refused
+
+
 
     # ---- finding the dialect before play -------------------------------------------------------------
 
@@ -114,9 +125,13 @@ class Endpoint:
         the probe is probed once more on a later call, then played as configured."""
         if self._wants_probe(images):
             async with self._probe_lock:  # concurrent first calls wait for one probe
-                if not self._window_read:
-                    self._window_read = True
-                    self.server_window = await read_window(str(self._sdk.base_url), self._config.model, self._auth)
+                if not self._server_read:
+                    self._server_read = True
+                    facts = await read_window(str(self._sdk.base_url), self._config.model, self._auth)
+                    self.server_window, self.llama_server = facts.window, facts.llama_server
+                    if self.llama_server:
+                        log.info("LLM endpoint %s is llama.cpp's llama-server: answers are held to the schema "
+                                 "by a grammar of ours (no whitespace runs)", self.base_url)
                     if self.server_window:
                         log.info("LLM endpoint %s: context window %d tokens", self.base_url, self.server_window)
                 if self.dialect.probed == "not yet":

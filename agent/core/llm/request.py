@@ -30,12 +30,16 @@ def with_schema_note(messages: list[dict[str, Any]], note: str) -> list[dict[str
 
 
 def build_request(model: str, messages: list[dict[str, Any]], schema: dict[str, Any] | None, name: str,
-                  mode: Mode, *, max_tokens: int, temperature: float | None, limit_key: str) -> dict[str, Any]:
-    """The Chat Completions body; ``temperature`` None leaves it out (models that refuse it)."""
+                  mode: Mode, *, max_tokens: int, temperature: float | None, limit_key: str,
+                  grammar: str | None = None) -> dict[str, Any]:
+    """The Chat Completions body; ``temperature`` None leaves it out (models that refuse it).
+    ``grammar`` (GBNF, for llama-server only) replaces the schema: that server takes one or the other."""
     request: dict[str, Any] = {"model": model, limit_key: max_tokens}
     if temperature is not None:
         request["temperature"] = temperature
-    if schema is not None and mode == "json_schema":
+    if grammar is not None:
+        request["extra_body"] = {"grammar": grammar}
+    elif schema is not None and mode == "json_schema":
         request["response_format"] = {"type": "json_schema", "json_schema": {
             "name": schema_name(name), "schema": schema, "strict": True}}
     elif schema is not None and mode == "json_object_schema":

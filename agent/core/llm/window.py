@@ -14,6 +14,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -97,9 +98,24 @@ def window_from_models(body: Any, model: str) -> int | None:
     return None
 
 
-async def read_window(base_url: str, model: str, headers: dict[str, str]) -> int | None:
-    """Ask the server for its context window (llama-server's /props, the model list); None when it
-    does not say. Never raises: a server without these routes is the common case."""
+def is_llama_server(body: Any) -> bool:
+    """llama.cpp's ``llama-server`` answers ``GET /props`` with its generation settings."""
+    return isinstance(body, dict) and isinstance(body.get("default_generation_settings"), dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerFacts:
+    """What a server tells of itself when asked (never required)."""
+
+    window: int | None = None
+    llama_server: bool = False
+    """llama.cpp's own server: it takes a GBNF ``grammar`` (``agent/core/llm/gbnf.py``)."""
+
+
+async def read_window(base_url: str, model: str, headers: dict[str, str]) -> ServerFacts:
+    """Ask the server for its context window (llama-server's /props, the model list) and whether it is
+    llama-server; nothing known when it does not say. Never raises: a server without these routes is
+    the common case."""
     root = re.sub(r"/v\d+/?$", "", base_url.rstrip("/"))
     reads: tuple[tuple[str, Callable[[Any], int | None]], ...] = (
         (f"{root}/props", window_from_props),
@@ -111,10 +127,11 @@ async def read_window(base_url: str, model: str, headers: dict[str, str]) -> int
                     if response.status != 200 or (response.content_length or 0) > MAX_BODY_BYTES:
                         continue
                     body = await response.content.read(MAX_BODY_BYTES + 1)
-                found = read(json.loads(body)) if len(body) <= MAX_BODY_BYTES else None
+                parsed = json.loads(body) if len(body) <= MAX_BODY_BYTES else None
             except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
                 log.debug("context window not read from %s: %s", url, type(exc).__name__)
                 continue
-            if found:
-                return found
-    return None
+            found = read(parsed)
+            if found or is_llama_server(parsed):
+                return ServerFacts(found, is_llama_server(parsed))
+    return ServerFacts()

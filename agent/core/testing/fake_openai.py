@@ -244,6 +244,8 @@ class FakeOpenAI:
         refuses_images: bool = False,
         context_window: int | None = None,
         tells_window: bool = False,
+        llama_props: bool = False,
+        refuses_grammar: bool = False,
     ) -> None:
         self.default_content = default_content
         self.context_window = context_window
@@ -251,6 +253,10 @@ class FakeOpenAI:
         HTTP 400 in llama-cpp-python's words ("This model's maximum context length is ...")."""
         self.tells_window = tells_window
         """The model list names the window as vLLM does (``max_model_len``)."""
+        self.llama_props = llama_props
+        """Answer ``GET /props`` as llama.cpp's llama-server does (its window, its generation settings)."""
+        self.refuses_grammar = refuses_grammar
+        """Answer a request carrying a GBNF ``grammar`` with a 400, as a server that cannot parse it would."""
         self.default_delay = default_delay
         self.responder = responder
         self.api_key = api_key
@@ -327,6 +333,7 @@ class FakeOpenAI:
         for prefix in ("/v1", ""):
             app.router.add_post(f"{prefix}/chat/completions", self._chat)
             app.router.add_get(f"{prefix}/models", self._models)
+        app.router.add_get("/props", self._props)
         app.router.add_get("/_fake/stats", self._stats)
         app.router.add_get("/_fake/timings", self._timings)
         app.router.add_post("/_fake/reset", self._reset)
@@ -447,6 +454,10 @@ class FakeOpenAI:
             return FakeReply.http_error(400, f"response_format {rf_type} not supported", param="response_format")
         if self.refuses_images and record.image_urls():
             return FakeReply.http_error(500, "Unsupported content part type: image_url")
+        if "grammar" in body and (self.refuses_grammar or not self.llama_props):
+            return FakeReply.http_error(400, "Failed to parse grammar")
+        if "grammar" in body and "response_format" in body:
+            return FakeReply.http_error(400, "Cannot use both json_schema and grammar")  # llama-server's rule
         if self.context_window is not None:
             prompt = self._window_tokens(body)
             answer = int(body.get("max_tokens") or body.get("max_completion_tokens") or 0)
@@ -548,6 +559,13 @@ class FakeOpenAI:
         if self.tells_window and self.context_window is not None:
             entry["max_model_len"] = self.context_window
         return web.json_response({"object": "list", "data": [entry]})
+
+    async def _props(self, request: web.Request) -> web.Response:
+        await self._record(request)
+        if not self.llama_props:
+            return web.json_response({"error": "Not Found"}, status=404)
+        return web.json_response({"default_generation_settings": {"n_ctx": self.context_window or 4096},
+                                  "total_slots": 1, "model_path": f"/models/{self.model}.gguf"})
 
     async def _stats(self, request: web.Request) -> web.Response:
         return web.json_response(self.stats())
