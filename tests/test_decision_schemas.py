@@ -87,7 +87,8 @@ def _first_request_schema(schema: dict[str, Any]) -> dict[str, Any]:
     from agent.core.llm.client import LLMClient
 
     client = LLMClient(LLMConfig(base_url="http://127.0.0.1:9/v1", api_key_required=False), None)
-    wire, _ = client._bounded(schema, "json_schema", 1.0, None)
+    wire, _, grammar = client._bounded(schema, "json_schema", 1.0, None)
+    assert grammar is None, "no grammar of ours before the server shows it is llama-server"
     assert wire is not None
     return wire
 
@@ -100,3 +101,14 @@ def test_the_first_request_with_its_bounds_keeps_to_the_strict_rules(name: str) 
     assert strict_problems(wire) == []
     assert "maxLength" not in str(wire)
     assert "characters" in wire["properties"]["reasoning"]["description"]
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS))
+def test_every_decision_schema_becomes_our_grammar_for_llama_server(name: str) -> None:
+    """Every list has a longest length: under a grammar a small model repeats an entry until max_tokens."""
+    from agent.core.llm.bounds import bound_schema
+    from agent.core.llm.gbnf import schema_grammar
+
+    grammar = schema_grammar(bound_schema(SCHEMAS[name], {"*": 200}, grammar=True, say=str))
+    assert grammar is not None
+    assert ",}" not in grammar and "*" not in grammar.replace("char*", ""), "a list or a text without an end"

@@ -190,8 +190,10 @@ def test_g4_respects_evasion_when_adding_blocks() -> None:
 
 # ---- the legal-choice schemas ----------------------------------------------------------------------
 
-RANGE_KEYWORDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+RANGE_KEYWORDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems",
                   "minLength", "maxLength", "multipleOf"}
+"""Left to the validator; a list's longest legal length is its maxItems (a model under a grammar
+otherwise repeats an entry until max_tokens)."""
 
 
 def _walk(node: Any) -> list[dict[str, Any]]:
@@ -218,6 +220,9 @@ def test_every_schema_puts_reasoning_first_and_names_only_offered_options(name: 
             assert node["additionalProperties"] is False and node["required"] == list(node["properties"])
         if "enum" in node:
             assert node["type"] == "integer" and node["enum"] and len(set(node["enum"])) == len(node["enum"])
+        if node.get("type") == "array":
+            chosen_first = next(n["enum"] for n in _walk(node["items"]) if "enum" in n)  # target, attacker, blocker
+            assert 1 <= node["maxItems"] <= len(chosen_first)
     body = CATALOGUE[name]["actionState"]
     enums = [sorted(n["enum"]) for n in _walk(schema) if "enum" in n]
     for key in ("actions", "possible_actions", "targets", "attackers", "defenders", "blockers"):

@@ -50,9 +50,11 @@ def schema_for(request: ForgeRequest) -> dict[str, Any]:
     """The reply schema of this request: ``reasoning`` first (models write fields in order, so the
     reason comes before the choice), then the choice, named among the request's own options.
 
-    Counts (a target's min and max) are not in the schema (llama.cpp's grammars drop range
-    keywords); the validator checks them. Callers ask only when every list here is non-empty
-    (:func:`has_choice`).
+    Each list's longest legal length is its ``maxItems`` (a target count's ``max``, each attacker
+    declared once, each blocker blocking once): a small model under a grammar otherwise repeats
+    one entry until ``max_tokens`` (Gemma 3 270M on llama-server did), and the answer's
+    ``max_tokens`` is sized by it. The fewest (a target's ``min``) and duplicates are left to the
+    validator. Callers ask only when every list here is non-empty (:func:`has_choice`).
     """
     opts = request.options
     if isinstance(opts, ActionState):
@@ -61,16 +63,19 @@ def schema_for(request: ForgeRequest) -> dict[str, Any]:
             numbers.append(PASS_NUMBER)
         return _obj({"reasoning": _REASONING, "index": _choice(numbers, "the number of the chosen action")})
     if isinstance(opts, TargetState):
+        targets = _offered(opts.targets)
         return _obj({"reasoning": _REASONING, "indices": {
-            "type": "array", "items": _choice(_offered(opts.targets), "a target number"),
+            "type": "array", "items": _choice(targets, "a target number"), "maxItems": min(opts.max, len(targets)),
             "description": f"between {opts.min} and {opts.max} different target numbers"}})
     if isinstance(opts, AttackState):
-        return _obj({"reasoning": _REASONING, "attacks": {"type": "array", "items": _obj({
-            "attacker": _choice(_offered(opts.attackers), "an attacker number"),
+        attackers = _offered(opts.attackers)
+        return _obj({"reasoning": _REASONING, "attacks": {"type": "array", "maxItems": len(attackers), "items": _obj({
+            "attacker": _choice(attackers, "an attacker number"),
             "defender": _choice(_offered(opts.defenders), "a defender number")})}})
     assert isinstance(opts, BlockState)
-    return _obj({"reasoning": _REASONING, "blocks": {"type": "array", "items": _obj({
-        "blocker": _choice(_offered(opts.blockers), "a blocker number"),
+    blockers = _offered(opts.blockers)
+    return _obj({"reasoning": _REASONING, "blocks": {"type": "array", "maxItems": len(blockers), "items": _obj({
+        "blocker": _choice(blockers, "a blocker number"),
         "attacker": _choice(_offered(opts.attackers), "an attacker number")})}})
 
 
