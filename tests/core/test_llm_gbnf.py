@@ -90,8 +90,9 @@ def test_literals_escape_what_gbnf_would_read() -> None:
     assert json_literal("row 1") == '"\\"row 1\\""' and json_literal(3) == '"3"' and json_literal(None) == '"null"'
 
 
+@pytest.mark.real_llm  # needs the [local] extra: CI runs it on the Python that installs it
 def test_the_grammar_parses_in_llama_cpp() -> None:
-    llama_cpp = pytest.importorskip("llama_cpp")  # the [local] extra
+    llama_cpp = pytest.importorskip("llama_cpp")
     for schema in GAME_SCHEMAS.values():
         llama_cpp.LlamaGrammar.from_string(schema_grammar(schema), verbose=False)
 
