@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 import random
@@ -396,20 +395,24 @@ class LLMClient:
         limit = min(max_tokens or cfg.max_tokens, cfg.max_tokens)
         if schema is None or not cfg.bound_answers:
             return schema, limit, None
-        say = functools.partial(self._notes.render, "field_bound")
+
+        def bounded_by(held: bool) -> dict[str, Any]:
+            return bound_schema(schema, cfg.field_chars, grammar=held, scale=scale,
+                                say=lambda n: self._notes.render("field_bound", {"n": n}))
+
+        grammar = None
         if self.endpoint.sends_grammar and mode in ("json_schema", "json_object_schema"):
-            bounded = bound_schema(schema, cfg.field_chars, grammar=True, scale=scale, say=lambda n: say({"n": n}))
-            grammar = schema_grammar(bounded)
-            if grammar is not None:  # one space at most between tokens: no room for whitespace runs needed
-                needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()})
-                return bounded, min(limit, max(MIN_REPLY_TOKENS, needed)), grammar
-        grammar_mode = mode == "json_object_schema"
-        bounded = bound_schema(schema, cfg.field_chars, grammar=grammar_mode, scale=scale,
-                               say=lambda n: say({"n": n}))
+            bounded = bounded_by(True)
+            grammar = schema_grammar(bounded)  # None: a schema it does not cover goes the server's way
+        if grammar is None:
+            bounded = bounded_by(mode == "json_object_schema")
+        # llama.cpp's own grammar (the schema sent in its form) allows whitespace runs: room for them.
         # Where a grammar holds the bounds the answer's size is known; elsewhere the model is only
         # told, so it gets twice the room before a cut.
-        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()}, grammar=grammar_mode)
-        return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if grammar_mode else 2 * needed)), None
+        server_grammar = grammar is None and mode == "json_object_schema"
+        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()}, grammar=server_grammar)
+        held = grammar is not None or server_grammar
+        return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if held else 2 * needed)), grammar
 
     def _with_schema(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                      mode: Mode) -> list[dict[str, Any]]:

@@ -34,7 +34,7 @@ from agent.core.llm.pace import Pace
 from agent.core.llm.probe import PROBE_HEADER, probe_images, probe_messages
 from agent.core.llm.reply import prompt_tokens_of
 from agent.core.llm.result import LLMResult, Mode, Priority
-from agent.core.llm.window import is_context_refusal, read_window, window_from_refusal
+from agent.core.llm.window import is_context_refusal, read_server, window_from_refusal
 from agent.core.prompts import PromptSet
 
 log = logging.getLogger(__name__)
@@ -114,8 +114,6 @@ class Endpoint:
         """Structured answers go out with a grammar of ours."""
         return self.llama_server and not self.grammar_refused
 
-
-
     # ---- finding the dialect before play -------------------------------------------------------------
 
     async def ensure(self, *, images: bool = False, priority: Priority = "play") -> Dialect:
@@ -127,7 +125,7 @@ class Endpoint:
             async with self._probe_lock:  # concurrent first calls wait for one probe
                 if not self._server_read:
                     self._server_read = True
-                    facts = await read_window(str(self._sdk.base_url), self._config.model, self._auth)
+                    facts = await read_server(str(self._sdk.base_url), self._config.model, self._auth)
                     self.server_window, self.llama_server = facts.window, facts.llama_server
                     if self.llama_server:
                         log.info("LLM endpoint %s is llama.cpp's llama-server: answers are held to the schema "

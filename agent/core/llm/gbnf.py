@@ -62,8 +62,6 @@ class _Builder:
 
     def rule(self, body: str, hint: str) -> str:
         """A named rule for ``body`` (one name per distinct body)."""
-        if body in BASE_RULES.values():
-            return next(name for name, b in BASE_RULES.items() if b == body)
         if body not in self.by_body:
             name = f"{hint}-{len(self.by_body) + 1}"
             self.by_body[body] = name

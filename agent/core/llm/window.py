@@ -112,7 +112,7 @@ class ServerFacts:
     """llama.cpp's own server: it takes a GBNF ``grammar`` (``agent/core/llm/gbnf.py``)."""
 
 
-async def read_window(base_url: str, model: str, headers: dict[str, str]) -> ServerFacts:
+async def read_server(base_url: str, model: str, headers: dict[str, str]) -> ServerFacts:
     """Ask the server for its context window (llama-server's /props, the model list) and whether it is
     llama-server; nothing known when it does not say. Never raises: a server without these routes is
     the common case."""
@@ -131,7 +131,7 @@ async def read_window(base_url: str, model: str, headers: dict[str, str]) -> Ser
             except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
                 log.debug("context window not read from %s: %s", url, type(exc).__name__)
                 continue
-            found = read(parsed)
-            if found or is_llama_server(parsed):
-                return ServerFacts(found, is_llama_server(parsed))
+            found, llama = read(parsed), is_llama_server(parsed)
+            if found or llama:
+                return ServerFacts(found, llama)
     return ServerFacts()
