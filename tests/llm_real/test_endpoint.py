@@ -56,6 +56,11 @@ async def test_the_probe_finds_what_this_server_drops(local_llm: LocalModelServe
     async with client_for(local_llm) as client:
         dialect = await client.ensure_dialect(images=True)
     assert dialect.probed == "probed"
+    # Which server it is, from what it tells when asked: llama-server takes our grammar, and
+    # llama-cpp-python (one request at a time, each begun answered whole) gets decisions' requests
+    # bounded by their deadline instead of request_timeout.
+    assert client.endpoint.llama_server is (SERVER_KIND == "llama-server")
+    assert client.endpoint.finishes_abandoned is (SERVER_KIND == "llama-cpp-python")
     # A text-only model on this server: a list of parts never arrives, so no picture is sent.
     assert not dialect.sends_images
     assert dialect.system in ("kept", "folded")

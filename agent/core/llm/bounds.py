@@ -15,6 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from agent.core.llm.gbnf import schema_grammar
 from agent.core.llm.jsonfind import extract_json, scan_outside_strings
 
 DEFAULT_FIELD = "*"
@@ -24,6 +25,7 @@ KEY_TOKENS = 4
 REPLY_OVERHEAD_TOKENS = 24
 NUMBER_TOKENS = 6
 UNBOUNDED_ARRAY_ITEMS = 8
+MIN_REPLY_TOKENS = 48
 GRAMMAR_SPACE_TOKENS = 22
 """llama.cpp's schema grammars allow, between any two JSON tokens, a space or one or two line breaks
 and up to 20 spaces and tabs. A small model under that grammar sometimes writes the whole run
@@ -106,6 +108,30 @@ def reply_tokens(schema: dict[str, Any], field_chars: dict[str, int], *, grammar
         return NUMBER_TOKENS
 
     return int(size(schema, "", 0)) + REPLY_OVERHEAD_TOKENS
+
+
+def bound_request(schema: dict[str, Any], mode: str, field_chars: dict[str, int], *, scale: float, limit: int,
+                  our_grammar: bool, say: Callable[[int], str]) -> tuple[dict[str, Any], int, str | None]:
+    """What a call sends for ``schema`` in ``mode``: the schema with its free text bounded, the reply's
+    max_tokens (at most ``limit``), and the grammar of ours sent instead of the schema (``our_grammar``:
+    llama-server), if the schema becomes one. ``scale`` shrinks every bound (a re-ask after a cut)."""
+
+    def bounded_by(held: bool) -> dict[str, Any]:
+        return bound_schema(schema, field_chars, grammar=held, scale=scale, say=say)
+
+    grammar = None
+    if our_grammar and mode in ("json_schema", "json_object_schema"):
+        bounded = bounded_by(True)
+        grammar = schema_grammar(bounded)  # None: a schema it does not cover goes the server's way
+    if grammar is None:
+        bounded = bounded_by(mode == "json_object_schema")
+    # llama.cpp's own grammar (the schema sent in its form) allows whitespace runs: room for them.
+    # Where a grammar holds the bounds the answer's size is known; elsewhere the model is only
+    # told, so it gets twice the room before a cut.
+    server_grammar = grammar is None and mode == "json_object_schema"
+    needed = reply_tokens(bounded, {k: int(v * scale) for k, v in field_chars.items()}, grammar=server_grammar)
+    held = grammar is not None or server_grammar
+    return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if held else 2 * needed)), grammar
 
 
 def salvage(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:

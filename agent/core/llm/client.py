@@ -5,9 +5,8 @@ Provider failures never raise: they come back as :attr:`LLMResult.error`, a shor
 safe to log and show (the API key is never in it). Cancellation does raise, at once, because the
 session cancels calls whose game went away or whose turn deadline passed.
 
-Retries (tenacity, the SDK's own retries off): timeouts, connection errors, 408/409/429 and 5xx,
-waiting ``initial_backoff * 2**n`` (with a little jitter) or the server's Retry-After, never more
-than ``max_backoff``; at most ``max_attempts`` tries. A refusal of a request parameter (a 400/422,
+Each request goes out with its retries and time limit through :mod:`agent.core.llm.send`. A
+refusal of a request parameter (a 400/422,
 or a 5xx whose words name it, as llama-cpp-python answers ``json_schema``) changes the endpoint's
 :class:`~agent.core.llm.dialect.Dialect` for this and every later call, and the call asks again.
 
@@ -26,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -34,10 +32,9 @@ from dataclasses import replace
 from typing import Any
 
 import openai
-from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from agent.core.config import LLMConfig
-from agent.core.llm.bounds import bound_schema, reply_tokens, salvage
+from agent.core.llm.bounds import bound_request, salvage
 from agent.core.llm.dialect import (
     CHANGES,
     Dialect,
@@ -49,14 +46,14 @@ from agent.core.llm.dialect import (
     shared_prefix_share,
 )
 from agent.core.llm.endpoint import PLACEHOLDER_KEY, Endpoint
-from agent.core.llm.errors import Describer, ReplyTooLarge, retry_after, retryable, status_of
+from agent.core.llm.errors import Describer, ReplyTooLarge
 from agent.core.llm.gate import LLMGate
-from agent.core.llm.gbnf import schema_grammar
 from agent.core.llm.probe import PROBE_HEADER
 from agent.core.llm.reply import read_reply
 from agent.core.llm.request import build_request, with_schema_note
-from agent.core.llm.result import LLMAttempt, LLMResult, Mode, Priority
+from agent.core.llm.result import LLMResult, Mode, Priority
 from agent.core.llm.sample import LLMSample
+from agent.core.llm.send import Sender
 from agent.core.llm.window import TOO_LONG_FIX, fits
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
@@ -79,7 +76,6 @@ NOTE_TEMPLATES = ("schema", "no_images", "probe_system", "probe_user", "field_bo
 _NOTE_SAMPLE = {"schema_json": "{}", "nonce": "0", "n": 1}
 REASK_SCALE = 0.5
 """A re-ask after an answer cut off at max_tokens halves every free-text bound."""
-MIN_REPLY_TOKENS = 48
 
 Compact = Callable[[], Sequence[dict[str, Any]]]
 """Makes the game's compact prompt (shorter rules, fewer history lines), sent when the full one does
@@ -104,7 +100,6 @@ class LLMClient:
         self._config = config
         self.gate = gate or LLMGate(config.max_in_flight)
         self.max_reply_chars = max(MIN_REPLY_CHARS, config.max_tokens * CHARS_PER_TOKEN_LIMIT)
-        self._rng = random.Random()
         # A body far larger than any reply of max_tokens is refused from its Content-Length,
         # before the SDK reads and parses it on the event loop the other games share.
         self.max_body_bytes = max(MIN_BODY_BYTES, self.max_reply_chars * BODY_BYTES_PER_CHAR)
@@ -119,6 +114,7 @@ class LLMClient:
         self._notes = load_notes()
         self.endpoint = Endpoint(config, self._sdk, self.gate, self._errors, self._notes, self.base_url)
         """The endpoint's dialect, context window and pace, as far as found."""
+        self._sender = Sender(config, self._sdk, self.gate, self.endpoint, self._errors)
         self._prime_task: asyncio.Task[LLMResult] | None = None
 
     def warm_up(self) -> None:
@@ -235,7 +231,17 @@ class LLMClient:
         make them look slow."""
         if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
-        left = deadline - asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        await self.ensure_dialect(priority=priority)  # which server it is: see _primed_by
+        if not await self._primed_by(deadline):
+            left = max(deadline - loop.time(), 0.0)
+            log.warning("LLM call not sent: the model server is still reading the start-up prompt (priming) and "
+                        "answers one request at a time; the fallback answers now")
+            return LLMResult(model=self._config.model, skipped=True,
+                             error="not asked: the server was still reading the start-up prompt, "
+                                   f"{left:.1f} s were left",
+                             endpoint=self.endpoint.record())
+        left = deadline - loop.time()
         verdict = self.endpoint.pace.verdict(left)
         if not verdict.send:
             assert verdict.expected_s is not None
@@ -247,7 +253,8 @@ class LLMClient:
                              endpoint=self.endpoint.record())
         started = time.monotonic()
         try:
-            result = await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
+            result = await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact,
+                                          deadline=deadline)
         except asyncio.CancelledError:
             self.endpoint.pace.unfinished(time.monotonic() - started)
             raise
@@ -258,6 +265,19 @@ class LLMClient:
         elif last is not None and last.status is None:  # the request timed out or the connection broke
             self.endpoint.pace.unfinished(last.latency_s)
         return result
+
+    async def _primed_by(self, deadline: float) -> bool:
+        """False when the priming still runs at ``deadline`` on a server that answers one request at a
+        time and finishes every request it began (llama-cpp-python): a call sent now would wait there
+        for the priming, and given up at its deadline would still hold the server after it. Elsewhere
+        True at once (a server with parallel slots or that drops abandoned requests answers beside it)."""
+        task = self._prime_task
+        if task is None or task.done() or not self.endpoint.finishes_abandoned:
+            return True
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout_at(deadline):
+                await asyncio.shield(task)
+        return task.done()
 
     async def prime(self, sample: LLMSample) -> LLMResult:
         """Find the endpoint's dialect and send ``messages`` once with max_tokens 1, before play: a
@@ -280,7 +300,8 @@ class LLMClient:
 
     async def _complete(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                         schema_name: str, priority: Priority, max_tokens: int | None,
-                        priming: bool = False, compact: Compact | None = None) -> LLMResult:
+                        priming: bool = False, compact: Compact | None = None,
+                        deadline: float | None = None) -> LLMResult:
         started = time.monotonic()
         result = LLMResult(model=self._config.model)
 
@@ -323,7 +344,8 @@ class LLMClient:
                 request["extra_headers"] = {PROBE_HEADER: "prime"}
             tries_before = len(result.attempts)
             try:
-                completion = await self._with_retries(request, mode, result.attempts, priority)
+                completion = await self._sender.send(request, mode, result.attempts, priority,
+                                                     self._sender.timeout(deadline, priming))
             except openai.APIStatusError as exc:
                 if self.endpoint.context_refused(exc, sent, limit):
                     if compacted():
@@ -395,24 +417,9 @@ class LLMClient:
         limit = min(max_tokens or cfg.max_tokens, cfg.max_tokens)
         if schema is None or not cfg.bound_answers:
             return schema, limit, None
-
-        def bounded_by(held: bool) -> dict[str, Any]:
-            return bound_schema(schema, cfg.field_chars, grammar=held, scale=scale,
-                                say=lambda n: self._notes.render("field_bound", {"n": n}))
-
-        grammar = None
-        if self.endpoint.sends_grammar and mode in ("json_schema", "json_object_schema"):
-            bounded = bounded_by(True)
-            grammar = schema_grammar(bounded)  # None: a schema it does not cover goes the server's way
-        if grammar is None:
-            bounded = bounded_by(mode == "json_object_schema")
-        # llama.cpp's own grammar (the schema sent in its form) allows whitespace runs: room for them.
-        # Where a grammar holds the bounds the answer's size is known; elsewhere the model is only
-        # told, so it gets twice the room before a cut.
-        server_grammar = grammar is None and mode == "json_object_schema"
-        needed = reply_tokens(bounded, {k: int(v * scale) for k, v in cfg.field_chars.items()}, grammar=server_grammar)
-        held = grammar is not None or server_grammar
-        return bounded, min(limit, max(MIN_REPLY_TOKENS, needed if held else 2 * needed)), grammar
+        return bound_request(schema, mode, cfg.field_chars, scale=scale, limit=limit,
+                             our_grammar=self.endpoint.sends_grammar,
+                             say=lambda n: self._notes.render("field_bound", {"n": n}))
 
     def _with_schema(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                      mode: Mode) -> list[dict[str, Any]]:
@@ -428,56 +435,6 @@ class LLMClient:
                              max_tokens=min(max_tokens or cfg.max_tokens, cfg.max_tokens),
                              temperature=cfg.temperature if self.endpoint.send_temperature else None,
                              limit_key=self.endpoint.limit_key, grammar=grammar)
-
-    async def _with_retries(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
-                            priority: Priority) -> Any:
-        sent = request["messages"]
-
-        def again(exc: BaseException) -> bool:
-            refused = self.endpoint.refusal(exc, mode, sent) if isinstance(exc, openai.APIStatusError) else None
-            if refused in ("structured", "images"):
-                return False  # a refused parameter: asking the same again brings the same refusal
-            return retryable(exc)
-
-        retrying = AsyncRetrying(stop=stop_after_attempt(self._config.retry.max_attempts), wait=self._wait,
-                                 retry=lambda state: bool(state.outcome and state.outcome.failed
-                                                          and again(state.outcome.exception())),
-                                 before_sleep=self._log_retry, reraise=True)
-        return await retrying(self._attempt, request, mode, attempts, priority)
-
-    async def _attempt(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
-                       priority: Priority) -> Any:
-        timeout = self._config.request_timeout
-        # A slot per request, not per call: a call sleeping before its retry holds none. The wait
-        # for a slot is not the request's time; the caller's deadline bounds both.
-        async with self.gate.slot(priority):
-            started = time.monotonic()
-            try:
-                # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so
-                # a server that trickles bytes cannot hold a turn past request_timeout.
-                async with asyncio.timeout(timeout):
-                    completion = await self._sdk.chat.completions.create(**request, timeout=timeout)
-            except Exception as exc:
-                attempts.append(LLMAttempt(mode, status_of(exc), type(exc).__name__, time.monotonic() - started))
-                raise
-            attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
-            return completion
-
-    def _wait(self, state: RetryCallState) -> float:
-        retry = self._config.retry
-        exc = state.outcome.exception() if state.outcome else None
-        hinted = retry_after(exc)
-        if hinted is not None:
-            return min(hinted, retry.max_backoff)
-        backoff = retry.initial_backoff * 2 ** (state.attempt_number - 1)
-        # Jitter spreads out sessions that failed together (8 games hitting one rate limit).
-        return min(retry.max_backoff, backoff * self._rng.uniform(0.8, 1.2))
-
-    def _log_retry(self, state: RetryCallState) -> None:
-        exc = state.outcome.exception() if state.outcome else None
-        wait = state.next_action.sleep if state.next_action else 0.0
-        log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", state.attempt_number,
-                    self._config.retry.max_attempts, self._errors.describe(exc, None), wait)
 
     # ---- reading replies --------------------------------------------------------------------------
 

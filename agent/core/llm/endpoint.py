@@ -82,6 +82,9 @@ class Endpoint:
         self.llama_server = False
         """The server showed it is llama.cpp's llama-server (its /props): its own grammars made of a
         schema allow whitespace runs, so structured answers go out with a grammar of ours (``gbnf.py``)."""
+        self.finishes_abandoned = False
+        """The server showed it is llama-cpp-python's (its model list): one request at a time, and every
+        request it began is answered whole, even one the client gave up (see ``ServerFacts``)."""
         self.grammar_refused = False
         self._server_read = False
         self.pace = Pace()
@@ -127,6 +130,11 @@ class Endpoint:
                     self._server_read = True
                     facts = await read_server(str(self._sdk.base_url), self._config.model, self._auth)
                     self.server_window, self.llama_server = facts.window, facts.llama_server
+                    self.finishes_abandoned = facts.finishes_abandoned
+                    if self.finishes_abandoned:
+                        log.info("LLM endpoint %s is llama-cpp-python's server: it answers one request at a time "
+                                 "and finishes each it began, so a decision's request may run to the decision's "
+                                 "deadline and is not sent twice", self.base_url)
                     if self.llama_server:
                         log.info("LLM endpoint %s is llama.cpp's llama-server: answers are held to the schema "
                                  "by a grammar of ours (no whitespace runs)", self.base_url)

@@ -103,6 +103,14 @@ def is_llama_server(body: Any) -> bool:
     return isinstance(body, dict) and isinstance(body.get("default_generation_settings"), dict)
 
 
+def is_llama_cpp_python(body: Any) -> bool:
+    """llama-cpp-python's server lists its models as owned by "me", each with a ``permissions`` list."""
+    entries = body.get("data") if isinstance(body, dict) else None
+    return isinstance(entries, list) and bool(entries) and all(
+        isinstance(e, dict) and e.get("owned_by") == "me" and isinstance(e.get("permissions"), list)
+        for e in entries)
+
+
 @dataclass(frozen=True, slots=True)
 class ServerFacts:
     """What a server tells of itself when asked (never required)."""
@@ -110,12 +118,16 @@ class ServerFacts:
     window: int | None = None
     llama_server: bool = False
     """llama.cpp's own server: it takes a GBNF ``grammar`` (``agent/core/llm/gbnf.py``)."""
+    finishes_abandoned: bool = False
+    """llama-cpp-python's server: it answers one request at a time and, once it has begun one, reads
+    and answers it whole even after the client gave up (it looks for a closed connection only before
+    it starts). A request given up and sent again there waits for the abandoned one first."""
 
 
 async def read_server(base_url: str, model: str, headers: dict[str, str]) -> ServerFacts:
-    """Ask the server for its context window (llama-server's /props, the model list) and whether it is
-    llama-server; nothing known when it does not say. Never raises: a server without these routes is
-    the common case."""
+    """Ask the server for its context window (llama-server's /props, the model list) and which server
+    it is (llama-server, llama-cpp-python); nothing known when it does not say. Never raises: a server
+    without these routes is the common case."""
     root = re.sub(r"/v\d+/?$", "", base_url.rstrip("/"))
     reads: tuple[tuple[str, Callable[[Any], int | None]], ...] = (
         (f"{root}/props", window_from_props),
@@ -131,7 +143,7 @@ async def read_server(base_url: str, model: str, headers: dict[str, str]) -> Ser
             except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
                 log.debug("context window not read from %s: %s", url, type(exc).__name__)
                 continue
-            found, llama = read(parsed), is_llama_server(parsed)
-            if found or llama:
-                return ServerFacts(found, llama)
+            found, llama, serial = read(parsed), is_llama_server(parsed), is_llama_cpp_python(parsed)
+            if found or llama or serial:
+                return ServerFacts(found, llama, serial)
     return ServerFacts()

@@ -246,6 +246,8 @@ class FakeOpenAI:
         tells_window: bool = False,
         llama_props: bool = False,
         refuses_grammar: bool = False,
+        llama_cpp_python: bool = False,
+        prime_delay: float = 0.0,
     ) -> None:
         self.default_content = default_content
         self.context_window = context_window
@@ -255,6 +257,13 @@ class FakeOpenAI:
         """The model list names the window as vLLM does (``max_model_len``)."""
         self.llama_props = llama_props
         """Answer ``GET /props`` as llama.cpp's llama-server does (its window, its generation settings)."""
+        self.llama_cpp_python = llama_cpp_python
+        """Behave as llama-cpp-python's server does where a client can tell: its model list (owned by
+        "me"), one request at a time, and a request begun answered whole even after its client gave up
+        (the next request waits for it)."""
+        self._one_at_a_time = asyncio.Lock()
+        self.prime_delay = prime_delay
+        """Seconds a priming request takes (a cold server's first read of a long prompt)."""
         self.refuses_grammar = refuses_grammar
         """Answer a request carrying a GBNF ``grammar`` with a 400, as a server that cannot parse it would."""
         self.default_delay = default_delay
@@ -436,7 +445,9 @@ class FakeOpenAI:
             record = await self._record(request)
             reply = self._auth_error(record) or self._validate(record)
             if reply is None and record in self.probe_requests:
-                reply = FakeReply.ok("OK")  # a dialect probe: counted below like any request, never scripted
+                # a dialect probe or the priming: counted below like any request, never scripted
+                priming = record.headers.get(PROBE_HEADER.lower()) == "prime"
+                reply = FakeReply.ok("OK", delay=self.prime_delay if priming else 0.0)
             if reply is None:
                 reply = await self._next_reply(record.json)
             return await self._send(request, reply, record.json)
@@ -486,7 +497,10 @@ class FakeOpenAI:
         return FakeReply(delay=self.default_delay)
 
     async def _send(self, request: web.Request, reply: FakeReply, body: Any) -> web.StreamResponse:
-        if reply.delay > 0:
+        if self.llama_cpp_python:
+            # Shielded: a client that leaves ends this handler, not the "model's" work on its request.
+            await asyncio.shield(asyncio.ensure_future(self._serially(reply.delay)))
+        elif reply.delay > 0:
             await asyncio.sleep(reply.delay)
         if reply.drop:
             _abort(request)
@@ -509,6 +523,10 @@ class FakeOpenAI:
             return response
         return web.Response(status=reply.status, body=payload, headers=reply.headers,
                             content_type="application/json")
+
+    async def _serially(self, seconds: float) -> None:
+        async with self._one_at_a_time:
+            await asyncio.sleep(seconds)
 
     def _completion(self, reply: FakeReply, body: dict[str, Any]) -> dict[str, Any]:
         self._completions += 1
@@ -556,6 +574,8 @@ class FakeOpenAI:
         if denied is not None:
             return await self._send(request, denied, None)  # type: ignore[return-value]
         entry: dict[str, Any] = {"id": self.model, "object": "model", "created": 0, "owned_by": "fake"}
+        if self.llama_cpp_python:
+            entry = {"id": self.model, "object": "model", "owned_by": "me", "permissions": []}
         if self.tells_window and self.context_window is not None:
             entry["max_model_len"] = self.context_window
         return web.json_response({"object": "list", "data": [entry]})

@@ -1,0 +1,121 @@
+"""One request to the endpoint, with its retries and its time limit.
+
+Retries (tenacity, the SDK's own retries off): timeouts, connection errors, 408/409/429 and 5xx,
+waiting ``initial_backoff * 2**n`` (with a little jitter) or the server's Retry-After, never more
+than ``max_backoff``; at most ``max_attempts`` tries. A refused request parameter is not asked
+again here: the client changes the request first.
+
+Each request waits for a slot of the client's :class:`LLMGate` and is bounded by
+``request_timeout``, except on a server that finishes every request it began (llama-cpp-python's):
+there a request given up still holds the server until it is answered, so giving up early and asking
+again only waits longer. A decision's request may run to the decision's own deadline there, the
+start-up priming (nobody waits on it) to PRIME_TIMEOUT_S, and a request that timed out is not sent
+again behind itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import openai
+from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
+
+from agent.core.config import LLMConfig
+from agent.core.llm.endpoint import Endpoint
+from agent.core.llm.errors import Describer, retry_after, retryable, status_of
+from agent.core.llm.gate import LLMGate
+from agent.core.llm.result import LLMAttempt, Mode, Priority
+
+log = logging.getLogger(__name__)
+
+PRIME_TIMEOUT_S = 300.0
+"""How long the priming may take on a server that finishes every request it began: nobody waits on
+it, and a first read of a long prompt on a CPU takes a minute or more there."""
+
+Timeout = Callable[[], float]
+"""The time limit of the next request, asked when it is about to go out (after its wait for a slot)."""
+
+
+class Sender:
+    """Sends one request to the endpoint (``send``); shared by the client's calls."""
+
+    def __init__(self, config: LLMConfig, sdk: openai.AsyncOpenAI, gate: LLMGate, endpoint: Endpoint,
+                 errors: Describer) -> None:
+        self._config = config
+        self._sdk = sdk
+        self._gate = gate
+        self._endpoint = endpoint
+        self._errors = errors
+        self._rng = random.Random()
+
+    def timeout(self, deadline: float | None, priming: bool) -> Timeout:
+        """Each request's time limit for a call with this ``deadline`` (the event loop's time)."""
+        configured = self._config.request_timeout
+
+        def limit() -> float:
+            if not self._endpoint.finishes_abandoned:
+                return configured
+            if priming:
+                return max(configured, PRIME_TIMEOUT_S)
+            if deadline is not None:
+                return max(configured, deadline - asyncio.get_running_loop().time())
+            return configured
+        return limit
+
+    async def send(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
+                   priority: Priority, timeout: Timeout) -> Any:
+        """The completion, after retries; each try appended to ``attempts``; the last failure raised."""
+        sent = request["messages"]
+
+        def again(exc: BaseException) -> bool:
+            refused = self._endpoint.refusal(exc, mode, sent) if isinstance(exc, openai.APIStatusError) else None
+            if refused in ("structured", "images"):
+                return False  # a refused parameter: asking the same again brings the same refusal
+            if self._endpoint.finishes_abandoned and isinstance(exc, (openai.APITimeoutError, TimeoutError)):
+                return False  # the server still reads the request given up: a new one would queue behind it
+            return retryable(exc)
+
+        retrying = AsyncRetrying(stop=stop_after_attempt(self._config.retry.max_attempts), wait=self._wait,
+                                 retry=lambda state: bool(state.outcome and state.outcome.failed
+                                                          and again(state.outcome.exception())),
+                                 before_sleep=self._log_retry, reraise=True)
+        return await retrying(self._attempt, request, mode, attempts, priority, timeout)
+
+    async def _attempt(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
+                       priority: Priority, request_timeout: Timeout) -> Any:
+        # A slot per request, not per call: a call sleeping before its retry holds none. The wait
+        # for a slot is not the request's time; the caller's deadline bounds both.
+        async with self._gate.slot(priority):
+            timeout = request_timeout()
+            started = time.monotonic()
+            try:
+                # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so
+                # a server that trickles bytes cannot hold a turn past its time limit.
+                async with asyncio.timeout(timeout):
+                    completion = await self._sdk.chat.completions.create(**request, timeout=timeout)
+            except Exception as exc:
+                attempts.append(LLMAttempt(mode, status_of(exc), type(exc).__name__, time.monotonic() - started))
+                raise
+            attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
+            return completion
+
+    def _wait(self, state: RetryCallState) -> float:
+        retry = self._config.retry
+        exc = state.outcome.exception() if state.outcome else None
+        hinted = retry_after(exc)
+        if hinted is not None:
+            return min(hinted, retry.max_backoff)
+        backoff = retry.initial_backoff * 2 ** (state.attempt_number - 1)
+        # Jitter spreads out sessions that failed together (8 games hitting one rate limit).
+        return min(retry.max_backoff, backoff * self._rng.uniform(0.8, 1.2))
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        wait = state.next_action.sleep if state.next_action else 0.0
+        log.warning("LLM attempt %d/%d failed (%s); retrying in %.2fs", state.attempt_number,
+                    self._config.retry.max_attempts, self._errors.describe(exc, None), wait)

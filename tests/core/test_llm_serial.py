@@ -1,0 +1,118 @@
+"""A server that answers one request at a time and finishes every request it began (llama-cpp-python's):
+known by its model list, a decision's request there runs to the decision's deadline and is never sent
+twice, and a decision that comes while the start-up priming is still read there is not sent behind it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from agent.core.config import LLMConfig, RetryConfig
+from agent.core.llm import LLMClient
+from agent.core.llm.sample import LLMSample
+from agent.core.llm.window import ServerFacts, is_llama_cpp_python, read_server
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+
+SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": False}
+MESSAGES = [{"role": "system", "content": "You decide. " * 40}, {"role": "user", "content": "Your turn."}]
+
+
+def _config(fake: FakeOpenAI, **llm: Any) -> LLMConfig:
+    defaults: dict[str, Any] = {"base_url": fake.base_url, "model": "m", "api_key_required": False,
+                                "request_timeout": 0.3, "retry": RetryConfig(max_attempts=3, initial_backoff=0.01)}
+    return LLMConfig(**{**defaults, **llm})
+
+
+@pytest.mark.parametrize(("body", "expected"), [
+    ({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": "me", "permissions": []}]}, True),
+    ({"object": "list", "data": [{"id": "m", "object": "model", "owned_by": "vllm", "max_model_len": 8192}]}, False),
+    ({"object": "list", "data": [{"id": "m", "owned_by": "me"}]}, False),  # no permissions list
+    ({"object": "list", "data": []}, False),
+    ({"data": "me"}, False),
+    ([], False),
+    (None, False),
+])
+def test_llama_cpp_python_is_known_by_its_model_list(body: Any, expected: bool) -> None:
+    assert is_llama_cpp_python(body) is expected
+
+
+async def test_the_server_read_tells_llama_cpp_python_from_the_others() -> None:
+    for kind, expected in ((dict(llama_cpp_python=True), ServerFacts(finishes_abandoned=True)),
+                           (dict(llama_props=True), ServerFacts(4096, llama_server=True)),
+                           ({}, ServerFacts())):
+        async with FakeOpenAI(**kind) as fake:  # type: ignore[arg-type]
+            assert await read_server(fake.base_url, "m", {}) == expected, kind
+
+
+async def test_a_decision_there_runs_to_its_deadline_not_to_request_timeout() -> None:
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=0.8))
+        async with LLMClient(_config(fake), None) as client:
+            loop = asyncio.get_running_loop()
+            result = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 5)
+            assert client.endpoint.finishes_abandoned
+    assert result.ok and result.data == {"a": 1}, result.error
+    assert [a.status for a in result.attempts] == [200]
+    assert len(fake.chat_requests) == 1
+
+
+async def test_elsewhere_request_timeout_still_bounds_each_request_and_a_timeout_is_retried() -> None:
+    async with FakeOpenAI() as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=0.8), FakeReply.ok_json({"a": 2}))
+        async with LLMClient(_config(fake), None) as client:
+            loop = asyncio.get_running_loop()
+            result = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 5)
+            assert not client.endpoint.finishes_abandoned
+    assert result.ok and result.data == {"a": 2}, result.error
+    assert [a.status for a in result.attempts] == [None, 200]  # cut at 0.3 s, then asked again
+
+
+async def test_a_request_given_up_there_is_not_sent_again_behind_itself() -> None:
+    """Without a deadline request_timeout holds there too; after a timeout the server is still busy
+    with the request, so the call ends instead of queueing a copy behind it."""
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=0.8), FakeReply.ok_json({"a": 2}))
+        async with LLMClient(_config(fake), None) as client:
+            result = await client.complete_json(MESSAGES, SCHEMA)
+            assert not result.ok and "timed out" in (result.error or "").lower(), result.error
+            assert [a.status for a in result.attempts] == [None]
+            # The faithful part of the fake: the next request waits for the one given up.
+            started = asyncio.get_running_loop().time()
+            after = await client.complete_json(MESSAGES, SCHEMA, deadline=started + 5)
+            assert after.ok and after.data == {"a": 2}
+            assert asyncio.get_running_loop().time() - started >= 0.4
+    assert len(fake.chat_requests) == 2
+
+
+async def test_a_decision_during_the_priming_there_is_not_sent_behind_it() -> None:
+    async with FakeOpenAI(llama_cpp_python=True, prime_delay=1.0, default_content='{"a": 3}') as fake:
+        async with LLMClient(_config(fake, request_timeout=5), None) as client:
+            loop = asyncio.get_running_loop()
+            client.prime_soon(LLMSample(MESSAGES, SCHEMA, "decide"))
+            early = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 0.3)
+            assert early.skipped and not early.ok and "start-up prompt" in (early.error or "")
+            assert fake.chat_requests == []
+            later = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 5)
+            assert later.ok and later.data == {"a": 3}, later.error
+            assert client._prime_task is not None and client._prime_task.done()
+    assert len(fake.chat_requests) == 1
+
+
+async def test_a_decision_during_the_priming_elsewhere_goes_at_once() -> None:
+    async with FakeOpenAI(prime_delay=1.0, default_content='{"a": 3}') as fake:
+        async with LLMClient(_config(fake, request_timeout=5), None) as client:
+            loop = asyncio.get_running_loop()
+            client.prime_soon(LLMSample(MESSAGES, SCHEMA, "decide"))
+            result = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 0.5)
+            assert result.ok and result.data == {"a": 3}, result.error
+            assert client._prime_task is not None and not client._prime_task.done()
+
+
+async def test_the_priming_there_is_not_cut_at_request_timeout() -> None:
+    async with FakeOpenAI(llama_cpp_python=True, prime_delay=0.8) as fake:
+        async with LLMClient(_config(fake), None) as client:
+            result = await client.prime(LLMSample(MESSAGES, SCHEMA, "decide"))
+    assert result.ok and result.error is None
+    assert [a.status for a in result.attempts] == [200]
