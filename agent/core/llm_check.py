@@ -69,6 +69,12 @@ def judge(result: LLMResult, dialect: Dialect, refused: int, system_nonce: str, 
     rows.append(("system role", "kept" if dialect.system == "kept"
                  else "folded into the user message (the chat template drops it)"))
     rows.append(("found by", dialect.probed))
+    server = (result.endpoint or {}).get("server")
+    if server == "llama-cpp-python":
+        rows.append(("server", "llama-cpp-python: one request at a time, each begun answered whole; a decision's "
+                               "request runs to its deadline, not sent twice"))
+    elif server:
+        rows.append(("server", server))
     share = f" ({100 * result.prompt_tokens / result.prompt_estimate:.0f} %)" if result.prompt_estimate else ""
     counted = f"{result.prompt_tokens:,} counted for about {result.prompt_estimate:,} sent{share}" \
         if result.prompt_tokens else "not reported by the server (cannot tell whether the prompt arrived)"

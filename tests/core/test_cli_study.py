@@ -109,6 +109,20 @@ async def test_check_llm_on_llama_server_sends_and_tells_our_own_grammar() -> No
                                              "(llama-server: no whitespace runs)")
         (sent,) = fake.chat_requests
         assert "response_format" not in sent.json and sent.json["grammar"].startswith("root ::= ")
+        assert rows["server"] == "llama-server"
+
+
+async def test_check_llm_on_llama_cpp_python_tells_it_answers_one_request_at_a_time() -> None:
+    from agent.core.testing.fake_openai import FakeOpenAI as Fake
+
+    with Fake(llama_cpp_python=True) as fake:
+        config = _llm_config(fake)
+        outcome = await check_llm(config, _tangram_sample(config))
+        assert outcome.ok, outcome.message
+        assert dict(outcome.rows)["server"].startswith("llama-cpp-python: one request at a time")
+    with Fake() as fake:
+        outcome = await check_llm(_llm_config(fake), None)
+        assert outcome.ok and "server" not in dict(outcome.rows)
 
 
 async def test_check_llm_tells_a_server_that_drops_what_play_sends(fake_openai: FakeOpenAI) -> None:

@@ -39,8 +39,8 @@ def test_llama_cpp_python_is_known_by_its_model_list(body: Any, expected: bool) 
 
 
 async def test_the_server_read_tells_llama_cpp_python_from_the_others() -> None:
-    for kind, expected in ((dict(llama_cpp_python=True), ServerFacts(finishes_abandoned=True)),
-                           (dict(llama_props=True), ServerFacts(4096, llama_server=True)),
+    for kind, expected in (({"llama_cpp_python": True}, ServerFacts(finishes_abandoned=True)),
+                           ({"llama_props": True}, ServerFacts(4096, llama_server=True)),
                            ({}, ServerFacts())):
         async with FakeOpenAI(**kind) as fake:  # type: ignore[arg-type]
             assert await read_server(fake.base_url, "m", {}) == expected, kind

@@ -110,7 +110,15 @@ class Endpoint:
     def record(self) -> dict[str, Any]:
         """For the transcript's ``llm_endpoint`` record."""
         return {**self.dialect.record(), "refused_requests": self.refused_requests,
-                "context_window": self.context_window, "grammar": "own" if self.sends_grammar else "server's"}
+                "context_window": self.context_window, "grammar": "own" if self.sends_grammar else "server's",
+                "server": self.server_kind}
+
+    @property
+    def server_kind(self) -> str | None:
+        """The server, where it showed which one it is (its /props, its model list); None: not known."""
+        if self.llama_server:
+            return "llama-server"
+        return "llama-cpp-python" if self.finishes_abandoned else None
 
     @property
     def sends_grammar(self) -> bool:
