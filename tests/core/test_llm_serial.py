@@ -91,6 +91,8 @@ async def test_a_decision_during_the_priming_there_is_not_sent_behind_it() -> No
         async with LLMClient(_config(fake, request_timeout=5), None) as client:
             loop = asyncio.get_running_loop()
             client.prime_soon(LLMSample(MESSAGES, SCHEMA, "decide"))
+            while not client.endpoint.server_slot.in_flight:  # the priming is at the server
+                await asyncio.sleep(0.01)
             early = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 0.3)
             assert early.skipped and not early.ok and "start-up prompt" in (early.error or "")
             assert fake.chat_requests == []
@@ -116,3 +118,53 @@ async def test_the_priming_there_is_not_cut_at_request_timeout() -> None:
             result = await client.prime(LLMSample(MESSAGES, SCHEMA, "decide"))
     assert result.ok and result.error is None
     assert [a.status for a in result.attempts] == [200]
+
+
+async def test_a_request_given_up_there_keeps_the_server_and_the_next_decision_is_not_sent_behind_it() -> None:
+    """The first decision gives up at its deadline; the server still answers it, so a second decision
+    whose deadline comes before that is not sent at all, and nothing ever queues on the server."""
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=1.0), FakeReply.ok_json({"a": 2}))
+        async with LLMClient(_config(fake, request_timeout=5), None) as client:
+            loop = asyncio.get_running_loop()
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.3):  # the game's own deadline ends the first decision
+                    await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 0.3)
+            second = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 0.2)
+            assert second.skipped and "an earlier request" in (second.error or ""), second.error
+            assert len(fake.chat_requests) == 1
+            third = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 5)
+            assert third.ok and third.data == {"a": 2}, third.error
+            first, after = fake.chat_requests
+            assert after.received_at - first.received_at >= 0.9, "sent once the server had answered the first"
+    assert fake.max_in_flight == 1
+
+
+async def test_there_plays_go_before_chats_and_wait_here_not_in_the_servers_queue() -> None:
+    async with FakeOpenAI(llama_cpp_python=True, default_content='{"a": 0}') as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=0.5))
+        async with LLMClient(_config(fake, request_timeout=5), None) as client:
+            await client.ensure_dialect()
+            loop = asyncio.get_running_loop()
+            busy = asyncio.create_task(client.complete_json(MESSAGES, SCHEMA))
+            await fake.wait_for_requests(1)
+            chat = asyncio.create_task(client.complete_json([{"role": "user", "content": "chat"}], SCHEMA,
+                                                            priority="chat"))
+            while not client.endpoint.server_slot.waiting:  # the chat waits for the server before the play asks
+                await asyncio.sleep(0.01)
+            play = asyncio.create_task(client.complete_json([{"role": "user", "content": "play"}], SCHEMA,
+                                                            deadline=loop.time() + 5))
+            results = await asyncio.gather(busy, chat, play)
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert [r.messages[-1]["content"] for r in fake.chat_requests[1:]] == ["play", "chat"]
+    assert fake.max_in_flight == 1
+
+
+async def test_closing_the_client_ends_a_request_the_server_still_answers() -> None:
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=30))
+        client = LLMClient(_config(fake, request_timeout=0.2), None)
+        result = await client.complete_json(MESSAGES, SCHEMA)
+        assert not result.ok and client.endpoint.server_slot.in_flight == 1  # still held: the server works on
+        await asyncio.wait_for(client.aclose(), 5)
+        assert client.endpoint.server_slot.in_flight == 0

@@ -53,7 +53,7 @@ from agent.core.llm.reply import read_reply
 from agent.core.llm.request import build_request, with_schema_note
 from agent.core.llm.result import LLMResult, Mode, Priority
 from agent.core.llm.sample import LLMSample
-from agent.core.llm.send import Sender
+from agent.core.llm.send import Reservation, Sender
 from agent.core.llm.window import TOO_LONG_FIX, fits
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
@@ -183,6 +183,7 @@ class LLMClient:
             self._prime_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._prime_task
+        await self._sender.aclose()
         await self._sdk.close()
 
     async def __aenter__(self) -> LLMClient:
@@ -228,20 +229,38 @@ class LLMClient:
         (answered, or given up) goes into the pace of the endpoint's decisions. Only calls with a
         deadline are paced or measured: a call nobody waits on (a chat, a bee coach's plan) is often
         longer than the decisions one client also makes (the same coach's direct moves) and would
-        make them look slow."""
+        make them look slow.
+
+        On a server that answers one request at a time and finishes every request it began
+        (llama-cpp-python) the call first waits for the server's slot (plays before chats): while
+        the server still answers the start-up priming, a request given up or another game's turn.
+        When that outlasts the deadline nothing is sent: sent, the call would wait in the server's
+        queue and, given up at its deadline, hold the server for the next decision as well."""
         if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
-        loop = asyncio.get_running_loop()
-        await self.ensure_dialect(priority=priority)  # which server it is: see _primed_by
-        if not await self._primed_by(deadline):
-            left = max(deadline - loop.time(), 0.0)
-            log.warning("LLM call not sent: the model server is still reading the start-up prompt (priming) and "
-                        "answers one request at a time; the fallback answers now")
-            return LLMResult(model=self._config.model, skipped=True,
-                             error="not asked: the server was still reading the start-up prompt, "
-                                   f"{left:.1f} s were left",
-                             endpoint=self.endpoint.record())
-        left = deadline - loop.time()
+        await self.ensure_dialect(priority=priority)  # which server it is
+        reservation = None
+        if self.endpoint.finishes_abandoned:
+            reservation = await self._sender.reserve(priority, deadline)
+            if reservation is None:
+                busy = "the start-up prompt (priming)" if self._prime_task is not None \
+                    and not self._prime_task.done() else "an earlier request"
+                log.warning("LLM call not sent: the model server was still answering %s at the decision's deadline "
+                            "(it answers one request at a time); the fallback answers now", busy)
+                return LLMResult(model=self._config.model, skipped=True,
+                                 error=f"not asked: the server was still answering {busy} at the deadline",
+                                 endpoint=self.endpoint.record())
+        try:
+            return await self._measured(messages, schema, schema_name, priority, max_tokens, deadline, compact,
+                                        reservation)
+        finally:
+            if reservation is not None:
+                self._sender.release(reservation)  # unless its request took it over
+
+    async def _measured(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
+                        priority: Priority, max_tokens: int | None, deadline: float, compact: Compact | None,
+                        reservation: Reservation | None) -> LLMResult:
+        left = deadline - asyncio.get_running_loop().time()
         verdict = self.endpoint.pace.verdict(left)
         if not verdict.send:
             assert verdict.expected_s is not None
@@ -254,7 +273,7 @@ class LLMClient:
         started = time.monotonic()
         try:
             result = await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact,
-                                          deadline=deadline)
+                                          deadline=deadline, reservation=reservation)
         except asyncio.CancelledError:
             self.endpoint.pace.unfinished(time.monotonic() - started)
             raise
@@ -265,19 +284,6 @@ class LLMClient:
         elif last is not None and last.status is None:  # the request timed out or the connection broke
             self.endpoint.pace.unfinished(last.latency_s)
         return result
-
-    async def _primed_by(self, deadline: float) -> bool:
-        """False when the priming still runs at ``deadline`` on a server that answers one request at a
-        time and finishes every request it began (llama-cpp-python): a call sent now would wait there
-        for the priming, and given up at its deadline would still hold the server after it. Elsewhere
-        True at once (a server with parallel slots or that drops abandoned requests answers beside it)."""
-        task = self._prime_task
-        if task is None or task.done() or not self.endpoint.finishes_abandoned:
-            return True
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout_at(deadline):
-                await asyncio.shield(task)
-        return task.done()
 
     async def prime(self, sample: LLMSample) -> LLMResult:
         """Find the endpoint's dialect and send ``messages`` once with max_tokens 1, before play: a
@@ -301,7 +307,7 @@ class LLMClient:
     async def _complete(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None,
                         schema_name: str, priority: Priority, max_tokens: int | None,
                         priming: bool = False, compact: Compact | None = None,
-                        deadline: float | None = None) -> LLMResult:
+                        deadline: float | None = None, reservation: Reservation | None = None) -> LLMResult:
         started = time.monotonic()
         result = LLMResult(model=self._config.model)
 
@@ -345,7 +351,7 @@ class LLMClient:
             tries_before = len(result.attempts)
             try:
                 completion = await self._sender.send(request, mode, result.attempts, priority,
-                                                     self._sender.timeout(deadline, priming))
+                                                     self._sender.timeout(deadline, priming), reservation)
             except openai.APIStatusError as exc:
                 if self.endpoint.context_refused(exc, sent, limit):
                     if compacted():

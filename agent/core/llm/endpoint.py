@@ -85,6 +85,9 @@ class Endpoint:
         self.finishes_abandoned = False
         """The server showed it is llama-cpp-python's (its model list): one request at a time, and every
         request it began is answered whole, even one the client gave up (see ``ServerFacts``)."""
+        self.server_slot = LLMGate(1)
+        """That server's one slot, kept here: requests to it wait in this client (plays before chats),
+        not unseen in the server's queue, and a request given up holds it until the server answered."""
         self.grammar_refused = False
         self._server_read = False
         self.pace = Pace()

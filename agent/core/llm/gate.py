@@ -48,6 +48,13 @@ class LLMGate:
         finally:
             self._release()
 
+    async def acquire(self, priority: Priority = "play") -> None:
+        """Take a slot to hand on (to a task that calls :meth:`release`); ``slot`` for a block."""
+        await self._acquire(priority)
+
+    def release(self) -> None:
+        self._release()
+
     async def _acquire(self, priority: Priority) -> None:
         if self._in_flight < self.limit and not self.waiting:
             self._take()

@@ -6,11 +6,14 @@ than ``max_backoff``; at most ``max_attempts`` tries. A refused request paramete
 again here: the client changes the request first.
 
 Each request waits for a slot of the client's :class:`LLMGate` and is bounded by
-``request_timeout``, except on a server that finishes every request it began (llama-cpp-python's):
-there a request given up still holds the server until it is answered, so giving up early and asking
-again only waits longer. A decision's request may run to the decision's own deadline there, the
-start-up priming (nobody waits on it) to PRIME_TIMEOUT_S, and a request that timed out is not sent
-again behind itself.
+``request_timeout``, except on a server that answers one request at a time and finishes every
+request it began (llama-cpp-python's). There a request given up still holds the server until it is
+answered, so giving up early and asking again only waits longer, and a request sent while another
+runs waits unseen in the server's queue. So there: requests wait for the server's one slot here
+(plays before chats); a request whose caller gave up keeps the slot until the server answered it
+(the caller is not kept waiting); a decision's request may run to the decision's own deadline, the
+start-up priming (nobody waits on it) to SERVER_ANSWER_LIMIT_S; and a request that timed out is not
+sent again behind itself.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import logging
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -33,12 +37,25 @@ from agent.core.llm.result import LLMAttempt, Mode, Priority
 
 log = logging.getLogger(__name__)
 
-PRIME_TIMEOUT_S = 300.0
-"""How long the priming may take on a server that finishes every request it began: nobody waits on
-it, and a first read of a long prompt on a CPU takes a minute or more there."""
+SERVER_ANSWER_LIMIT_S = 300.0
+"""On a server that finishes every request it began: how long the priming may take (nobody waits on
+it, and a first read of a long prompt on a CPU takes a minute or more there), and how long a request
+given up may keep the server's slot before the connection is closed on it."""
+
+SKIP_MARGIN_S = 0.1
+"""A decision that cannot have the one-at-a-time server's slot this long before its deadline is not
+sent: its fallback answers inside the deadline, not at it."""
 
 Timeout = Callable[[], float]
 """The time limit of the next request, asked when it is about to go out (after its wait for a slot)."""
+
+
+@dataclass(slots=True)
+class Reservation:
+    """The one-at-a-time server's slot, taken for a call before it goes out (in priority order, within
+    its deadline); its first request takes it over, else :meth:`Sender.release` gives it back."""
+
+    held: bool = True
 
 
 class Sender:
@@ -52,6 +69,27 @@ class Sender:
         self._endpoint = endpoint
         self._errors = errors
         self._rng = random.Random()
+        self._on_server: set[asyncio.Task[Any]] = set()
+        """Requests a one-at-a-time server is answering (their callers may have given up): closed with the client."""
+
+    async def aclose(self) -> None:
+        for task in list(self._on_server):
+            task.cancel()
+        await asyncio.gather(*self._on_server, return_exceptions=True)
+
+    async def reserve(self, priority: Priority, deadline: float) -> Reservation | None:
+        """The server's slot for a call, or None when it is not free by ``deadline`` (less a margin)."""
+        try:
+            async with asyncio.timeout_at(deadline - SKIP_MARGIN_S):
+                await self._endpoint.server_slot.acquire(priority)
+        except TimeoutError:
+            return None
+        return Reservation()
+
+    def release(self, reservation: Reservation) -> None:
+        if reservation.held:
+            reservation.held = False
+            self._endpoint.server_slot.release()
 
     def timeout(self, deadline: float | None, priming: bool) -> Timeout:
         """Each request's time limit for a call with this ``deadline`` (the event loop's time)."""
@@ -61,14 +99,14 @@ class Sender:
             if not self._endpoint.finishes_abandoned:
                 return configured
             if priming:
-                return max(configured, PRIME_TIMEOUT_S)
+                return max(configured, SERVER_ANSWER_LIMIT_S)
             if deadline is not None:
                 return max(configured, deadline - asyncio.get_running_loop().time())
             return configured
         return limit
 
     async def send(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
-                   priority: Priority, timeout: Timeout) -> Any:
+                   priority: Priority, timeout: Timeout, reservation: Reservation | None = None) -> Any:
         """The completion, after retries; each try appended to ``attempts``; the last failure raised."""
         sent = request["messages"]
 
@@ -84,25 +122,58 @@ class Sender:
                                  retry=lambda state: bool(state.outcome and state.outcome.failed
                                                           and again(state.outcome.exception())),
                                  before_sleep=self._log_retry, reraise=True)
-        return await retrying(self._attempt, request, mode, attempts, priority, timeout)
+        return await retrying(self._attempt, request, mode, attempts, priority, timeout, reservation)
 
     async def _attempt(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
-                       priority: Priority, request_timeout: Timeout) -> Any:
+                       priority: Priority, request_timeout: Timeout, reservation: Reservation | None) -> Any:
         # A slot per request, not per call: a call sleeping before its retry holds none. The wait
-        # for a slot is not the request's time; the caller's deadline bounds both.
-        async with self._gate.slot(priority):
-            timeout = request_timeout()
-            started = time.monotonic()
-            try:
-                # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so
-                # a server that trickles bytes cannot hold a turn past its time limit.
-                async with asyncio.timeout(timeout):
-                    completion = await self._sdk.chat.completions.create(**request, timeout=timeout)
-            except Exception as exc:
-                attempts.append(LLMAttempt(mode, status_of(exc), type(exc).__name__, time.monotonic() - started))
-                raise
-            attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
-            return completion
+        # for a slot is not the request's time; the caller's deadline bounds both. The server's own
+        # slot (a one-at-a-time server) is taken first, always in that order.
+        serial = self._endpoint.finishes_abandoned
+        if serial:
+            if reservation is not None and reservation.held:
+                reservation.held = False  # the request's task holds it from here
+            else:
+                await self._endpoint.server_slot.acquire(priority)
+        wait = None
+        try:
+            async with self._gate.slot(priority):
+                if serial:
+                    # Its own task, holding the server's slot until the server answered: the caller may
+                    # give up (its time limit, its deadline), the server goes on with the request anyway.
+                    work = asyncio.ensure_future(self._create(request, SERVER_ANSWER_LIMIT_S))
+                    work.add_done_callback(self._server_answered)
+                    self._on_server.add(work)
+                    wait = asyncio.shield(work)
+                return await self._timed(request, mode, attempts, request_timeout, wait)
+        finally:
+            if serial and wait is None:
+                self._endpoint.server_slot.release()  # never sent (cancelled waiting for the process's gate)
+
+    async def _timed(self, request: dict[str, Any], mode: Mode, attempts: list[LLMAttempt],
+                     request_timeout: Timeout, wait: asyncio.Future[Any] | None) -> Any:
+        timeout = request_timeout()
+        started = time.monotonic()
+        try:
+            # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so
+            # a server that trickles bytes cannot hold a turn past its time limit.
+            async with asyncio.timeout(timeout):
+                completion = await (wait if wait is not None else self._create(request, timeout))
+        except Exception as exc:
+            attempts.append(LLMAttempt(mode, status_of(exc), type(exc).__name__, time.monotonic() - started))
+            raise
+        attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
+        return completion
+
+    async def _create(self, request: dict[str, Any], timeout: float) -> Any:
+        return await self._sdk.chat.completions.create(**request, timeout=timeout)
+
+    def _server_answered(self, work: asyncio.Task[Any]) -> None:
+        """A one-at-a-time server's request ended (answered, failed, or the client closed): its slot is free."""
+        self._endpoint.server_slot.release()
+        self._on_server.discard(work)
+        if not work.cancelled() and work.exception() is not None:
+            log.debug("a request to a one-at-a-time server ended with %s", type(work.exception()).__name__)
 
     def _wait(self, state: RetryCallState) -> float:
         retry = self._config.retry
