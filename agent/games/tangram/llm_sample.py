@@ -16,7 +16,9 @@ from agent.games.tangram.sim.game import SimGame
 
 
 def llm_sample(config: Config) -> LLMSample:
-    context = sample_context()
+    # As many candidates as play offers: the schema (its candidate letters) goes at the end of the
+    # system message where the server's own schema form is used, so the priming then has the same start.
+    context = sample_context(config.llm.candidates)
     prompts = load_prompts(config.prompts_dir, context, TEMPLATE_NAMES)
     board, drawer = SimGame("A house").images()
     pictures = [b64 for b64, wanted in ((board, config.images.send_board), (drawer, config.images.send_drawer))
@@ -28,5 +30,6 @@ def llm_sample(config: Config) -> LLMSample:
         return [{"role": "system", "content": prompts.render("system", form)},
                 {"role": "user", "content": [{"type": "text", "text": prompts.render("play", form)}, *images]}]
 
-    return LLMSample(messages=messages(context), schema=move_schema(["A", "B"]), schema_name="tangram_move",
+    letters = [c["letter"] for c in context["candidates"]]
+    return LLMSample(messages=messages(context), schema=move_schema(letters), schema_name="tangram_move",
                      compact=messages({**context, "compact": True}))

@@ -95,8 +95,9 @@ def problem_context(problem: Problem) -> dict[str, Any]:
             "missing": list(problem.missing)}
 
 
-def sample_context() -> dict[str, Any]:
-    """A fully populated context, used to check templates at start-up."""
+def sample_context(candidates: int = 2) -> dict[str, Any]:
+    """A fully populated context, used to check templates at start-up; ``candidates`` offered (at most
+    as many as the planner finds for the sample position)."""
     state = GameState(on_board={"Red": OnBoardPiece(position=(50.0, 60.0), vertices=[], rotation=180.0,
                                                      collisions=["Cream"])})
     memory = Memory(4)
@@ -110,6 +111,6 @@ def sample_context() -> dict[str, Any]:
     context = build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.")
     from agent.games.tangram.planner.candidates import propose_candidates
 
-    offered = propose_candidates("A house", view.board(), 2)
+    offered = propose_candidates("A house", view.board(), candidates)
     context["problem"] = problem_context(Problem("anchor_off_board", "Blue not on the board", "Green", ("Blue",)))
     return {**context, **marks_context(offered, ["grid", "labels", "candidates"], ["labels"])}
