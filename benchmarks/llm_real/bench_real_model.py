@@ -16,8 +16,9 @@ max_tokens (and of those salvaged or re-asked), requests the endpoint refused wh
 found, latency of the first call and of later ones (p50/p95), prompt tokens counted by the server
 against the agent's own estimate, the share of each prompt that began as the previous one did (what a
 server keeping the last prompt's cache need not read again; p50) and the share of prompt tokens the
-server reported as reused (where it reports it), calls not sent because the endpoint was too slow for
-the deadline, and calls sent in the game's compact form.
+server reported as reused (where it reports it), calls not sent because the endpoint was too slow
+for the deadline (or, answering one request at a time, still busy at it), and calls sent in the
+game's compact form.
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def llm_stats(run: runs.Run) -> dict[str, Any]:
 def table(rows: dict[str, dict[str, Any]]) -> str:
     head = ("| game | LLM calls | succeeded | decided by the model | cut off (salvaged / re-asked) | refused "
             "| first call s | later p50 / p95 s | prompt tokens p50 | server count / estimate (min) "
-            "| same start as the previous prompt (p50) | reused (server) | not sent (too slow) "
+            "| same start as the previous prompt (p50) | reused (server) | not sent (too slow, or the server busy) "
             "| running at the match's end | compact |")
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for game, s in rows.items():

@@ -5,6 +5,7 @@ twice, and a decision that comes while the start-up priming is still read there 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -168,3 +169,16 @@ async def test_closing_the_client_ends_a_request_the_server_still_answers() -> N
         assert not result.ok and client.endpoint.server_slot.in_flight == 1  # still held: the server works on
         await asyncio.wait_for(client.aclose(), 5)
         assert client.endpoint.server_slot.in_flight == 0
+
+
+async def test_the_message_names_the_time_limit_the_request_really_had() -> None:
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=3))
+        async with LLMClient(_config(fake, request_timeout=0.2), None) as client:
+            await client.ensure_dialect()
+            loop = asyncio.get_running_loop()
+            result = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 1.0)
+    assert not result.ok and result.error is not None
+    said = re.search(r"timed out after ([\d.]+)s \(1 attempt\)", result.error)
+    assert said is not None, result.error
+    assert 0.5 < float(said.group(1)) <= 1.0, "the time to the deadline, not request_timeout's 0.2 s"

@@ -83,6 +83,15 @@ def retry_after(exc: BaseException | None) -> float | None:
     return None
 
 
+class RequestTimedOut(TimeoutError):
+    """A request that ran out of its own time limit (``request_timeout``, or more where the server
+    finishes every request it began), which the message names."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"timed out after {seconds:.3g}s")
+        self.seconds = seconds
+
+
 class Describer:
     """Short, specific, key-free lines for failures of one endpoint."""
 
@@ -94,6 +103,8 @@ class Describer:
 
     def describe(self, exc: BaseException | None, tries: int | None) -> str:
         n = f" ({tries} attempt{'s' if tries != 1 else ''})" if tries else ""
+        if isinstance(exc, RequestTimedOut):
+            return f"timed out after {exc.seconds:.3g}s{n}"
         if isinstance(exc, (openai.APITimeoutError, TimeoutError)):
             return f"timed out after {self._timeout:g}s{n}"
         flood = too_large(exc)

@@ -31,7 +31,7 @@ from tenacity import AsyncRetrying, RetryCallState, stop_after_attempt
 
 from agent.core.config import LLMConfig
 from agent.core.llm.endpoint import Endpoint
-from agent.core.llm.errors import Describer, retry_after, retryable, status_of
+from agent.core.llm.errors import Describer, RequestTimedOut, retry_after, retryable, status_of
 from agent.core.llm.gate import LLMGate
 from agent.core.llm.result import LLMAttempt, Mode, Priority
 
@@ -157,8 +157,11 @@ class Sender:
         try:
             # The SDK's timeout bounds each read; asyncio.timeout bounds the whole request, so
             # a server that trickles bytes cannot hold a turn past its time limit.
-            async with asyncio.timeout(timeout):
-                completion = await (wait if wait is not None else self._create(request, timeout))
+            try:
+                async with asyncio.timeout(timeout):
+                    completion = await (wait if wait is not None else self._create(request, timeout))
+            except TimeoutError as exc:
+                raise RequestTimedOut(timeout) from exc
         except Exception as exc:
             attempts.append(LLMAttempt(mode, status_of(exc), type(exc).__name__, time.monotonic() - started))
             raise
