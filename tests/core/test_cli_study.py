@@ -63,7 +63,7 @@ def _tangram_sample(config: GameConfig):  # type: ignore[no-untyped-def]
     from agent.games.tangram.config import Config
     from agent.games.tangram.llm_sample import llm_sample
 
-    return llm_sample(Config.model_validate({"player": "llm", "llm": config.llm.model_dump()}))
+    return llm_sample(Config.model_validate({"player": "llm", "llm": {**config.llm.model_dump(), "candidates": 2}}))
 
 
 async def test_check_llm_sends_the_games_own_request_and_reports_a_table(fake_openai: FakeOpenAI) -> None:
