@@ -228,7 +228,7 @@ def test_relay_drops_are_flowers_beside_their_bee_in_their_ring() -> None:
     assert blockade.relay_drops(HIVE_1, me, cells, int(Cell.BEE_0)) == []
 
 
-def test_a_raider_breaks_a_flower_passed_to_their_bee_in_their_ring() -> None:
+def test_a_raider_takes_a_flower_passed_to_their_bee_in_their_ring() -> None:
     state = empty_arena()
     clear_other_bees(state)
     put(state, 1, 1, 11, 27)
@@ -238,11 +238,27 @@ def test_a_raider_breaks_a_flower_passed_to_their_bee_in_their_ring() -> None:
         strategy = synced(new_strategy(0, 0), state)
         strategy.adaptive = adaptive
         d = strategy.decide(state_view(state))
-        if adaptive:
-            assert d.action == Action.GUARD and step(11, 25, d.direction) == (10, 26)
+        if adaptive:  # taken, it is gone for sure; guarded, one try in two
+            assert d.action == Action.FORAGE and step(11, 25, d.direction) == (10, 26)
+            assert d.reason == "take a flower passed to their hive"
         else:
-            assert not (d.action == Action.GUARD and step(11, 25, d.direction) == (10, 26))
+            assert not (d.action in (Action.GUARD, Action.FORAGE) and step(11, 25, d.direction) == (10, 26))
 
+
+def test_a_raider_holding_such_a_flower_breaks_the_next_one_and_stays_at_the_blockade() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    put(state, 1, 1, 11, 27)
+    state.set(10, 26, Cell.FLOWER)
+    put(state, 0, 0, 11, 26, carrying=True)  # two cells from their hive, holding a taken flower
+    strategy = synced(new_strategy(0, 0), state)
+    d = strategy.decide(state_view(state))
+    assert d.action == Action.GUARD and step(11, 26, d.direction) == (10, 26)
+    state.set(10, 26, Cell.EMPTY)
+    put(state, 1, 1, 0, 20)  # nothing passed any more: it goes on with the blockade, not home
+    strategy = synced(new_strategy(0, 0), state)
+    d = strategy.decide(state_view(state))
+    assert d.reason not in ("carry home", "deliver") and d.target == HIVE_1
 
 
 def test_the_enclosure_of_their_guard_leaves_no_drop_cell_open_with_the_north_and_south_posts() -> None:

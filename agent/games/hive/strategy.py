@@ -11,12 +11,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from agent.games.hive import blockade, guard
+from agent.games.hive import blockade, guard, relay
+from agent.games.hive.moves import Decision, Mover
 from agent.games.hive.paths import (
     BLOCKED,
-    COST_BEE,
-    COST_FLOWER,
-    COST_FREE,
     COST_WALL,
     INF,
     NEIGHBOURS,
@@ -31,9 +29,8 @@ from agent.games.hive.rules import (
     Action,
     Cell,
     is_hive,
-    owner,
 )
-from agent.games.hive.world import FRESH_BEE, WorldModel, new_world
+from agent.games.hive.world import FRESH_BEE, new_world
 
 STALE_FLOWER = 600
 """A flower not seen for this long is worth less: an enemy may have picked it."""
@@ -49,7 +46,9 @@ start in rows 10 and 14, nearest the posts north and south of the enemy hive, be
 middle, nearest the front post. Every other bee, so that between two raider turns at most two
 enemy bees act (with bees 1-3 three did, and a broken wall was entered more often). Measured on
 the real arena against the 2022 agents (docs/hive.md): three raiders at posts by the enemy hive beat
-one raider walling from outside; two leaked more, four left too few foragers."""
+one raider walling from outside; two leaked more, four left too few foragers. (Two foragers whose
+turns follow each other would suit the timed relay better, relay.py, but that makes the raiders'
+turns consecutive: measured, the racers then won far more often.)"""
 
 DEFAULT_AGGRESSION = 0.5
 RAID_AGGRESSION = 0.2
@@ -74,24 +73,13 @@ HOLDER_TURNS = 40
 their guard, a receiver of flowers passed over our walls. A carrier about to deliver stays one turn."""
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    action: int
-    direction: int
-    reason: str
-    target: int | None = None
-
-
 @dataclass
-class Strategy:
+class Strategy(Mover):
     """Decides for one player; keep one per match."""
 
-    world: WorldModel
-    rng: random.Random = field(default_factory=random.Random)
     plan: Plan | None = None
     claims: dict[int, int] = field(default_factory=dict)
     """bee -> cell it is heading for (flower or exploration target)."""
-    stuck: dict[int, int] = field(default_factory=dict)
     around_walls_until: dict[int, int] = field(default_factory=dict)
     """bee -> turn until which this carrier walks around walls instead of breaking them."""
     last_pos: dict[int, int] = field(default_factory=dict)
@@ -100,6 +88,8 @@ class Strategy:
     held_since: dict[int, int] = field(default_factory=dict)
     """Cell of the enemy hive's ring -> turn since which an enemy bee has been seen standing there."""
     relaying: set[int] = field(default_factory=set)
+    openings: relay.Openings = field(default_factory=relay.Openings)
+    """Walls our guard broke for a waiting carrier, and which ones their bees rebuild first."""
     """Those of them where the bee standing there was seen with a flower: a receiver of passed flowers."""
 
     def post_order(self, hive: int) -> list[int]:
@@ -139,6 +129,12 @@ class Strategy:
         world = self.world
         around = self._around(view)
         role = self.role_of(view.bee)
+        if view.carrying and self.adaptive and role == "raid" and self._at_blockade(me):
+            # A raider holding a flower it took from their relay keeps raiding (it may still
+            # build and guard) and never delivers it: walking home would open their hive.
+            raid = self._raid(view, me, around)
+            if raid is not None:
+                return raid
         if view.carrying:
             hive_dir = self._adjacent(around, {int(Cell.HIVE_0 + world.player)})
             if hive_dir is not None:
@@ -150,14 +146,19 @@ class Strategy:
             # wall builders: a carrier stepped back and forth behind our guard for 1,500 turns
             # while a free ring cell was a dozen steps around.
             against_walls = guard.walls_near(world)
-            relay = against_walls or guard.walled_out(world, me, self.adaptive)
-            receivers = guard.receivers(world, view.bee) if relay else []
+            passing = against_walls or guard.walled_out(world, me, self.adaptive)
+            receivers = guard.receivers(world, view.bee) if passing else []
             if receivers:
-                near = {n for g in receivers for n in NEIGHBOURS[g]}
+                near = relay.drop_cells(world, receivers)
                 for direction, (cell, index) in enumerate(around):
                     if cell == Cell.EMPTY and index in near:
                         return Decision(Action.FORAGE, direction, "pass the flower to a guard at our hive",
                                         world.hive)
+                if self.adaptive and relay.sealed(world):
+                    self.openings.seen_by_carrier(world, me)
+                    waiting = self._wait_for_opening(view, me, around, receivers)
+                    if waiting is not None:
+                        return waiting
             if self.stuck.get(view.bee, 0) >= STUCK_TURNS:
                 # Breaking the same walls for rounds: they are being rebuilt. Walk around.
                 self.around_walls_until[view.bee] = view.turn + AROUND_WALLS_TURNS
@@ -214,57 +215,6 @@ class Strategy:
 
     # ---- pieces -------------------------------------------------------------------------------
 
-    @staticmethod
-    def _around(view: BeeView) -> list[tuple[int, int]]:
-        """(cell value, cell index or -1 outside) of the eight neighbours, in Direction order."""
-        result = []
-        for dr, dc in OFFSETS:
-            r, c = view.row + dr, view.col + dc
-            index = r * COLS + c if 0 <= r < 25 and 0 <= c < COLS else -1
-            result.append((view.at(dr, dc), index))
-        return result
-
-    @staticmethod
-    def _settle(me: int) -> set[int]:
-        """The cells a step decision reads from a field: the bee's own and its neighbours'."""
-        return {me, *NEIGHBOURS[me]}
-
-    @staticmethod
-    def _adjacent(around: list[tuple[int, int]], wanted: set[int]) -> int | None:
-        for direction, (cell, _) in enumerate(around):
-            if cell in wanted:
-                return direction
-        return None
-
-    def _costs(self, me: int, wall_cost: int = COST_WALL) -> bytearray:
-        """Entry cost of every cell as this bee sees the map now."""
-        world = self.world
-        costs = bytearray(CELLS)
-        cells = world.cells
-        seen = world.seen
-        turn = world.turn
-        own_positions = {b.position for b in world.bees}
-        player = world.player
-        for i in range(CELLS):
-            cell = cells[i]
-            if cell == Cell.EMPTY:
-                costs[i] = COST_FREE
-            elif cell == Cell.FLOWER:
-                costs[i] = COST_FLOWER
-            elif cell == Cell.WALL:
-                costs[i] = wall_cost
-            elif cell >= Cell.HIVE_0:
-                costs[i] = BLOCKED
-            elif owner(cell) == player:
-                costs[i] = COST_BEE if i in own_positions else COST_FREE
-            else:
-                costs[i] = COST_BEE if turn - seen[i] <= FRESH_BEE else COST_FREE
-        for i in own_positions:
-            if i != me and costs[i] == COST_FREE:
-                costs[i] = COST_BEE
-        costs[me] = COST_FREE
-        return costs
-
     def _choose_target(self, view: BeeView, me: int, field_me: list[int], costs: bytearray,
                        role: Role) -> tuple[int | None, str]:
         world = self.world
@@ -320,40 +270,22 @@ class Strategy:
                 best, best_score = i, score
         return best
 
-    def _step(self, view: BeeView, around: list[tuple[int, int]], dist: list[int], why: str,
-              target: int) -> Decision:
-        """The best first step along a distance field; breaks walls in the way, never flowers."""
-        here = dist[view.row * COLS + view.col]
-        best_dir, best_value = None, INF
-        wall_dir, wall_value = None, INF
-        ties: list[int] = []
-        for direction, (cell, index) in enumerate(around):
-            if index < 0:
-                continue
-            value = dist[index]
-            if cell == Cell.EMPTY:
-                if value < best_value:
-                    best_dir, best_value, ties = direction, value, [direction]
-                elif value == best_value:
-                    ties.append(direction)
-            elif cell == Cell.WALL and value < wall_value:
-                wall_dir, wall_value = direction, value
-        if wall_dir is not None and wall_value < best_value and wall_value < here:
-            return Decision(Action.GUARD, wall_dir, f"{why}: break a wall in the way", target)
-        if best_dir is None:
-            return self._wait(view, around, f"{why}: boxed in")
-        if best_value > here and self.stuck.get(view.bee, 0) < 2:
-            return self._wait(view, around, f"{why}: waiting for the way to clear")
-        direction = self.rng.choice(ties) if len(ties) > 1 else best_dir
-        return Decision(Action.MOVE, direction, why, target)
-
-    def _wait(self, view: BeeView, around: list[tuple[int, int]], why: str) -> Decision:
-        """A command that changes nothing: a move into an occupied cell or off the edge."""
-        for direction, (cell, _) in enumerate(around):
-            if cell != Cell.EMPTY:
-                return Decision(Action.MOVE, direction, why)
-        # Every neighbour is empty (cannot happen when boxed in); a step is harmless then.
-        return Decision(Action.MOVE, self.rng.randrange(8), why)
+    def _wait_for_opening(self, view: BeeView, me: int, around: list[tuple[int, int]],
+                          receivers: list[int]) -> Decision | None:
+        """Sealed out: wait beside a wall next to our guard, out of their reach, until the guard
+        breaks it (relay.py); None when no such cell can be reached."""
+        spots = relay.waiting_spots(self.world, receivers, me, self.openings.avoided(self.world.turn))
+        if me in spots:
+            return self._wait(view, around, "wait for our guard to open a cell")
+        if not spots:
+            return None
+        costs = self._costs(me)
+        for enemy in relay.enemy_bees(self.world):
+            costs[enemy] = BLOCKED
+        dist = distance_field(costs, list(spots), until=self._settle(me))
+        if dist[me] >= INF:
+            return None
+        return self._step(view, around, dist, "go wait beside our guard", self.world.hive)
 
     def _raid(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
         """Blockade the enemy hive: stand at a post by it, wall the ring cells beside us and
@@ -384,7 +316,12 @@ class Strategy:
             drops = blockade.relay_drops(world.enemy_hive, me, world.cells, int(Cell.BEE_0 + world.opponent))
             for direction, (_, index) in enumerate(around):
                 if index in drops:
-                    return Decision(Action.GUARD, direction, "break a flower passed to their hive", world.enemy_hive)
+                    # Taken, it is gone for sure (a guard breaks it one try in two): the flower
+                    # of a timed relay (relay.py) lies there only until their guard's next turn.
+                    if view.carrying:
+                        return Decision(Action.GUARD, direction, "break a flower passed to their hive",
+                                        world.enemy_hive)
+                    return Decision(Action.FORAGE, direction, "take a flower passed to their hive", world.enemy_hive)
         for index in blockade.to_wall(world.enemy_hive, me, held, set(raiders.values()), enemies):
             if index in empty:
                 return Decision(Action.BUILD, empty[index], "wall the enemy hive", world.enemy_hive)
@@ -416,6 +353,10 @@ class Strategy:
         costs = self._costs(me)
         dist = distance_field(costs, [post], until=self._settle(me))
         return self._step(view, around, dist, "go blockade the enemy hive", world.enemy_hive)
+
+    def _at_blockade(self, me: int) -> bool:
+        """Within two cells of the enemy hive."""
+        return blockade.chebyshev(me, self.world.enemy_hive) <= 2
 
     def _their_holders(self, taken: set[int], carrying: set[int]) -> list[int]:
         """The enemy hive's ring cells where an enemy bee (in ``taken`` now) has stood for
@@ -477,6 +418,15 @@ class Strategy:
             for direction, (cell, index) in enumerate(around):
                 if cell == Cell.EMPTY and index in ring:
                     return Decision(Action.MOVE, direction, "step into our hive's ring", world.hive)
+        if self.adaptive and me in ring and relay.sealed(world):
+            # Sealed: a broken wall is rebuilt on their next turn unless a carrier of ours drops
+            # its flower there first (relay.py), so break only one a carrier is waiting beside.
+            wall = relay.wall_to_open(world, me, view.bee, self.openings.avoided(world.turn))
+            for direction, (_, index) in enumerate(around):
+                if index == wall:
+                    self.openings.tried(wall, world.turn)
+                    return Decision(Action.GUARD, direction, "open a cell for a waiting carrier", world.hive)
+            return self._wait(view, around, "hold a cell at our hive")
         lane = guard.lane_walls(self.world)
         best_dir, best_rank = None, INF
         for direction, (cell, index) in enumerate(around):

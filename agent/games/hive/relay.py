@@ -1,0 +1,124 @@
+"""The timed relay: scoring while the enemy holds our hive sealed (issue 31). Pure geometry and
+bookkeeping over the world model; the strategy's carrier and guard act on it (strategy.py).
+
+In a double siege both hives are sealed by turn 300-400: their bees stand in our ring, walls
+close the rest of it, and a wall next to our guard (our bee holding a ring cell) is rebuilt by a
+bee of theirs beside it as soon as we break it. Then nothing is scored for the 1,000 turns the
+rules wait for a point. But a broken wall is an empty cell until their rebuilder's turn, and
+turns alternate bee by bee: our guard breaks a wall next to it, a carrier of ours waiting beside
+that wall drops its flower there on its own turn, and the flower cannot be walled over; the
+guard picks it up on its next turn and delivers it on the one after. It works when no bee of
+theirs beside that wall moves between the guard's turn and the carrier's: which bees those are
+the views do not tell, so the carrier keeps count (``Openings``) and a wall it keeps finding
+rebuilt is left alone for a while in favour of another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent.games.hive import guard
+from agent.games.hive.paths import NEIGHBOURS
+from agent.games.hive.rules import ROUND, Cell
+from agent.games.hive.world import FRESH_BEE, WorldModel
+
+MISSES = 6
+"""Tries after which a wall found rebuilt every time is left alone: a break succeeds one try in
+two, so a wall nobody rebuilds in time is found walled six times running once in 64."""
+SHUN_TURNS = 300
+"""How long such a wall is left alone (their bees may have moved on by then)."""
+
+
+def enemy_bees(world: WorldModel) -> set[int]:
+    """Cells of enemy bees seen lately."""
+    theirs = (int(Cell.BEE_0 + world.opponent), int(Cell.BEE_0_WITH_FLOWER + world.opponent))
+    cells = world.cells
+    return {i for i in range(len(cells)) if cells[i] in theirs and world.age(i) <= FRESH_BEE}
+
+
+def sealed(world: WorldModel) -> bool:
+    """An enemy bee holds a cell of our ring and not one of its cells is free: a carrier can
+    score only through a bee of ours in the ring."""
+    if not guard.holders(world):
+        return False
+    return all(world.cells[i] != Cell.EMPTY for i in NEIGHBOURS[world.hive])
+
+
+def drop_cells(world: WorldModel, receivers: list[int]) -> set[int]:
+    """Cells beside our receivers where a flower can be dropped for them (the hive aside)."""
+    return {n for r in receivers for n in NEIGHBOURS[r]} - {world.hive}
+
+
+def waiting_spots(world: WorldModel, receivers: list[int], me: int, avoid: frozenset[int] = frozenset()) -> set[int]:
+    """Where a carrier waits for a wall beside a receiver to be broken: next to such a wall (not
+    one to ``avoid``), outside our ring, and out of their bees' reach (they knock carriers)."""
+    ring = set(NEIGHBOURS[world.hive])
+    danger = {n for e in enemy_bees(world) for n in NEIGHBOURS[e]}
+    cells = world.cells
+    spots = set()
+    for w in drop_cells(world, receivers):
+        if cells[w] != Cell.WALL or w in avoid:
+            continue
+        for n in NEIGHBOURS[w]:
+            if (cells[n] == Cell.EMPTY or n == me) and n not in danger and n not in ring and n != world.hive:
+                spots.add(n)
+    return spots
+
+
+def wall_to_open(world: WorldModel, me: int, bee: int, avoid: frozenset[int] = frozenset()) -> int | None:
+    """For our guard ``bee`` at ``me``: the wall beside it (not one to ``avoid``) that a carrier
+    of ours waits next to, with the fewest enemy bees beside it (each may break the flower); None
+    if there is none."""
+    carriers = {b.position for b in world.bees if b.carrying and b.index != bee}
+    if not carriers:
+        return None
+    enemies = enemy_bees(world)
+    best: tuple[int, int] | None = None
+    for w in NEIGHBOURS[me]:
+        if world.cells[w] != Cell.WALL or w in avoid:
+            continue
+        if not any(n in carriers for n in NEIGHBOURS[w]):
+            continue
+        rank = sum(n in enemies for n in NEIGHBOURS[w])
+        if best is None or rank < best[0]:
+            best = (rank, w)
+    return None if best is None else best[1]
+
+
+@dataclass
+class Openings:
+    """Which walls our guard broke for a carrier, and which ones the carrier kept finding rebuilt
+    (a bee of theirs beside it moves between our guard's turn and the carrier's)."""
+
+    tries: dict[int, int] = field(default_factory=dict)
+    """wall -> turn of our guard's last try at it."""
+    misses: dict[int, int] = field(default_factory=dict)
+    shunned: dict[int, int] = field(default_factory=dict)
+    """wall -> turn until which it is left alone."""
+
+    def tried(self, wall: int, turn: int) -> None:
+        self.tries[wall] = turn
+
+    def seen_by_carrier(self, world: WorldModel, me: int) -> None:
+        """A carrier's turn: each wall beside it that our guard tried within the last round is
+        either open (the timing works there) or walled again (a miss)."""
+        turn = world.turn
+        for wall in NEIGHBOURS[me]:
+            tried = self.tries.get(wall)
+            if tried is None or turn - tried >= ROUND:
+                continue
+            del self.tries[wall]
+            if world.cells[wall] != Cell.WALL:
+                self.misses.pop(wall, None)
+                continue
+            self.misses[wall] = self.misses.get(wall, 0) + 1
+            if self.misses[wall] >= MISSES:
+                self.shunned[wall] = turn + SHUN_TURNS
+                del self.misses[wall]
+
+    def avoided(self, turn: int) -> frozenset[int]:
+        """The walls left alone now."""
+        return frozenset(w for w, until in self.shunned.items() if until > turn)
+
+
+__all__ = ["MISSES", "SHUN_TURNS", "Openings", "drop_cells", "enemy_bees", "sealed", "waiting_spots", "wall_to_open"]

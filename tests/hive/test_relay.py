@@ -1,0 +1,212 @@
+"""The timed relay (relay.py): scoring through our guard while the enemy holds our hive sealed."""
+
+from __future__ import annotations
+
+import random
+
+from agent.games.hive import relay
+from agent.games.hive.paths import NEIGHBOURS
+from agent.games.hive.rules import (
+    COLS,
+    Action,
+    ArenaState,
+    Cell,
+    Direction,
+    apply_command,
+    empty_arena,
+    step,
+)
+from agent.games.hive.strategy import Strategy, new_strategy
+from agent.games.hive.world import new_world
+from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
+
+HIVE_0 = 12 * COLS + 1
+
+
+def at(row: int, col: int) -> int:
+    return row * COLS + col
+
+
+def sealed_state() -> ArenaState:
+    """Player 0's hive sealed as the counter-bot ``siege-ring`` leaves it: their bees north and
+    south of it in the ring and one in front of our guard (bee 1, in the field-side ring cell),
+    walls in every other ring cell and in the two cells beside our guard outside the ring."""
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 1, 12, 2)
+    put(state, 1, 0, 11, 1)
+    put(state, 1, 2, 13, 1)
+    put(state, 1, 4, 12, 3)
+    wall_our_ring(state, keep=set())
+    state.set(11, 3, Cell.WALL)
+    state.set(13, 3, Cell.WALL)
+    return state
+
+
+def strategy_for(state: ArenaState, turn: int) -> Strategy:
+    """Player 0's strategy at ``turn``, its world told where its bees are and what they carry,
+    and what our guard saw around our hive a round before."""
+    strategy = new_strategy(0, 0)
+    state.turn = 2
+    strategy.world.update(state_view(state))
+    state.turn = turn + 10
+    for bee, (row, col) in enumerate(state.bees[0]):
+        strategy.world.bees[bee].position = at(row, col)
+        strategy.world.bees[bee].carrying = state.get(row, col) == Cell.BEE_0_WITH_FLOWER
+    return strategy
+
+
+def world_of(state: ArenaState) -> relay.WorldModel:
+    world = new_world(0)
+    for bee, (row, col) in enumerate(state.bees[0]):
+        world.bees[bee].position = at(row, col)
+        world.bees[bee].carrying = state.get(row, col) == Cell.BEE_0_WITH_FLOWER
+    world.update(state_view(state))
+    return world
+
+
+def test_sealed_needs_a_bee_of_theirs_in_our_ring_and_no_free_cell_in_it() -> None:
+    state = sealed_state()
+    state.turn = 2  # our guard's view: it sees the whole ring
+    assert relay.sealed(world_of(state))
+    state.set(11, 0, Cell.EMPTY)
+    assert not relay.sealed(world_of(state))
+    state = sealed_state()
+    state.turn = 2
+    put(state, 1, 0, 0, 15)  # north of the hive a wall instead of their bee: walls only
+    state.set(11, 1, Cell.WALL)
+    put(state, 1, 2, 0, 18)
+    state.set(13, 1, Cell.WALL)
+    assert not relay.sealed(world_of(state))
+
+
+def test_waiting_spots_are_beside_a_wall_next_to_our_guard_outside_the_ring_and_their_reach() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 9, 6, carrying=True)
+    state.turn = 2
+    world = world_of(state)
+    guard_cell = at(12, 2)
+    spots = relay.waiting_spots(world, [guard_cell], at(9, 6))
+    enemies = {at(11, 1), at(13, 1), at(12, 3)}
+    ring = set(NEIGHBOURS[HIVE_0])
+    assert spots
+    for spot in spots:
+        assert spot not in ring
+        assert not any(n in enemies for n in NEIGHBOURS[spot])
+        assert any(world.cells[w] == Cell.WALL and w in NEIGHBOURS[guard_cell] for w in NEIGHBOURS[spot])
+    assert at(10, 4) in spots and at(14, 4) in spots
+    assert at(12, 4) not in spots  # beside their bee in front of our guard: it would knock us
+    assert at(10, 4) not in relay.waiting_spots(world, [guard_cell], at(9, 6), frozenset({at(11, 3)}))
+
+
+def test_a_sealed_out_carrier_goes_to_wait_beside_our_guard_and_then_waits() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 9, 7, carrying=True)
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert d.action == Action.MOVE and d.reason == "go wait beside our guard"
+    assert state.get(*step(9, 7, d.direction)) == Cell.EMPTY
+    put(state, 0, 0, 10, 4, carrying=True)
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert d.reason == "wait for our guard to open a cell"
+    assert d.action == Action.MOVE and state.get(*step(10, 4, d.direction)) != Cell.EMPTY
+
+
+def test_the_sealed_guard_breaks_only_a_wall_a_carrier_waits_beside() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 10, 4, carrying=True)
+    d = strategy_for(state, 2).decide(state_view(state))  # turn 2: our bee 1, the guard
+    assert (d.action, d.direction, d.reason) == (Action.GUARD, Direction.NE, "open a cell for a waiting carrier")
+    put(state, 0, 0, 20, 20, carrying=True)  # no carrier beside any wall: it holds its cell
+    d = strategy_for(state, 2).decide(state_view(state))
+    assert d.reason == "hold a cell at our hive" and d.action == Action.MOVE
+
+
+def test_the_waiting_carrier_drops_its_flower_in_the_opened_cell() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 10, 4, carrying=True)
+    state.set(11, 3, Cell.EMPTY)  # our guard broke it and their bee has not rebuilt it yet
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert (d.action, d.direction) == (Action.FORAGE, Direction.SW) and "pass" in d.reason
+
+
+def stand_still(state: ArenaState) -> int:
+    """A direction into a cell that is not free: the active bee's command changes nothing."""
+    row, col = state.bees[state.turn % 2][(state.turn // 2) % 5]
+    return next(d for d in range(8) if state.get(*step(row, col, d)) != Cell.EMPTY)
+
+
+def test_a_relay_through_a_seal_scores_when_nobody_rebuilds_in_time() -> None:
+    """Our strategy plays player 0 through the rules engine; their bees stand still."""
+    state = sealed_state()
+    put(state, 0, 0, 10, 4, carrying=True)
+    strategy = strategy_for(state, 0)
+    state.turn = 10
+    rng = random.Random(3)
+    reasons = []
+    for _ in range(30 * 10):
+        if state.turn % 2 == 0:
+            d = strategy.decide(state_view(state))
+            if state.turn // 2 % 5 in (0, 1):
+                reasons.append(d.reason)
+            apply_command(state, d.action, d.direction, rng)
+        else:
+            apply_command(state, Action.MOVE, stand_still(state), rng)
+        if state.scores[0]:
+            break
+    assert state.scores == [1, 0]
+    steps = ["open a cell for a waiting carrier", "pass the flower to a guard at our hive", "take a passed flower",
+             "deliver"]
+    assert [r for r in reasons if r in steps][-4:] == steps
+
+
+def test_openings_leave_alone_a_wall_found_rebuilt_every_time() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 10, 4, carrying=True)
+    world = world_of(state)
+    openings = relay.Openings()
+    wall = at(11, 3)
+    for k in range(relay.MISSES):
+        assert wall not in openings.avoided(world.turn)
+        openings.tried(wall, world.turn)
+        world.turn += 2  # the carrier's turn, with the wall back
+        openings.seen_by_carrier(world, at(10, 4))
+        world.turn += 8
+    assert wall in openings.avoided(world.turn)
+    assert wall not in openings.avoided(world.turn + relay.SHUN_TURNS)
+
+
+def test_openings_forget_the_misses_once_the_wall_was_found_open_and_ignore_old_tries() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 10, 4, carrying=True)
+    world = world_of(state)
+    openings = relay.Openings()
+    wall = at(11, 3)
+    for _ in range(relay.MISSES - 1):
+        openings.tried(wall, world.turn)
+        openings.seen_by_carrier(world, at(10, 4))
+    world.cells[wall] = Cell.EMPTY
+    openings.tried(wall, world.turn)
+    openings.seen_by_carrier(world, at(10, 4))
+    world.cells[wall] = Cell.WALL
+    for _ in range(relay.MISSES - 1):
+        openings.tried(wall, world.turn)
+        openings.seen_by_carrier(world, at(10, 4))
+    assert wall not in openings.avoided(world.turn)
+    openings.tried(wall, world.turn - 20)  # two rounds ago: not this round's try
+    for _ in range(3):
+        openings.seen_by_carrier(world, at(10, 4))
+    assert wall not in openings.avoided(world.turn)
+
+
+def test_wall_to_open_prefers_the_wall_with_fewer_of_their_bees_beside_it() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 12, 5, carrying=True)  # beside neither wall
+    state.turn = 2
+    assert relay.wall_to_open(world_of(state), at(12, 2), 1) is None
+    put(state, 0, 0, 10, 2, carrying=True)  # beside the ring wall (11, 2) and (11, 3) both
+    state.set(10, 2, Cell.BEE_0_WITH_FLOWER)
+    world = world_of(state)
+    # (11, 2) touches two of their bees, (11, 3) one: the flower is likelier to survive there.
+    assert relay.wall_to_open(world, at(12, 2), 1) == at(11, 3)
+    assert relay.wall_to_open(world, at(12, 2), 1, frozenset({at(11, 3)})) == at(11, 2)
