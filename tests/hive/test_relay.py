@@ -166,7 +166,7 @@ def test_openings_leave_alone_a_wall_found_rebuilt_every_time() -> None:
     world = world_of(state)
     openings = relay.Openings()
     wall = at(11, 3)
-    for k in range(relay.MISSES):
+    for _ in range(relay.MISSES):
         assert wall not in openings.avoided(world.turn)
         openings.tried(wall, world.turn)
         world.turn += 2  # the carrier's turn, with the wall back
