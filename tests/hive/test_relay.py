@@ -17,7 +17,7 @@ from agent.games.hive.rules import (
     step,
 )
 from agent.games.hive.strategy import Strategy, new_strategy
-from agent.games.hive.world import new_world
+from agent.games.hive.world import WorldModel, new_world
 from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
 HIVE_0 = 12 * COLS + 1
@@ -57,7 +57,7 @@ def strategy_for(state: ArenaState, turn: int) -> Strategy:
     return strategy
 
 
-def world_of(state: ArenaState) -> relay.WorldModel:
+def world_of(state: ArenaState) -> WorldModel:
     world = new_world(0)
     for bee, (row, col) in enumerate(state.bees[0]):
         world.bees[bee].position = at(row, col)
@@ -160,12 +160,15 @@ def test_a_relay_through_a_seal_scores_when_nobody_rebuilds_in_time() -> None:
     assert [r for r in reasons if r in steps][-4:] == steps
 
 
-def test_openings_leave_alone_a_wall_found_rebuilt_every_time() -> None:
+def carrier_waiting() -> WorldModel:
+    """The sealed hive as our carrier waiting beside the wall at (11, 3) knows it."""
     state = sealed_state()
     put(state, 0, 0, 10, 4, carrying=True)
-    world = world_of(state)
-    openings = relay.Openings()
-    wall = at(11, 3)
+    return world_of(state)
+
+
+def test_openings_leave_alone_a_wall_found_rebuilt_every_time() -> None:
+    world, openings, wall = carrier_waiting(), relay.Openings(), at(11, 3)
     for _ in range(relay.MISSES):
         assert wall not in openings.avoided(world.turn)
         openings.tried(wall, world.turn)
@@ -177,11 +180,7 @@ def test_openings_leave_alone_a_wall_found_rebuilt_every_time() -> None:
 
 
 def test_openings_forget_the_misses_once_the_wall_was_found_open_and_ignore_old_tries() -> None:
-    state = sealed_state()
-    put(state, 0, 0, 10, 4, carrying=True)
-    world = world_of(state)
-    openings = relay.Openings()
-    wall = at(11, 3)
+    world, openings, wall = carrier_waiting(), relay.Openings(), at(11, 3)
     for _ in range(relay.MISSES - 1):
         openings.tried(wall, world.turn)
         openings.seen_by_carrier(world, at(10, 4))
