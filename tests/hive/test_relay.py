@@ -17,7 +17,7 @@ from agent.games.hive.rules import (
     step,
 )
 from agent.games.hive.strategy import Strategy, new_strategy
-from agent.games.hive.world import WorldModel, new_world
+from agent.games.hive.world import FRESH_BEE, WorldModel, new_world
 from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
 HIVE_0 = 12 * COLS + 1
@@ -81,13 +81,23 @@ def test_sealed_needs_a_bee_of_theirs_in_our_ring_and_no_free_cell_in_it() -> No
     assert not relay.sealed(world_of(state))
 
 
+def test_the_world_knows_enemy_bees_carrying_or_not_while_they_are_fresh() -> None:
+    state = sealed_state()
+    put(state, 1, 2, 13, 1, carrying=True)
+    state.turn = 2
+    world = world_of(state)
+    assert world.enemy_bees(FRESH_BEE) == {at(11, 1), at(13, 1), at(12, 3)}
+    world.turn += FRESH_BEE + 1
+    assert world.enemy_bees(FRESH_BEE) == set()
+
+
 def test_waiting_spots_are_beside_a_wall_next_to_our_guard_outside_the_ring_and_their_reach() -> None:
     state = sealed_state()
     put(state, 0, 0, 9, 6, carrying=True)
     state.turn = 2
     world = world_of(state)
     guard_cell = at(12, 2)
-    spots = relay.waiting_spots(world, [guard_cell], at(9, 6))
+    spots = relay.waiting_spots(world, [guard_cell], at(9, 6), world.enemy_bees(FRESH_BEE))
     enemies = {at(11, 1), at(13, 1), at(12, 3)}
     ring = set(NEIGHBOURS[HIVE_0])
     assert spots
@@ -97,7 +107,8 @@ def test_waiting_spots_are_beside_a_wall_next_to_our_guard_outside_the_ring_and_
         assert any(world.cells[w] == Cell.WALL and w in NEIGHBOURS[guard_cell] for w in NEIGHBOURS[spot])
     assert at(10, 4) in spots and at(14, 4) in spots
     assert at(12, 4) not in spots  # beside their bee in front of our guard: it would knock us
-    assert at(10, 4) not in relay.waiting_spots(world, [guard_cell], at(9, 6), frozenset({at(11, 3)}))
+    avoid = frozenset({at(11, 3)})
+    assert at(10, 4) not in relay.waiting_spots(world, [guard_cell], at(9, 6), world.enemy_bees(FRESH_BEE), avoid)
 
 
 def test_a_sealed_out_carrier_goes_to_wait_beside_our_guard_and_then_waits() -> None:

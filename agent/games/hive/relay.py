@@ -29,13 +29,6 @@ SHUN_TURNS = 300
 """How long such a wall is left alone (their bees may have moved on by then)."""
 
 
-def enemy_bees(world: WorldModel) -> set[int]:
-    """Cells of enemy bees seen lately."""
-    theirs = (int(Cell.BEE_0 + world.opponent), int(Cell.BEE_0_WITH_FLOWER + world.opponent))
-    cells = world.cells
-    return {i for i in range(len(cells)) if cells[i] in theirs and world.age(i) <= FRESH_BEE}
-
-
 def sealed(world: WorldModel) -> bool:
     """An enemy bee holds a cell of our ring and not one of its cells is free: a carrier can
     score only through a bee of ours in the ring."""
@@ -49,18 +42,20 @@ def drop_cells(world: WorldModel, receivers: list[int]) -> set[int]:
     return {n for r in receivers for n in NEIGHBOURS[r]} - {world.hive}
 
 
-def waiting_spots(world: WorldModel, receivers: list[int], me: int, avoid: frozenset[int] = frozenset()) -> set[int]:
+def waiting_spots(world: WorldModel, receivers: list[int], me: int, enemies: set[int],
+                  avoid: frozenset[int] = frozenset()) -> set[int]:
     """Where a carrier waits for a wall beside a receiver to be broken: next to such a wall (not
-    one to ``avoid``), outside our ring, and out of their bees' reach (they knock carriers)."""
+    one to ``avoid``), outside our ring, and out of the reach of ``enemies`` (their bees' cells:
+    they knock carriers)."""
     ring = set(NEIGHBOURS[world.hive])
-    danger = {n for e in enemy_bees(world) for n in NEIGHBOURS[e]}
+    danger = {n for e in enemies for n in NEIGHBOURS[e]}
     cells = world.cells
     spots = set()
     for w in drop_cells(world, receivers):
         if cells[w] != Cell.WALL or w in avoid:
             continue
         for n in NEIGHBOURS[w]:
-            if (cells[n] == Cell.EMPTY or n == me) and n not in danger and n not in ring and n != world.hive:
+            if (cells[n] == Cell.EMPTY or n == me) and n not in danger and n not in ring:
                 spots.add(n)
     return spots
 
@@ -72,7 +67,7 @@ def wall_to_open(world: WorldModel, me: int, bee: int, avoid: frozenset[int] = f
     carriers = {b.position for b in world.bees if b.carrying and b.index != bee}
     if not carriers:
         return None
-    enemies = enemy_bees(world)
+    enemies = world.enemy_bees(FRESH_BEE)
     best: tuple[int, int] | None = None
     for w in NEIGHBOURS[me]:
         if world.cells[w] != Cell.WALL or w in avoid:
@@ -121,4 +116,4 @@ class Openings:
         return frozenset(w for w, until in self.shunned.items() if until > turn)
 
 
-__all__ = ["MISSES", "SHUN_TURNS", "Openings", "drop_cells", "enemy_bees", "sealed", "waiting_spots", "wall_to_open"]
+__all__ = ["MISSES", "SHUN_TURNS", "Openings", "drop_cells", "sealed", "waiting_spots", "wall_to_open"]

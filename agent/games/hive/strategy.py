@@ -88,9 +88,9 @@ class Strategy(Mover):
     held_since: dict[int, int] = field(default_factory=dict)
     """Cell of the enemy hive's ring -> turn since which an enemy bee has been seen standing there."""
     relaying: set[int] = field(default_factory=set)
+    """Those of them where the bee standing there was seen with a flower: a receiver of passed flowers."""
     openings: relay.Openings = field(default_factory=relay.Openings)
     """Walls our guard broke for a waiting carrier, and which ones their bees rebuild first."""
-    """Those of them where the bee standing there was seen with a flower: a receiver of passed flowers."""
 
     def post_order(self, hive: int) -> list[int]:
         """The raiders' posts by the enemy hive, best first (a counter-bot overrides it)."""
@@ -274,13 +274,14 @@ class Strategy(Mover):
                           receivers: list[int]) -> Decision | None:
         """Sealed out: wait beside a wall next to our guard, out of their reach, until the guard
         breaks it (relay.py); None when no such cell can be reached."""
-        spots = relay.waiting_spots(self.world, receivers, me, self.openings.avoided(self.world.turn))
+        enemies = self.world.enemy_bees(FRESH_BEE)
+        spots = relay.waiting_spots(self.world, receivers, me, enemies, self.openings.avoided(self.world.turn))
         if me in spots:
             return self._wait(view, around, "wait for our guard to open a cell")
         if not spots:
             return None
         costs = self._costs(me)
-        for enemy in relay.enemy_bees(self.world):
+        for enemy in enemies:
             costs[enemy] = BLOCKED
         dist = distance_field(costs, list(spots), until=self._settle(me))
         if dist[me] >= INF:

@@ -121,6 +121,11 @@ class WorldModel:
         """Cells believed to hold a flower on the ground."""
         return [i for i, c in enumerate(self.cells) if c == Cell.FLOWER]
 
+    def enemy_bees(self, max_age: int) -> set[int]:
+        """Cells of enemy bees, carrying or not, seen at most ``max_age`` turns ago."""
+        enemy = self.opponent
+        return {i for i, c in enumerate(self.cells) if is_bee(c) and owner(c) == enemy and self.age(i) <= max_age}
+
     def enemy_carriers(self, max_age: int) -> list[int]:
         enemy = self.opponent
         return [i for i, c in enumerate(self.cells)
