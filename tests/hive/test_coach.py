@@ -94,7 +94,7 @@ async def test_a_valid_plan_is_applied(fake_openai: FakeOpenAI) -> None:
     await finish(coach)
     assert coach.strategy.plan == Plan.model_validate(PLAN)
     assert coach.strategy.role_of(0) == "raid" and coach.strategy.role_of(1) == "explore"
-    assert coach.strategy.role_of(3) == "forage" and coach.strategy.role_of(4) == "raid"  # defaults
+    assert coach.strategy.role_of(2) == "forage" and coach.strategy.role_of(3) == "raid"  # defaults
     assert coach.stats.applied == 1
     sent = fake_openai.chat_requests[0].messages
     assert "Map (row 0 at the top" in sent[-1]["content"]

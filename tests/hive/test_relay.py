@@ -111,16 +111,37 @@ def test_waiting_spots_are_beside_a_wall_next_to_our_guard_outside_the_ring_and_
     assert at(10, 4) not in relay.waiting_spots(world, [guard_cell], at(9, 6), world.enemy_bees(FRESH_BEE), avoid)
 
 
-def test_a_sealed_out_carrier_goes_to_wait_beside_our_guard_and_then_waits() -> None:
+def test_a_sealed_out_carrier_goes_to_wait_beside_a_wall_of_our_ring_and_then_waits() -> None:
     state = sealed_state()
     put(state, 0, 0, 9, 7, carrying=True)
     d = strategy_for(state, 0).decide(state_view(state))
     assert d.action == Action.MOVE and d.reason == "go wait beside our guard"
     assert state.get(*step(9, 7, d.direction)) == Cell.EMPTY
+    # Beside (11, 3), a wall outside the ring: it moves on to (10, 3), beside the ring wall (11, 2).
     put(state, 0, 0, 10, 4, carrying=True)
     d = strategy_for(state, 0).decide(state_view(state))
-    assert d.reason == "wait for our guard to open a cell"
-    assert d.action == Action.MOVE and state.get(*step(10, 4, d.direction)) != Cell.EMPTY
+    assert (d.action, d.direction, d.reason) == (Action.MOVE, Direction.W, "go wait beside our guard")
+    put(state, 0, 0, 10, 3, carrying=True)
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert d.reason == "wait beside a wall of our ring"
+    assert d.action == Action.MOVE and state.get(*step(10, 3, d.direction)) != Cell.EMPTY
+
+
+def test_walk_in_spots_are_beside_a_ring_wall_when_there_are_any() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 9, 6, carrying=True)
+    state.turn = 2
+    world = world_of(state)
+    guard_cell, enemies = at(12, 2), world.enemy_bees(FRESH_BEE)
+    assert relay.ring_walls(world, [guard_cell]) == {at(11, 2), at(13, 2)}
+    spots = relay.walk_in_spots(world, [guard_cell], at(9, 6), enemies)
+    assert spots == {at(10, 3), at(14, 3)}
+    assert relay.beside_ring_wall(world, at(10, 3), [guard_cell])
+    assert not relay.beside_ring_wall(world, at(10, 4), [guard_cell])
+    # Both ring walls left alone: the spots beside the walls outside the ring.
+    avoid = frozenset({at(11, 2), at(13, 2)})
+    assert relay.walk_in_spots(world, [guard_cell], at(9, 6), enemies, avoid) == relay.waiting_spots(
+        world, [guard_cell], at(9, 6), enemies, avoid)
 
 
 def test_the_sealed_guard_breaks_only_a_wall_a_carrier_waits_beside() -> None:
@@ -128,13 +149,40 @@ def test_the_sealed_guard_breaks_only_a_wall_a_carrier_waits_beside() -> None:
     put(state, 0, 0, 10, 4, carrying=True)
     d = strategy_for(state, 2).decide(state_view(state))  # turn 2: our bee 1, the guard
     assert (d.action, d.direction, d.reason) == (Action.GUARD, Direction.NE, "open a cell for a waiting carrier")
+    put(state, 0, 0, 10, 3, carrying=True)  # beside the ring wall (11, 2) and (11, 3): the ring's first
+    d = strategy_for(state, 2).decide(state_view(state))
+    assert (d.action, d.direction, d.reason) == (Action.GUARD, Direction.N, "open a cell for a waiting carrier")
     put(state, 0, 0, 20, 20, carrying=True)  # no carrier beside any wall: it holds its cell
     d = strategy_for(state, 2).decide(state_view(state))
     assert d.reason == "hold a cell at our hive" and d.action == Action.MOVE
 
 
-def test_the_waiting_carrier_drops_its_flower_in_the_opened_cell() -> None:
+def test_the_waiting_carrier_walks_into_an_opened_ring_cell() -> None:
     state = sealed_state()
+    put(state, 0, 0, 10, 3, carrying=True)
+    state.set(11, 2, Cell.EMPTY)  # our guard broke it and their bee has not rebuilt it yet
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert (d.action, d.direction, d.reason) == (Action.MOVE, Direction.SW, "walk into our hive's ring")
+
+
+def test_an_opened_cell_beside_a_ring_wall_is_stepped_into_not_dropped_on() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 10, 4, carrying=True)
+    state.set(11, 3, Cell.EMPTY)  # opened, and beside the ring wall (11, 2)
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert (d.action, d.direction, d.reason) == (Action.MOVE, Direction.SW, "step beside a wall of our ring")
+
+
+def without_ring_walls(state: ArenaState) -> ArenaState:
+    """The sealed hive with their bees, not walls, in the ring cells beside our guard: no ring
+    wall to walk in through, so the flower is passed."""
+    put(state, 1, 1, 11, 2)
+    put(state, 1, 3, 13, 2)
+    return state
+
+
+def test_the_waiting_carrier_drops_its_flower_in_an_opened_cell_with_no_ring_wall_beside_it() -> None:
+    state = without_ring_walls(sealed_state())
     put(state, 0, 0, 10, 4, carrying=True)
     state.set(11, 3, Cell.EMPTY)  # our guard broke it and their bee has not rebuilt it yet
     d = strategy_for(state, 0).decide(state_view(state))
@@ -147,10 +195,10 @@ def stand_still(state: ArenaState) -> int:
     return next(d for d in range(8) if state.get(*step(row, col, d)) != Cell.EMPTY)
 
 
-def test_a_relay_through_a_seal_scores_when_nobody_rebuilds_in_time() -> None:
-    """Our strategy plays player 0 through the rules engine; their bees stand still."""
-    state = sealed_state()
-    put(state, 0, 0, 10, 4, carrying=True)
+def relay_until_a_point(state: ArenaState, carrier: tuple[int, int]) -> list[str]:
+    """Our strategy plays player 0 through the rules engine, their bees stand still; the reasons
+    of our carrier (bee 0) and guard (bee 1) until we score."""
+    put(state, 0, 0, *carrier, carrying=True)
     strategy = strategy_for(state, 0)
     state.turn = 10
     rng = random.Random(3)
@@ -166,6 +214,18 @@ def test_a_relay_through_a_seal_scores_when_nobody_rebuilds_in_time() -> None:
         if state.scores[0]:
             break
     assert state.scores == [1, 0]
+    return reasons
+
+
+def test_a_walk_in_through_a_seal_scores_when_nobody_rebuilds_in_time() -> None:
+    reasons = relay_until_a_point(sealed_state(), (10, 4))
+    assert reasons[-1] == "deliver" and "walk into our hive's ring" in reasons
+    assert reasons.index("open a cell for a waiting carrier") < reasons.index("walk into our hive's ring")
+    assert "pass the flower to a guard at our hive" not in reasons
+
+
+def test_a_relay_through_a_seal_scores_when_nobody_rebuilds_in_time() -> None:
+    reasons = relay_until_a_point(without_ring_walls(sealed_state()), (10, 4))
     steps = ["open a cell for a waiting carrier", "pass the flower to a guard at our hive", "take a passed flower",
              "deliver"]
     assert [r for r in reasons if r in steps][-4:] == steps
@@ -209,14 +269,18 @@ def test_openings_forget_the_misses_once_the_wall_was_found_open_and_ignore_old_
     assert wall not in openings.avoided(world.turn)
 
 
-def test_wall_to_open_prefers_the_wall_with_fewer_of_their_bees_beside_it() -> None:
+def test_wall_to_open_prefers_a_ring_wall_then_the_wall_with_fewer_of_their_bees_beside_it() -> None:
     state = sealed_state()
     put(state, 0, 0, 12, 5, carrying=True)  # beside neither wall
     state.turn = 2
     assert relay.wall_to_open(world_of(state), at(12, 2), 1) is None
     put(state, 0, 0, 10, 2, carrying=True)  # beside the ring wall (11, 2) and (11, 3) both
-    state.set(10, 2, Cell.BEE_0_WITH_FLOWER)
     world = world_of(state)
-    # (11, 2) touches two of their bees, (11, 3) one: the flower is likelier to survive there.
-    assert relay.wall_to_open(world, at(12, 2), 1) == at(11, 3)
-    assert relay.wall_to_open(world, at(12, 2), 1, frozenset({at(11, 3)})) == at(11, 2)
+    # (11, 2) touches two of their bees, (11, 3) one, but through (11, 2) the carrier walks in.
+    assert relay.wall_to_open(world, at(12, 2), 1) == at(11, 2)
+    assert relay.wall_to_open(world, at(12, 2), 1, frozenset({at(11, 2)})) == at(11, 3)
+    # Two walls outside the ring: the one with fewer of their bees beside it (a flower dropped
+    # there is likelier to survive).
+    put(state, 0, 0, 12, 4, carrying=True)  # beside (11, 3) and (13, 3)
+    put(state, 1, 1, 14, 3)  # beside (13, 3): two of theirs there, one at (11, 3)
+    assert relay.wall_to_open(world_of(state), at(12, 2), 1, frozenset({at(11, 2), at(13, 2)})) == at(11, 3)

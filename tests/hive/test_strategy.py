@@ -196,11 +196,14 @@ def test_a_raider_on_its_way_does_not_stop_to_knock() -> None:
     assert decide(state)[2] == "knock the flower off an enemy carrier"  # a forager does knock
 
 
-def test_default_roles_follow_the_aggression() -> None:
-    strategy = new_strategy(0, 0)
-    assert [strategy.role_of(b) for b in range(5)] == ["raid", "forage", "raid", "forage", "raid"]
-    strategy.plan = Plan(bees=[], aggression=0.1)
-    assert strategy.role_of(2) == "forage"
+def test_default_roles_follow_the_seat_and_the_aggression() -> None:
+    # The two foragers' turns follow each other: 1 and 2 as player 0, 0 and 1 as player 1.
+    first = new_strategy(0, 0)
+    assert [first.role_of(b) for b in range(5)] == ["raid", "forage", "forage", "raid", "raid"]
+    second = new_strategy(1, 0)
+    assert [second.role_of(b) for b in range(5)] == ["forage", "forage", "raid", "raid", "raid"]
+    first.plan = Plan(bees=[], aggression=0.1)
+    assert first.role_of(3) == "forage"
 
 
 def test_a_raider_breaks_into_a_walled_in_ring_and_holds_its_post() -> None:
@@ -410,18 +413,23 @@ def test_a_guard_breaks_the_walls_sealing_our_hive() -> None:
     assert step(12, 3, direction) in {(11, 2), (12, 2), (13, 2)}
 
 
-def test_only_the_nearest_empty_handed_forager_guards() -> None:
+def test_the_first_of_two_foragers_guards_else_the_nearest_empty_handed_one() -> None:
     state = empty_arena()
     clear_other_bees(state)
-    put(state, 1, 0, 11, 1)
-    put(state, 0, 3, 12, 2)
-    strategy = new_strategy(0, 0)  # default roles: bees 1 and 3 forage, the others raid
+    put(state, 1, 0, 11, 1)  # an enemy bee in our ring: our hive is threatened
+    put(state, 0, 1, 14, 6)
+    put(state, 0, 2, 12, 2)  # nearer our hive than bee 1
+    strategy = new_strategy(0, 0)  # default roles as player 0: bees 1 and 2 forage, the others raid
     for bee, (row, col) in enumerate(state.bees[0]):
         strategy.world.bees[bee].position = row * COLS + col
     strategy.world.update(state_view(state))
-    assert [strategy._is_guard(b) for b in range(5)] == [False, False, False, True, False]
-    strategy.world.bees[3].carrying = True
-    assert strategy._is_guard(1) and not strategy._is_guard(3)
+    # Bee 1 acts just before bee 2: as the guard it opens a wall on the turn before bee 2 walks in.
+    assert [strategy._is_guard(b) for b in range(5)] == [False, True, False, False, False]
+    strategy.world.bees[1].carrying = True  # carrying, away from our hive: the nearest one guards
+    assert strategy._is_guard(2) and not strategy._is_guard(1)
+    strategy.world.bees[1].carrying = False
+    strategy.adaptive = False  # the strategy before issue 31: the nearest empty-handed forager
+    assert strategy._is_guard(2) and not strategy._is_guard(1)
 
 
 def test_an_enemy_scout_passing_by_is_no_threat_but_walls_at_our_hive_are() -> None:
@@ -448,11 +456,11 @@ def test_the_front_raider_walls_the_field_side_then_the_second_ring_then_knocks(
     state.set(24, 20, Cell.FLOWER)
     put(state, 0, 0, 11, 28)  # north post
     put(state, 0, 4, 13, 28)  # south post
-    put(state, 0, 2, 12, 26)  # the front: two steps out toward the field
-    state.turn = 4  # player 0's bee 2
+    put(state, 0, 3, 12, 26)  # the front: two steps out toward the field
+    state.turn = 6  # player 0's bee 3
 
     def front_decides() -> tuple[int, int, str]:
-        return decide_synced(state, plan=None)  # default roles: bees 0, 2 and 4 raid
+        return decide_synced(state, plan=None)  # default roles as player 0: bees 0, 3 and 4 raid
 
     field_side = {(11, 27), (12, 27), (13, 27)}
     action, direction, reason = front_decides()
@@ -483,6 +491,24 @@ def test_a_raider_with_nothing_to_build_knocks_a_carrier_beside_it() -> None:
     action, direction, reason = decide(state, Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.5))
     assert action == Action.GUARD and step(11, 28, direction) == (10, 29)
     assert reason == "knock a carrier at the blockade"
+
+
+def test_a_carrier_with_no_free_cell_beside_it_is_not_knocked() -> None:
+    # A knock drops the flower on an empty cell beside the carrier; with none it does nothing.
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 5, 6)
+    put(state, 1, 0, 5, 5, carrying=True)
+    for d in range(8):
+        r, c = step(5, 5, d)
+        if state.get(r, c) == Cell.EMPTY:
+            state.set(r, c, Cell.WALL)
+    action, direction, reason = decide(state)
+    assert reason != "knock the flower off an enemy carrier"
+    state.set(4, 4, Cell.EMPTY)
+    action, direction, reason = decide(state)
+    assert (action, step(5, 6, direction), reason) == (Action.GUARD, (5, 5), "knock the flower off an enemy carrier")
 
 
 def test_a_carrier_stuck_at_rebuilt_walls_walks_around_them() -> None:

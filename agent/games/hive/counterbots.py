@@ -72,7 +72,7 @@ class CounterStrategy(Strategy):
         from their hive on the field side, where every carrier comes by."""
         world = self.world
         around = self._around(view)
-        knock = self._adjacent(around, {int(Cell.BEE_0_WITH_FLOWER + world.opponent)})
+        knock = self._knockable(around)
         if knock is not None:
             return Decision(Action.GUARD, knock, "knock a carrier")
         flower = self._adjacent(around, {int(Cell.FLOWER)})

@@ -53,6 +53,17 @@ class Mover:
                 return direction
         return None
 
+    def _knockable(self, around: list[tuple[int, int]]) -> int | None:
+        """The direction of an enemy carrier beside us whose flower can fall somewhere: a knock
+        drops it on an empty cell beside the carrier, and with none it does nothing (a guard of
+        ours knocked a carrier walled in our ring, in vain, for hundreds of turns)."""
+        world = self.world
+        carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
+        for direction, (cell, index) in enumerate(around):
+            if cell == carrier and any(world.cells[n] == Cell.EMPTY for n in NEIGHBOURS[index]):
+                return direction
+        return None
+
     def _costs(self, me: int, wall_cost: int = COST_WALL) -> bytearray:
         """Entry cost of every cell as this bee sees the map now."""
         world = self.world

@@ -11,6 +11,14 @@ guard picks it up on its next turn and delivers it on the one after. It works wh
 theirs beside that wall moves between the guard's turn and the carrier's: which bees those are
 the views do not tell, so the carrier keeps count (``Openings``) and a wall it keeps finding
 rebuilt is left alone for a while in favour of another.
+
+A flower dropped there still lies beside their bees until our guard's next turn, and every bee of
+theirs moves in between: a sealer that picks such flowers up (our own raiders do, blockade.py)
+takes them all. A carrier that *walks in* cannot be taken, only knocked (one try in two, and only
+onto an empty cell beside it). So the walls of the ring itself come first: the carrier waits
+beside one (``walk_in_spots``), steps into the cell our guard opens and delivers from there. When
+no ring wall has a free cell beside it, the carrier first steps into an opened cell outside the
+ring that lies beside a ring wall (``steps_to_ring``), and waits there for that wall to be opened.
 """
 
 from __future__ import annotations
@@ -60,21 +68,44 @@ def waiting_spots(world: WorldModel, receivers: list[int], me: int, enemies: set
     return spots
 
 
+def ring_walls(world: WorldModel, receivers: list[int]) -> set[int]:
+    """Walls of our ring beside our receivers: opened, a carrier steps in and delivers."""
+    ring = set(NEIGHBOURS[world.hive])
+    return {w for w in drop_cells(world, receivers) if w in ring and world.cells[w] == Cell.WALL}
+
+
+def walk_in_spots(world: WorldModel, receivers: list[int], me: int, enemies: set[int],
+                  avoid: frozenset[int] = frozenset()) -> set[int]:
+    """Waiting spots (``waiting_spots``) beside a wall of our ring, from which a carrier walks in;
+    the other spots only when there are none of these."""
+    outside = frozenset(w for w in drop_cells(world, receivers) if w not in ring_walls(world, receivers))
+    return (waiting_spots(world, receivers, me, enemies, avoid | outside)
+            or waiting_spots(world, receivers, me, enemies, avoid))
+
+
+def beside_ring_wall(world: WorldModel, cell: int, receivers: list[int]) -> bool:
+    """``cell`` (outside our ring) touches a ring wall beside a receiver: a carrier standing
+    there walks in when our guard opens that wall."""
+    walls = ring_walls(world, receivers)
+    return cell not in NEIGHBOURS[world.hive] and any(w in walls for w in NEIGHBOURS[cell])
+
+
 def wall_to_open(world: WorldModel, me: int, bee: int, avoid: frozenset[int] = frozenset()) -> int | None:
     """For our guard ``bee`` at ``me``: the wall beside it (not one to ``avoid``) that a carrier
-    of ours waits next to, with the fewest enemy bees beside it (each may break the flower); None
-    if there is none."""
+    of ours waits next to; walls of the ring first (the carrier walks in), then the fewest enemy
+    bees beside it (each may take or break a flower); None if there is none."""
     carriers = {b.position for b in world.bees if b.carrying and b.index != bee}
     if not carriers:
         return None
     enemies = world.enemy_bees(FRESH_BEE)
-    best: tuple[int, int] | None = None
+    ring = set(NEIGHBOURS[world.hive])
+    best: tuple[tuple[bool, int], int] | None = None
     for w in NEIGHBOURS[me]:
         if world.cells[w] != Cell.WALL or w in avoid:
             continue
         if not any(n in carriers for n in NEIGHBOURS[w]):
             continue
-        rank = sum(n in enemies for n in NEIGHBOURS[w])
+        rank = (w not in ring, sum(n in enemies for n in NEIGHBOURS[w]))
         if best is None or rank < best[0]:
             best = (rank, w)
     return None if best is None else best[1]
@@ -116,4 +147,5 @@ class Openings:
         return frozenset(w for w, until in self.shunned.items() if until > turn)
 
 
-__all__ = ["MISSES", "SHUN_TURNS", "Openings", "drop_cells", "sealed", "waiting_spots", "wall_to_open"]
+__all__ = ["MISSES", "SHUN_TURNS", "Openings", "beside_ring_wall", "drop_cells", "ring_walls", "sealed",
+           "waiting_spots", "walk_in_spots", "wall_to_open"]

@@ -23,6 +23,7 @@ from agent.games.hive.paths import (
 from agent.games.hive.plan import Plan, Role
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import (
+    BEES,
     CELLS,
     COLS,
     OFFSETS,
@@ -40,15 +41,15 @@ CLAIM_PENALTY = 40
 CARRY_FACTOR = 1.5
 """A carrier's move fails one time in three: each step home costs 1.5 turns on average."""
 
-DEFAULT_ROLES: dict[int, Role] = {0: "raid", 2: "raid", 4: "raid"}
-"""Without a plan, three bees blockade the enemy hive (blockade.py) and two forage. Bees 0 and 4
-start in rows 10 and 14, nearest the posts north and south of the enemy hive, bee 2 in the
-middle, nearest the front post. Every other bee, so that between two raider turns at most two
-enemy bees act (with bees 1-3 three did, and a broken wall was entered more often). Measured on
-the real arena against the 2022 agents (docs/hive.md): three raiders at posts by the enemy hive beat
-one raider walling from outside; two leaked more, four left too few foragers. (Two foragers whose
-turns follow each other would suit the timed relay better, relay.py, but that makes the raiders'
-turns consecutive: measured, the racers then won far more often.)"""
+DEFAULT_RAIDERS: dict[int, frozenset[int]] = {0: frozenset({0, 3, 4}), 1: frozenset({2, 3, 4})}
+"""Without a plan, three bees blockade the enemy hive (blockade.py) and two forage, by seat.
+Measured on the real arena against the 2022 agents (docs/hive.md): three raiders at posts by the
+enemy hive beat one raider walling from outside; two leaked more, four left too few foragers.
+The two foragers are bees whose turns follow each other (1 and 2 as player 0, 0 and 1 as player
+1: one enemy bee, their bee 1, acts between them), so that the first, our guard, can open a
+wall of our sealed ring for the second on the turn before it walks in (relay.py). Against a
+sealer the timed relay and the walk-in need that; with foragers 1 and 3 (raiders 0, 2 and 4, the
+strategy before) two or three enemy bees acted in the gap, their rebuilder among them."""
 
 DEFAULT_AGGRESSION = 0.5
 RAID_AGGRESSION = 0.2
@@ -117,7 +118,7 @@ class Strategy(Mover):
             return order.role
         if self.aggression < RAID_AGGRESSION:
             return "forage"
-        return DEFAULT_ROLES.get(bee, "forage")
+        return "raid" if bee in DEFAULT_RAIDERS[self.world.player] else "forage"
 
     @property
     def aggression(self) -> float:
@@ -149,6 +150,9 @@ class Strategy(Mover):
             passing = against_walls or guard.walled_out(world, me, self.adaptive)
             receivers = guard.receivers(world, view.bee) if passing else []
             if receivers:
+                walk_in = self._walk_in(view, me, around, receivers)
+                if walk_in is not None:
+                    return walk_in
                 near = relay.drop_cells(world, receivers)
                 for direction, (cell, index) in enumerate(around):
                     if cell == Cell.EMPTY and index in near:
@@ -175,14 +179,13 @@ class Strategy(Mover):
             field_home = distance_field(costs, [world.hive, *receivers], until=self._settle(me))
             return self._step(view, around, field_home, "carry home", world.hive)
 
-        enemy_carrier = int(Cell.BEE_0_WITH_FLOWER + world.opponent)
         if role == "raid":
             # A raider goes straight for the blockade and rebuilds before anything else: a
             # knocked flower lands beside their bees, who pick it up again.
             raid = self._raid(view, me, around)
             if raid is not None:
                 return raid
-        knock = self._adjacent(around, {enemy_carrier})
+        knock = self._knockable(around)
         if knock is not None:
             return Decision(Action.GUARD, knock, "knock the flower off an enemy carrier")
 
@@ -270,12 +273,34 @@ class Strategy(Mover):
                 best, best_score = i, score
         return best
 
+    def _walk_in(self, view: BeeView, me: int, around: list[tuple[int, int]],
+                 receivers: list[int]) -> Decision | None:
+        """A carrier kept out of our hive walks in rather than pass its flower where it can
+        (relay.py): into a free cell of our ring beside it; sealed in, it waits beside a wall of
+        our ring that our guard opens, or steps next to one through a cell the guard opened."""
+        if not self.adaptive:
+            return None
+        world = self.world
+        ring = NEIGHBOURS[world.hive]
+        for direction, (cell, index) in enumerate(around):
+            if cell == Cell.EMPTY and index in ring:
+                return Decision(Action.MOVE, direction, "walk into our hive's ring", world.hive)
+        if not relay.sealed(world):
+            return None
+        if relay.beside_ring_wall(world, me, receivers):
+            return self._wait(view, around, "wait beside a wall of our ring")
+        near = relay.drop_cells(world, receivers)
+        for direction, (cell, index) in enumerate(around):
+            if cell == Cell.EMPTY and index in near and relay.beside_ring_wall(world, index, receivers):
+                return Decision(Action.MOVE, direction, "step beside a wall of our ring", world.hive)
+        return None
+
     def _wait_for_opening(self, view: BeeView, me: int, around: list[tuple[int, int]],
                           receivers: list[int]) -> Decision | None:
         """Sealed out: wait beside a wall next to our guard, out of their reach, until the guard
         breaks it (relay.py); None when no such cell can be reached."""
         enemies = self.world.enemy_bees(FRESH_BEE)
-        spots = relay.waiting_spots(self.world, receivers, me, enemies, self.openings.avoided(self.world.turn))
+        spots = relay.walk_in_spots(self.world, receivers, me, enemies, self.openings.avoided(self.world.turn))
         if me in spots:
             return self._wait(view, around, "wait for our guard to open a cell")
         if not spots:
@@ -343,7 +368,7 @@ class Strategy(Mover):
         if post == me or (post is None and me in ring):
             # Nothing to build: knock a carrier beside us. It then spends its next turn picking
             # its flower up again instead of breaking one of our walls.
-            knock = self._adjacent(around, {int(Cell.BEE_0_WITH_FLOWER + world.opponent)})
+            knock = self._knockable(around)
             if knock is not None:
                 return Decision(Action.GUARD, knock, "knock a carrier at the blockade", world.enemy_hive)
             if self.aggression >= HOLD_AGGRESSION or any(world.cells[i] == Cell.EMPTY for i in ring):
@@ -401,9 +426,28 @@ class Strategy(Mover):
             r, c = divmod(position, COLS)
             return max(abs(r - hr), abs(c - hc))
 
+        if self.adaptive:
+            first = self._first_forager()
+            if first is not None:
+                return bee == first
         free = sorted((distance(b.position), b.index) for b in self.world.bees
                       if not b.carrying and self.role_of(b.index) == "forage")
         return bee in {index for _, index in free[:GUARDS]}
+
+    def _first_forager(self) -> int | None:
+        """Of two foragers whose turns follow each other, the first, unless it is carrying away
+        from our hive: as our guard it opens a wall of a sealed ring on the turn before the
+        other walks in or drops its flower (relay.py). None otherwise."""
+        foragers = [b.index for b in self.world.bees if self.role_of(b.index) == "forage"]
+        if len(foragers) != 2 or GUARDS != 1:
+            return None
+        first = next((f for f in foragers if (f + 1) % BEES in foragers), None)
+        if first is None:
+            return None
+        bee = self.world.bees[first]
+        if bee.carrying and bee.position not in NEIGHBOURS[self.world.hive]:
+            return None
+        return first
 
     def _guard(self, view: BeeView, me: int, around: list[tuple[int, int]]) -> Decision | None:
         """Keep a delivery lane into our hive: break the ring's walls, hold a ring cell."""
