@@ -284,3 +284,36 @@ def test_wall_to_open_prefers_a_ring_wall_then_the_wall_with_fewer_of_their_bees
     put(state, 0, 0, 12, 4, carrying=True)  # beside (11, 3) and (13, 3)
     put(state, 1, 1, 14, 3)  # beside (13, 3): two of theirs there, one at (11, 3)
     assert relay.wall_to_open(world_of(state), at(12, 2), 1, frozenset({at(11, 2), at(13, 2)})) == at(11, 3)
+
+
+def test_our_guard_takes_a_middle_cell_of_our_ring_not_a_corner() -> None:
+    # A corner touches two other ring cells, a side's middle four: between two of their bees a
+    # guard in a corner has no ring wall beside it to open for a carrier.
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 20, 20)
+    put(state, 0, 1, 12, 3)  # our guard, outside the ring, beside (11, 2), (12, 2) and (13, 2)
+    put(state, 1, 0, 11, 1)  # a bee of theirs north of our hive
+    state.turn = 2
+    world = world_of(state)
+    enemies = world.enemy_bees(FRESH_BEE)
+    assert relay.ring_cell_worth(world, at(12, 2), enemies) == 3  # (11, 2), (13, 1), (13, 2)
+    assert relay.ring_cell_worth(world, at(13, 2), enemies) == 2
+    assert relay.ring_cell_worth(world, at(11, 2), enemies) == 1
+    d = strategy_for(state, 2).decide(state_view(state))
+    assert (d.action, d.direction, d.reason) == (Action.MOVE, Direction.W, "step into our hive's ring")
+
+
+def test_our_guard_in_a_corner_moves_over_to_a_free_middle_cell_and_then_stays() -> None:
+    state = empty_arena()
+    clear_other_bees(state)
+    state.set(24, 20, Cell.FLOWER)
+    put(state, 0, 0, 20, 20)
+    put(state, 0, 1, 13, 2)
+    state.set(11, 0, Cell.WALL)  # a wall in our ring: our hive is threatened
+    d = strategy_for(state, 2).decide(state_view(state))
+    assert (d.action, d.direction, d.reason) == (Action.MOVE, Direction.N, "step into our hive's ring")
+    put(state, 0, 1, 12, 2)
+    d = strategy_for(state, 2).decide(state_view(state))
+    assert d.reason == "hold a cell at our hive"

@@ -111,6 +111,15 @@ def wall_to_open(world: WorldModel, me: int, bee: int, avoid: frozenset[int] = f
     return None if best is None else best[1]
 
 
+def ring_cell_worth(world: WorldModel, cell: int, enemies: set[int]) -> int:
+    """How good a cell of our ring is for our guard to hold: its other ring cells that are no
+    bee of theirs (``enemies``: each, walled, is a wall our guard can open for a carrier to walk in through).
+    A middle cell of a side touches four, a corner two: a guard in a corner between two of their
+    bees has no ring wall beside it, and a sealer takes every flower passed to it."""
+    ring = NEIGHBOURS[world.hive]
+    return sum(1 for n in NEIGHBOURS[cell] if n in ring and n not in enemies)
+
+
 @dataclass
 class Openings:
     """Which walls our guard broke for a carrier, and which ones the carrier kept finding rebuilt
@@ -147,5 +156,5 @@ class Openings:
         return frozenset(w for w, until in self.shunned.items() if until > turn)
 
 
-__all__ = ["MISSES", "SHUN_TURNS", "Openings", "beside_ring_wall", "drop_cells", "ring_walls", "sealed",
-           "waiting_spots", "walk_in_spots", "wall_to_open"]
+__all__ = ["MISSES", "SHUN_TURNS", "Openings", "beside_ring_wall", "drop_cells", "ring_cell_worth", "ring_walls",
+           "sealed", "waiting_spots", "walk_in_spots", "wall_to_open"]

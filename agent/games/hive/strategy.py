@@ -457,12 +457,21 @@ class Strategy(Mover):
             flower_dir = self._adjacent(around, {int(Cell.FLOWER)})
             if flower_dir is not None:
                 return Decision(Action.FORAGE, flower_dir, "take a passed flower", world.hive)
-        if self.adaptive and me not in ring:
+        if self.adaptive:
             # A free cell of the ring beside us first: against a siege a broken wall is rebuilt
-            # on a raider's next turn, and a cell we stand in cannot be.
+            # on a raider's next turn, and a cell we stand in cannot be. The best of them
+            # (relay.ring_cell_worth); a guard in the ring moves over to a better one while it can.
+            enemies = world.enemy_bees(FRESH_BEE)
+            here = relay.ring_cell_worth(world, me, enemies) if me in ring else -1
+            best_dir, best_worth = None, here
             for direction, (cell, index) in enumerate(around):
                 if cell == Cell.EMPTY and index in ring:
-                    return Decision(Action.MOVE, direction, "step into our hive's ring", world.hive)
+                    # Moving over, our bee leaves the cell it counted as one of ours.
+                    worth = relay.ring_cell_worth(world, index, enemies) - (me in ring)
+                    if worth > best_worth:
+                        best_dir, best_worth = direction, worth
+            if best_dir is not None:
+                return Decision(Action.MOVE, best_dir, "step into our hive's ring", world.hive)
         if self.adaptive and me in ring and relay.sealed(world):
             # Sealed: a broken wall is rebuilt on their next turn unless a carrier of ours drops
             # its flower there first (relay.py), so break only one a carrier is waiting beside.
