@@ -93,6 +93,17 @@ def test_the_siege_ring_raiders_head_for_our_ring_and_the_late_one_forages_first
     assert late.role_of(0) == "raid"
 
 
+def test_the_siege_twin_chooses_its_raiders_by_seat_as_ours_do() -> None:
+    state = empty_arena()
+    state.set(5, 20, Cell.FLOWER)
+    for player in (0, 1):
+        state.turn = player
+        twin = counter(state, "siege-twin")
+        ours = new_strategy(player, 0)
+        assert [twin.role_of(b) for b in range(5)] == [ours.role_of(b) for b in range(5)]
+        assert twin.post_order(HIVE_0) == blockade.ring_posts(HIVE_0)
+
+
 def test_a_hunter_knocks_an_adjacent_carrier_and_lies_in_wait_by_our_hive() -> None:
     state = empty_arena()
     clear_other_bees(state)

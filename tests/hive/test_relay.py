@@ -286,14 +286,21 @@ def test_wall_to_open_prefers_a_ring_wall_then_the_wall_with_fewer_of_their_bees
     assert relay.wall_to_open(world_of(state), at(12, 2), 1, frozenset({at(11, 2), at(13, 2)})) == at(11, 3)
 
 
-def test_our_guard_takes_a_middle_cell_of_our_ring_not_a_corner() -> None:
-    # A corner touches two other ring cells, a side's middle four: between two of their bees a
-    # guard in a corner has no ring wall beside it to open for a carrier.
+def our_guard_at(row: int, col: int) -> ArenaState:
+    """An arena with our guard (player 0's bee 1, the first of its two foragers) at (row, col)
+    and every other bee far away."""
     state = empty_arena()
     clear_other_bees(state)
     state.set(24, 20, Cell.FLOWER)
     put(state, 0, 0, 20, 20)
-    put(state, 0, 1, 12, 3)  # our guard, outside the ring, beside (11, 2), (12, 2) and (13, 2)
+    put(state, 0, 1, row, col)
+    return state
+
+
+def test_our_guard_takes_a_middle_cell_of_our_ring_not_a_corner() -> None:
+    # A corner touches two other ring cells, a side's middle four: between two of their bees a
+    # guard in a corner has no ring wall beside it to open for a carrier.
+    state = our_guard_at(12, 3)  # outside the ring, beside (11, 2), (12, 2) and (13, 2)
     put(state, 1, 0, 11, 1)  # a bee of theirs north of our hive
     state.turn = 2
     world = world_of(state)
@@ -306,11 +313,7 @@ def test_our_guard_takes_a_middle_cell_of_our_ring_not_a_corner() -> None:
 
 
 def test_our_guard_in_a_corner_moves_over_to_a_free_middle_cell_and_then_stays() -> None:
-    state = empty_arena()
-    clear_other_bees(state)
-    state.set(24, 20, Cell.FLOWER)
-    put(state, 0, 0, 20, 20)
-    put(state, 0, 1, 13, 2)
+    state = our_guard_at(13, 2)
     state.set(11, 0, Cell.WALL)  # a wall in our ring: our hive is threatened
     d = strategy_for(state, 2).decide(state_view(state))
     assert (d.action, d.direction, d.reason) == (Action.MOVE, Direction.N, "step into our hive's ring")

@@ -8,6 +8,9 @@ docs/hive.md, worst case first.
 - ``siege``: four raiders blockade our hive (our own blockade, turned on us), one forager.
 - ``siege-ring``: three raiders standing *in* our ring (north, south, the field-side middle) and
   walling the rest, two foragers: the double siege an unseen 2022 agent won with.
+- ``siege-twin``: ``siege-ring`` with our own choice of foragers by seat (two bees whose turns
+  follow each other, strategy.DEFAULT_RAIDERS), so its guard and carrier walk in through our
+  blockade on the same timing as ours: our strategy with its raiders in our ring, near self-play.
 - ``siege-late``: ``siege-ring`` from turn 1,500 on, everybody foraging before (timing).
 - ``hunter``: three bees lie in wait two steps out from our hive and knock our carriers, two forage.
 - ``breaker``: two bees break the walls of our blockade at their hive, three forage.
@@ -29,7 +32,7 @@ from agent.games.hive.paths import NEIGHBOURS, distance_field
 from agent.games.hive.plan import Role
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import COLS, Action, Cell
-from agent.games.hive.strategy import Decision, Strategy
+from agent.games.hive.strategy import DEFAULT_RAIDERS, Decision, Strategy
 from agent.games.hive.world import FRESH_BEE, new_world
 
 Job = str
@@ -117,11 +120,19 @@ class Recipe:
     start: int = 0
     ring_siege: bool = False
     adaptive: bool = True
+    seat_raiders: bool = False
+    """Raiders by seat as ours (DEFAULT_RAIDERS) instead of ``jobs``."""
+
+    def jobs_for(self, player: int) -> dict[int, Job]:
+        if self.seat_raiders:
+            return dict.fromkeys(DEFAULT_RAIDERS[player], "raid")
+        return dict(self.jobs)
 
 
 RECIPES: dict[str, Recipe] = {
     "siege": Recipe({0: "raid", 1: "raid", 3: "raid", 4: "raid"}),
     "siege-ring": Recipe({0: "raid", 2: "raid", 4: "raid"}, ring_siege=True),
+    "siege-twin": Recipe({}, ring_siege=True, seat_raiders=True),
     "siege-late": Recipe({0: "raid", 2: "raid", 4: "raid"}, start=1500, ring_siege=True),
     "hunter": Recipe({0: "hunt", 2: "hunt", 4: "hunt"}),
     "breaker": Recipe({1: "defend", 3: "defend"}),
@@ -144,7 +155,8 @@ class CounterBot:
         if self.strategy is None or self.strategy.world.player != view.player:
             r = self.recipe
             self.strategy = CounterStrategy(world=new_world(view.player), rng=random.Random(self.seed),
-                                            jobs=dict(r.jobs), start=r.start, ring_siege=r.ring_siege)
+                                            jobs=r.jobs_for(view.player), start=r.start,
+                                            ring_siege=r.ring_siege)
             self.strategy.adaptive = r.adaptive
         decision = self.strategy.decide(view)
         return decision.action, decision.direction
