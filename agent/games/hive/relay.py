@@ -18,7 +18,9 @@ takes them all. A carrier that *walks in* cannot be taken, only knocked (one try
 onto an empty cell beside it). So the walls of the ring itself come first: the carrier waits
 beside one (``walk_in_spots``), steps into the cell our guard opens and delivers from there. When
 no ring wall has a free cell beside it, the carrier first steps into an opened cell outside the
-ring that lies beside a ring wall (``steps_to_ring``), and waits there for that wall to be opened.
+ring that lies beside a ring wall (``beside_ring_wall``), and waits there for that wall to be
+opened. Which ring cell our guard holds decides whether it has ring walls beside it at all
+(``ring_cell_worth``).
 """
 
 from __future__ import annotations
@@ -112,10 +114,11 @@ def wall_to_open(world: WorldModel, me: int, bee: int, avoid: frozenset[int] = f
 
 
 def ring_cell_worth(world: WorldModel, cell: int, enemies: set[int]) -> int:
-    """How good a cell of our ring is for our guard to hold: its other ring cells that are no
-    bee of theirs (``enemies``: each, walled, is a wall our guard can open for a carrier to walk in through).
-    A middle cell of a side touches four, a corner two: a guard in a corner between two of their
-    bees has no ring wall beside it, and a sealer takes every flower passed to it."""
+    """How good a cell of our ring is for our guard to hold: how many other ring cells beside it
+    are no bee of theirs (``enemies``); walled, each is a wall the guard can open for a carrier to
+    walk in through. A middle cell of a side touches four, a corner two: a guard in a corner
+    between two of their bees has no ring wall beside it, and a sealer takes every flower passed
+    to it."""
     ring = NEIGHBOURS[world.hive]
     return sum(1 for n in NEIGHBOURS[cell] if n in ring and n not in enemies)
 
