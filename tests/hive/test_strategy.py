@@ -185,12 +185,18 @@ def test_a_raider_walls_the_enemy_hive() -> None:
     assert action == Action.BUILD and step(10, 29, direction) == (11, 29)
 
 
-def test_a_raider_on_its_way_does_not_stop_to_knock() -> None:
+def beside_an_enemy_carrier(ours: tuple[int, int], theirs: tuple[int, int]) -> ArenaState:
+    """Player 0's bee 0 at ``ours``, player 1's bee 0 carrying at ``theirs``, the others far away."""
     state = empty_arena()
     clear_other_bees(state)
     state.set(24, 20, Cell.FLOWER)
-    put(state, 0, 0, 12, 10)
-    put(state, 1, 0, 12, 11, carrying=True)
+    put(state, 0, 0, *ours)
+    put(state, 1, 0, *theirs, carrying=True)
+    return state
+
+
+def test_a_raider_on_its_way_does_not_stop_to_knock() -> None:
+    state = beside_an_enemy_carrier((12, 10), (12, 11))
     action, _, reason = decide(state, Plan(bees=ONLY_BEE_0_RAIDS, aggression=0.5))
     assert action == Action.MOVE and reason == "go blockade the enemy hive"
     assert decide(state)[2] == "knock the flower off an enemy carrier"  # a forager does knock
@@ -495,11 +501,7 @@ def test_a_raider_with_nothing_to_build_knocks_a_carrier_beside_it() -> None:
 
 def test_a_carrier_with_no_free_cell_beside_it_is_not_knocked() -> None:
     # A knock drops the flower on an empty cell beside the carrier; with none it does nothing.
-    state = empty_arena()
-    clear_other_bees(state)
-    state.set(24, 20, Cell.FLOWER)
-    put(state, 0, 0, 5, 6)
-    put(state, 1, 0, 5, 5, carrying=True)
+    state = beside_an_enemy_carrier((5, 6), (5, 5))
     for d in range(8):
         r, c = step(5, 5, d)
         if state.get(r, c) == Cell.EMPTY:
