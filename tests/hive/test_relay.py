@@ -136,8 +136,9 @@ def test_walk_in_spots_are_beside_a_ring_wall_when_there_are_any() -> None:
     assert relay.ring_walls(world, [guard_cell]) == {at(11, 2), at(13, 2)}
     spots = relay.walk_in_spots(world, [guard_cell], at(9, 6), enemies)
     assert spots == {at(10, 3), at(14, 3)}
-    assert relay.beside_ring_wall(world, at(10, 3), [guard_cell])
-    assert not relay.beside_ring_wall(world, at(10, 4), [guard_cell])
+    walls = relay.ring_walls(world, [guard_cell])
+    assert relay.beside_ring_wall(world, at(10, 3), walls)
+    assert not relay.beside_ring_wall(world, at(10, 4), walls)
     # Both ring walls left alone: the spots beside the walls outside the ring.
     avoid = frozenset({at(11, 2), at(13, 2)})
     assert relay.walk_in_spots(world, [guard_cell], at(9, 6), enemies, avoid) == relay.waiting_spots(

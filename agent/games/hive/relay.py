@@ -80,15 +80,15 @@ def walk_in_spots(world: WorldModel, receivers: list[int], me: int, enemies: set
                   avoid: frozenset[int] = frozenset()) -> set[int]:
     """Waiting spots (``waiting_spots``) beside a wall of our ring, from which a carrier walks in;
     the other spots only when there are none of these."""
-    outside = frozenset(w for w in drop_cells(world, receivers) if w not in ring_walls(world, receivers))
+    walls = ring_walls(world, receivers)
+    outside = frozenset(w for w in drop_cells(world, receivers) if w not in walls)
     return (waiting_spots(world, receivers, me, enemies, avoid | outside)
             or waiting_spots(world, receivers, me, enemies, avoid))
 
 
-def beside_ring_wall(world: WorldModel, cell: int, receivers: list[int]) -> bool:
-    """``cell`` (outside our ring) touches a ring wall beside a receiver: a carrier standing
-    there walks in when our guard opens that wall."""
-    walls = ring_walls(world, receivers)
+def beside_ring_wall(world: WorldModel, cell: int, walls: set[int]) -> bool:
+    """``cell`` (outside our ring) touches one of ``walls`` (``ring_walls``: ring walls beside a
+    receiver): a carrier standing there walks in when our guard opens that wall."""
     return cell not in NEIGHBOURS[world.hive] and any(w in walls for w in NEIGHBOURS[cell])
 
 

@@ -150,10 +150,10 @@ class Strategy(Mover):
             passing = against_walls or guard.walled_out(world, me, self.adaptive)
             receivers = guard.receivers(world, view.bee) if passing else []
             if receivers:
-                walk_in = self._walk_in(view, me, around, receivers)
+                near = relay.drop_cells(world, receivers)
+                walk_in = self._walk_in(view, me, around, receivers, near)
                 if walk_in is not None:
                     return walk_in
-                near = relay.drop_cells(world, receivers)
                 for direction, (cell, index) in enumerate(around):
                     if cell == Cell.EMPTY and index in near:
                         return Decision(Action.FORAGE, direction, "pass the flower to a guard at our hive",
@@ -274,10 +274,11 @@ class Strategy(Mover):
         return best
 
     def _walk_in(self, view: BeeView, me: int, around: list[tuple[int, int]],
-                 receivers: list[int]) -> Decision | None:
+                 receivers: list[int], near: set[int]) -> Decision | None:
         """A carrier kept out of our hive walks in rather than pass its flower where it can
         (relay.py): into a free cell of our ring beside it; sealed in, it waits beside a wall of
-        our ring that our guard opens, or steps next to one through a cell the guard opened."""
+        our ring that our guard opens, or steps next to one through a cell the guard opened
+        (``near``: the cells beside our receivers)."""
         if not self.adaptive:
             return None
         world = self.world
@@ -287,11 +288,11 @@ class Strategy(Mover):
                 return Decision(Action.MOVE, direction, "walk into our hive's ring", world.hive)
         if not relay.sealed(world):
             return None
-        if relay.beside_ring_wall(world, me, receivers):
+        walls = relay.ring_walls(world, receivers)
+        if relay.beside_ring_wall(world, me, walls):
             return self._wait(view, around, "wait beside a wall of our ring")
-        near = relay.drop_cells(world, receivers)
         for direction, (cell, index) in enumerate(around):
-            if cell == Cell.EMPTY and index in near and relay.beside_ring_wall(world, index, receivers):
+            if cell == Cell.EMPTY and index in near and relay.beside_ring_wall(world, index, walls):
                 return Decision(Action.MOVE, direction, "step beside a wall of our ring", world.hive)
         return None
 
@@ -461,17 +462,19 @@ class Strategy(Mover):
             # A free cell of the ring beside us first: against a siege a broken wall is rebuilt
             # on a raider's next turn, and a cell we stand in cannot be. The best of them
             # (relay.ring_cell_worth); a guard in the ring moves over to a better one while it can.
-            enemies = world.enemy_bees(FRESH_BEE)
-            here = relay.ring_cell_worth(world, me, enemies) if me in ring else -1
-            best_dir, best_worth = None, here
-            for direction, (cell, index) in enumerate(around):
-                if cell == Cell.EMPTY and index in ring:
+            free = [(direction, index) for direction, (cell, index) in enumerate(around)
+                    if cell == Cell.EMPTY and index in ring]
+            if free:
+                enemies = world.enemy_bees(FRESH_BEE)
+                here = relay.ring_cell_worth(world, me, enemies) if me in ring else -1
+                best_dir, best_worth = None, here
+                for direction, index in free:
                     # Moving over, our bee leaves the cell it counted as one of ours.
                     worth = relay.ring_cell_worth(world, index, enemies) - (me in ring)
                     if worth > best_worth:
                         best_dir, best_worth = direction, worth
-            if best_dir is not None:
-                return Decision(Action.MOVE, best_dir, "step into our hive's ring", world.hive)
+                if best_dir is not None:
+                    return Decision(Action.MOVE, best_dir, "step into our hive's ring", world.hive)
         if self.adaptive and me in ring and relay.sealed(world):
             # Sealed: a broken wall is rebuilt on their next turn unless a carrier of ours drops
             # its flower there first (relay.py), so break only one a carrier is waiting beside.
