@@ -145,6 +145,34 @@ def test_walk_in_spots_are_beside_a_ring_wall_when_there_are_any() -> None:
         world, [guard_cell], at(9, 6), enemies, avoid)
 
 
+def test_a_carrier_beside_a_ring_wall_and_one_of_their_bees_goes_to_wait_out_of_its_reach() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 14, 3, carrying=True)  # beside the ring wall (13, 2)
+    put(state, 1, 3, 15, 3)  # and beside their bee: it would knock the flower off every round
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert (d.action, d.reason) == (Action.MOVE, "go wait beside our guard")
+    assert state.get(*step(14, 3, d.direction)) == Cell.EMPTY
+    # No spot beside a wall of our guard out of their reach: it waits where it is.
+    state.set(10, 3, Cell.WALL)
+    put(state, 1, 1, 9, 4)
+    d = strategy_for(state, 0).decide(state_view(state))
+    assert d.reason == "wait beside a wall of our ring"
+
+
+def test_a_carrier_counts_a_ring_wall_found_rebuilt_and_leaves_it_once_shunned() -> None:
+    state = sealed_state()
+    put(state, 0, 0, 10, 3, carrying=True)  # beside the ring wall (11, 2)
+    strategy = strategy_for(state, 0)
+    strategy.openings.tried(at(11, 2), state.turn - 2)  # our guard broke it; it is back
+    d = strategy.decide(state_view(state))
+    assert d.reason == "wait beside a wall of our ring"
+    assert strategy.openings.misses == {at(11, 2): 1}
+    strategy.openings.shunned[at(11, 2)] = state.turn + relay.SHUN_TURNS
+    d = strategy.decide(state_view(state))
+    # Off to the other ring wall beside our guard, (13, 2), from its far side at (14, 3).
+    assert (d.action, d.reason) == (Action.MOVE, "go wait beside our guard")
+
+
 def test_the_sealed_guard_breaks_only_a_wall_a_carrier_waits_beside() -> None:
     state = sealed_state()
     put(state, 0, 0, 10, 4, carrying=True)

@@ -159,7 +159,6 @@ class Strategy(Mover):
                         return Decision(Action.FORAGE, direction, "pass the flower to a guard at our hive",
                                         world.hive)
                 if self.adaptive and relay.sealed(world):
-                    self.openings.seen_by_carrier(world, me)
                     waiting = self._wait_for_opening(view, me, around, receivers)
                     if waiting is not None:
                         return waiting
@@ -288,9 +287,18 @@ class Strategy(Mover):
                 return Decision(Action.MOVE, direction, "walk into our hive's ring", world.hive)
         if not relay.sealed(world):
             return None
-        walls = relay.ring_walls(world, receivers)
+        self.openings.seen_by_carrier(world, me)
+        # A wall the carrier keeps finding rebuilt has a rebuilder of theirs beside it whose turn
+        # falls between our guard's and the carrier's: wait by another (the misses counted here).
+        avoid = self.openings.avoided(world.turn)
+        walls = relay.ring_walls(world, receivers) - avoid
         if relay.beside_ring_wall(world, me, walls):
-            return self._wait(view, around, "wait beside a wall of our ring")
+            # Beside one of their bees, it knocks the flower off every round: wait out of its
+            # reach when such a spot exists (walk_in_spots), else here.
+            spots = relay.walk_in_spots(world, receivers, me, world.enemy_bees(FRESH_BEE), avoid)
+            if me in spots or not spots:
+                return self._wait(view, around, "wait beside a wall of our ring")
+            return None
         for direction, (cell, index) in enumerate(around):
             if cell == Cell.EMPTY and index in near and relay.beside_ring_wall(world, index, walls):
                 return Decision(Action.MOVE, direction, "step beside a wall of our ring", world.hive)
