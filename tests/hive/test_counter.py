@@ -65,6 +65,16 @@ def test_every_counter_bot_plays_legal_commands_for_a_while(name: str) -> None:
     assert Action.FORAGE in actions  # it plays the game, not only waits
 
 
+def test_the_ring_siege_comes_with_every_choice_of_three_raiders() -> None:
+    timings = {name: recipe for name, recipe in RECIPES.items() if name.startswith("siege-ring-")}
+    raider_sets = {frozenset(recipe.jobs_for(0)) for recipe in timings.values()}
+    # Ten choices of three bees of five; (0, 2, 4) is ``siege-ring`` itself.
+    assert len(timings) == 9 and frozenset({0, 2, 4}) not in raider_sets and len(raider_sets) == 9
+    for name, recipe in timings.items():
+        assert recipe.ring_siege and recipe.start == 0
+        assert recipe.jobs_for(1) == recipe.jobs_for(0) == dict.fromkeys(map(int, name[-3:]), "raid")
+
+
 def test_ring_posts_are_ring_cells_with_the_field_side_middle_instead_of_the_front() -> None:
     for hive, middle in ((HIVE_1, at(12, 27)), (HIVE_0, at(12, 2))):
         ring_posts = blockade.ring_posts(hive)

@@ -11,6 +11,10 @@ docs/hive.md, worst case first.
 - ``siege-twin``: ``siege-ring`` with our own choice of foragers by seat (two bees whose turns
   follow each other, strategy.DEFAULT_RAIDERS), so its guard and carrier walk in through our
   blockade on the same timing as ours: our strategy with its raiders in our ring, near self-play.
+- ``siege-ring-ABC`` (each other choice of three raiders, e.g. ``siege-ring-134``): ``siege-ring``
+  with raiders A, B and C. Which enemy bees act between two of ours is fixed by the bees' numbers
+  (turns alternate bee by bee), so each choice is another timing of the same siege against our
+  guard and carrier, and of their own carriers against our blockade.
 - ``siege-late``: ``siege-ring`` from turn 1,500 on, everybody foraging before (timing).
 - ``hunter``: three bees lie in wait two steps out from our hive and knock our carriers, two forage.
 - ``breaker``: two bees break the walls of our blockade at their hive, three forage.
@@ -26,12 +30,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from agent.games.hive import blockade
 from agent.games.hive.paths import NEIGHBOURS, distance_field
 from agent.games.hive.plan import Role
 from agent.games.hive.protocol import BeeView
-from agent.games.hive.rules import COLS, Action, Cell
+from agent.games.hive.rules import BEES, COLS, Action, Cell
 from agent.games.hive.strategy import DEFAULT_RAIDERS, Decision, Strategy
 from agent.games.hive.world import FRESH_BEE, new_world
 
@@ -133,6 +138,8 @@ RECIPES: dict[str, Recipe] = {
     "siege": Recipe({0: "raid", 1: "raid", 3: "raid", 4: "raid"}),
     "siege-ring": Recipe({0: "raid", 2: "raid", 4: "raid"}, ring_siege=True),
     "siege-twin": Recipe({}, ring_siege=True, seat_raiders=True),
+    **{f"siege-ring-{a}{b}{c}": Recipe({a: "raid", b: "raid", c: "raid"}, ring_siege=True)
+       for a, b, c in combinations(range(BEES), 3) if (a, b, c) != (0, 2, 4)},
     "siege-late": Recipe({0: "raid", 2: "raid", 4: "raid"}, start=1500, ring_siege=True),
     "hunter": Recipe({0: "hunt", 2: "hunt", 4: "hunt"}),
     "breaker": Recipe({1: "defend", 3: "defend"}),
