@@ -276,8 +276,9 @@ class Strategy(Mover):
                  receivers: list[int], near: set[int]) -> Decision | None:
         """A carrier kept out of our hive walks in rather than pass its flower where it can
         (relay.py): into a free cell of our ring beside it; sealed in, it waits beside a wall of
-        our ring that our guard opens, or steps next to one through a cell the guard opened
-        (``near``: the cells beside our receivers)."""
+        our ring that our guard opens (not one it keeps finding rebuilt, and out of their bees'
+        reach when it can), or steps next to one through a cell the guard opened (``near``: the
+        cells beside our receivers)."""
         if not self.adaptive:
             return None
         world = self.world
