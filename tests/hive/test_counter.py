@@ -8,7 +8,7 @@ import pytest
 
 from agent.games.hive import blockade, guard
 from agent.games.hive.bots import BOTS, make_bot
-from agent.games.hive.counterbots import RECIPES, CounterStrategy
+from agent.games.hive.counterbots import RECIPES, CounterBot, CounterStrategy
 from agent.games.hive.paths import NEIGHBOURS
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import (
@@ -22,7 +22,7 @@ from agent.games.hive.rules import (
     step,
     view,
 )
-from agent.games.hive.strategy import HOLDER_TURNS, Strategy, new_strategy
+from agent.games.hive.strategy import DEFAULT_RAIDERS, HOLDER_TURNS, Strategy, new_strategy
 from agent.games.hive.world import new_world
 from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
@@ -331,3 +331,28 @@ def test_the_pool_benchmark_counts_played_matches_with_forfeits_and_failures_apa
     worse = dict(t, rate=0.1)
     lines = table({"good": t, "bad": worse}).splitlines()
     assert lines[2].startswith("| `bad`")  # worst case first
+
+
+def test_the_roles_benchmark_plays_ours_with_each_forager_pair_against_each_siege() -> None:
+    from benchmarks.hive.bench_roles import FORAGER_PAIRS, OUR_DEFAULT, SIEGES, ours, siege
+
+    assert len(SIEGES) == 10 and "024" in SIEGES  # 024 is the pool's siege-ring
+    assert len(set(FORAGER_PAIRS)) == 5
+    state = empty_arena()
+    state.set(5, 20, Cell.FLOWER)
+    for player in (0, 1):
+        state.turn = player
+        # the default pair is what our strategy plays, so the benchmark's "*" marks our real roles
+        assert set(OUR_DEFAULT[player]) == set(range(5)) - DEFAULT_RAIDERS[player]
+        for pair in FORAGER_PAIRS:
+            bot = CounterBot("ours-pair", 0, ours(pair))
+            bot.decide(state_view(state))
+            strategy = bot.strategy
+            assert strategy is not None
+            assert [b for b in range(5) if strategy.role_of(b) == "forage"] == sorted(pair)
+            assert strategy.post_order(HIVE_1) == blockade.posts(HIVE_1)
+        bot = CounterBot("siege", 0, siege("134"))
+        bot.decide(state_view(state))
+        assert bot.strategy is not None
+        assert [bot.strategy.role_of(b) for b in range(5)] == ["forage", "raid", "forage", "raid", "raid"]
+        assert bot.strategy.post_order(HIVE_0) == blockade.ring_posts(HIVE_0)

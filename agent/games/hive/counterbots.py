@@ -150,11 +150,12 @@ RECIPES: dict[str, Recipe] = {
 
 
 class CounterBot:
-    """One counter-bot as a player (bots.Player); the strategy starts with the first view's seat."""
+    """One counter-bot as a player (bots.Player); the strategy starts with the first view's seat.
+    ``recipe`` plays one that is not in the pool (benchmarks.hive.bench_roles: our own roles varied)."""
 
-    def __init__(self, name: str, seed: int | None = None) -> None:
+    def __init__(self, name: str, seed: int | None = None, recipe: Recipe | None = None) -> None:
         self.name = name
-        self.recipe = RECIPES[name]
+        self.recipe = recipe or RECIPES[name]
         self.seed = seed
         self.strategy: CounterStrategy | None = None
 
