@@ -22,21 +22,24 @@ from itertools import combinations
 
 from agent.games.hive.counterbots import CounterBot, Recipe
 from agent.games.hive.rules import BEES
+from agent.games.hive.strategy import DEFAULT_RAIDERS
 
 GOAL = 0.75
 
 FORAGER_PAIRS = [(f, (f + 1) % BEES) for f in range(BEES)]
 SIEGES = ["".join(map(str, c)) for c in combinations(range(BEES), 3)]
-OUR_DEFAULT = {0: (1, 2), 1: (0, 1)}
-"""strategy.DEFAULT_RAIDERS as forager pairs, per seat."""
+OUR_DEFAULT = {seat: next((pair for pair in FORAGER_PAIRS if set(pair) == set(range(BEES)) - raiders), None)
+               for seat, raiders in DEFAULT_RAIDERS.items()}
+"""Our strategy's own foragers (strategy.DEFAULT_RAIDERS) as a pair, per seat: the "*" column."""
 
 
 def ours(pair: tuple[int, int]) -> Recipe:
     return Recipe(dict.fromkeys((b for b in range(BEES) if b not in pair), "raid"))
 
 
-def siege(raiders: str) -> Recipe:
-    return Recipe(dict.fromkeys(map(int, raiders), "raid"), ring_siege=True)
+def siege_bot(raiders: str) -> str:
+    """The pool's bot for this choice of raiders (counterbots.RECIPES)."""
+    return "siege-ring" if raiders == "024" else f"siege-ring-{raiders}"
 
 
 def match(pair: tuple[int, int], raiders: str, seat: int, seed: int) -> int:
@@ -44,7 +47,7 @@ def match(pair: tuple[int, int], raiders: str, seat: int, seed: int) -> int:
     from agent.games.hive.sim import play
 
     a = CounterBot(f"ours-{pair}", seed, ours(pair))
-    b = CounterBot(f"siege-ring-{raiders}", seed + 7919, siege(raiders))
+    b = CounterBot(siege_bot(raiders), seed + 7919)
     result = play((a, b), seed, swap=seat == 1)
     return int(result.scores[seat] > result.scores[1 - seat])
 
@@ -81,11 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"Oracle (best choice per seat, of {2 * n}), worst first:")
     bound = {r: sum(max(wins[pair, r, seat] for pair in FORAGER_PAIRS) for seat in (0, 1)) for r in SIEGES}
-    default = {r: sum(wins[OUR_DEFAULT[seat], r, seat] for seat in (0, 1)) for r in SIEGES}
+    played_default = [(seat, own) for seat, own in OUR_DEFAULT.items() if own is not None]
     for r in sorted(SIEGES, key=bound.__getitem__):
         rate = bound[r] / (2 * n)
-        print(f"  siege-ring-{r}: oracle {bound[r]} ({100 * rate:.1f} %){'' if rate >= GOAL else ' < 75 %'}, "
-              f"our default {default[r]}")
+        default = sum(wins[own, r, seat] for seat, own in played_default)
+        under = "" if rate >= GOAL else f" < {100 * GOAL:.0f} %"
+        print(f"  {siege_bot(r)}: oracle {bound[r]} ({100 * rate:.1f} %){under}, our default {default}")
     return 0
 
 
