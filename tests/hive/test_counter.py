@@ -355,3 +355,53 @@ def test_the_roles_benchmark_plays_ours_with_each_forager_pair_against_each_sieg
             assert strategy is not None
             assert [b for b in range(5) if strategy.role_of(b) == "forage"] == sorted(pair)
             assert strategy.post_order(HIVE_1) == blockade.posts(HIVE_1)
+
+
+def test_the_race_benchmark_finds_when_each_ring_closes_and_whether_the_seal_decided() -> None:
+    from benchmarks.hive.bench_race import Race, RaceProbe, from_probe, hive_index, ring_closed, summary
+
+    state = empty_arena()
+    probe = RaceProbe()
+    probe(state)
+    assert probe.closed == [None, None]
+    # Player 0's ring: seven walls and a bee of theirs; one empty cell keeps it open.
+    ring0 = list(NEIGHBOURS[hive_index(0)])
+    for cell in ring0[:-2]:
+        state.cells[cell] = Cell.WALL
+    state.cells[ring0[-2]] = Cell.BEE_1
+    state.turn, state.scores = 300, [4, 2]
+    probe(state)
+    assert not ring_closed(state.cells, hive_index(0)) and probe.closed == [None, None]
+    state.cells[ring0[-1]] = Cell.BEE_0  # our own guard closes it too: nobody can step in
+    state.turn, state.scores = 310, [5, 2]
+    probe(state)
+    assert probe.closed == [310, None] and probe.at_seal is None and probe.last_point == 310
+    for cell in NEIGHBOURS[hive_index(1)]:
+        state.cells[cell] = Cell.WALL
+    state.turn = 420
+    probe(state)
+    assert probe.closed == [310, 420] and probe.at_seal == (5, 2)
+    state.turn, state.scores = 900, [5, 6]  # player 1 overtakes after the seal
+    probe(state)
+    as_one = from_probe(probe, 1, state.scores, 1900)
+    assert as_one.closed == (420, 310) and as_one.at_seal == (2, 5) and as_one.final == (6, 5)
+    assert as_one.result == 1 and as_one.decided_at_seal is False and as_one.last_point == 900
+
+    held = Race(ours=0, closed=(300, 280), at_seal=(5, 4), final=(5, 4), last_point=290, turns=1300)
+    tie = Race(ours=0, closed=(300, 280), at_seal=(3, 3), final=(3, 3), last_point=200, turns=1300)
+    open_ = Race(ours=0, closed=(None, 500), at_seal=None, final=(20, 9), last_point=3000, turns=4000)
+    s = summary([held, tie, open_, as_one])
+    assert (s["wins"], s["draws"], s["losses"]) == (3, 1, 0)
+    assert (s["sealed"], s["decided"], s["margin_le_2"]) == (3, 2, 3)
+    assert s["closed_ours"] == 300 and s["closed_theirs"] == 295  # medians of 300, 300, 420 and 280, 280, 500, 310
+    assert s["seal_score"] == pytest.approx((10 / 3, 4))
+
+
+def test_a_simulated_match_shows_its_probe_every_turn_and_the_end() -> None:
+    from agent.games.hive.bots import ExampleBot
+    from agent.games.hive.sim import play
+
+    seen: list[tuple[int, bool]] = []
+    result = play((ExampleBot(1), ExampleBot(2)), seed=5, observe=lambda s: seen.append((s.turn, s.game_over)))
+    assert [t for t, _ in seen] == list(range(result.turns + 1))
+    assert seen[-1][1] and not any(over for _, over in seen[:-1])
