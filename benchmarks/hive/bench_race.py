@@ -108,7 +108,8 @@ def summary(races: list[Race]) -> dict[str, object]:
         "seal_score": ((sum(r.at_seal[0] for r in sealed if r.at_seal) / len(sealed),
                         sum(r.at_seal[1] for r in sealed if r.at_seal) / len(sealed)) if sealed else None),
         "decided": sum(bool(r.decided_at_seal) for r in sealed),
-        "margin_le_2": sum(abs(r.final[0] - r.final[1]) <= 2 for r in races),
+        "after_seal": ((sum(r.final[0] - r.at_seal[0] for r in sealed if r.at_seal) / len(sealed),
+                        sum(r.final[1] - r.at_seal[1] for r in sealed if r.at_seal) / len(sealed)) if sealed else None),
     }
 
 
@@ -125,11 +126,12 @@ def row(bot: str, seat: int, s: dict[str, object]) -> str:
     def turn(value: object) -> str:
         return "-" if value is None else f"{value:.0f}"
 
-    seal = s["seal_score"]
-    seal_text = "-" if not isinstance(seal, tuple) else f"{seal[0]:.1f} - {seal[1]:.1f}"
+    def pair(value: object) -> str:
+        return f"{value[0]:.1f} - {value[1]:.1f}" if isinstance(value, tuple) else "-"
+
     return (f"| `{bot}` | P{seat} | {s['wins']} / {s['draws']} / {s['losses']} | {turn(s['closed_ours'])} / "
-            f"{turn(s['closed_theirs'])} | {seal_text} | {s['decided']} of {s['sealed']} | "
-            f"{s['margin_le_2']} of {s['matches']} |")
+            f"{turn(s['closed_theirs'])} | {pair(s['seal_score'])} | {pair(s['after_seal'])} | "
+            f"{s['decided']} of {s['sealed']} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,15 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Ours against each bot, {args.matches} seeds per seat from {args.seed}; turns are the arena's "
           "(a round is 10)")
     print("| B | our seat | wins / draws / losses | ring closed, median turn: ours / theirs "
-          "| score at the seal, ours - theirs | ended as at the seal | final margin <= 2 |")
+          "| score at the seal, ours - theirs | points after it, ours - theirs | ended as at the seal |")
     print("|---|---|---|---|---|---|---|")
     for bot in bots:
         for seat in (0, 1):
             print(row(bot, seat, summary(by_cell[bot, seat])))
     total = summary(races)
     print(f"All {total['matches']} matches: {total['wins']} / {total['draws']} / {total['losses']}; "
-          f"sealed {total['sealed']}, of them ended as at the seal {total['decided']}; "
-          f"final margin <= 2 in {total['margin_le_2']}")
+          f"sealed {total['sealed']}, of them ended as at the seal {total['decided']}")
     return 0
 
 

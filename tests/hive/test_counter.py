@@ -392,7 +392,8 @@ def test_the_race_benchmark_finds_when_each_ring_closes_and_whether_the_seal_dec
     open_ = Race(ours=0, closed=(None, 500), at_seal=None, final=(20, 9), last_point=3000, turns=4000)
     s = summary([held, tie, open_, as_one])
     assert (s["wins"], s["draws"], s["losses"]) == (3, 1, 0)
-    assert (s["sealed"], s["decided"], s["margin_le_2"]) == (3, 2, 3)
+    assert (s["sealed"], s["decided"]) == (3, 2)
+    assert s["after_seal"] == pytest.approx((4 / 3, 0))  # as_one scored 4 after it, they none
     assert s["closed_ours"] == 300 and s["closed_theirs"] == 295  # medians of 300, 300, 420 and 280, 280, 500, 310
     assert s["seal_score"] == pytest.approx((10 / 3, 4))
 
