@@ -6,9 +6,9 @@ Our strategy against each bot in both seats (forced, the same seeds in each), so
 (agent.games.hive.sim). A hive's ring is *closed* from the first turn on which none of its cells
 is empty: walls and bees only, nobody can step in. Per bot and seat it prints our wins / draws /
 losses, the median turn on which our ring and theirs closed, the mean score when the later of the
-two closed (the *seal*), and in how many matches the result was already the seal's: the leader then
-won, or a tie stayed a draw. Where that share is high, the match is a race to the seal and what
-our bees do after it hardly counts (docs/hive.md, "Why the ring sieges stay near a coin toss").
+two closed (the *seal*), the mean points each side scored after it (passed or walked in past the
+other's raiders), and in how many matches the result was already the seal's: the leader then won,
+or a tie stayed a draw (docs/hive.md, "The race to the seal").
 
 The default bots are the pool's sieges that stand in our ring (counterbots.RECIPES with
 ``ring_siege``).
