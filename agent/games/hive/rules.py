@@ -73,6 +73,11 @@ def hive_position(player: int) -> tuple[int, int]:
     return HIVE_ROW, HIVE_COLS[player]
 
 
+def hive_index(player: int) -> int:
+    """The player's hive as a cell index (row * COLS + column), as maps and views number cells."""
+    return HIVE_ROW * COLS + HIVE_COLS[player]
+
+
 def start_positions(player: int) -> list[tuple[int, int]]:
     col = START_COLS[player]
     return [(row, col) for row in range(HIVE_ROW - BEES // 2, HIVE_ROW + BEES // 2 + 1)]

@@ -20,7 +20,7 @@ from agent.games.hive.rules import (
     VIEW_SIDE,
     Cell,
     hive_cell,
-    hive_position,
+    hive_index,
     is_bee,
     is_carrier,
     owner,
@@ -52,9 +52,8 @@ class WorldModel:
 
     def __post_init__(self) -> None:
         for p in (0, 1):
-            r, c = hive_position(p)
-            self.cells[r * COLS + c] = hive_cell(p)
-            self.seen[r * COLS + c] = 0
+            self.cells[hive_index(p)] = hive_cell(p)
+            self.seen[hive_index(p)] = 0
         if not self.bees:
             self.bees = [OwnBee(i, r * COLS + c) for i, (r, c) in enumerate(start_positions(self.player))]
 
@@ -64,13 +63,11 @@ class WorldModel:
 
     @property
     def hive(self) -> int:
-        r, c = hive_position(self.player)
-        return r * COLS + c
+        return hive_index(self.player)
 
     @property
     def enemy_hive(self) -> int:
-        r, c = hive_position(self.opponent)
-        return r * COLS + c
+        return hive_index(self.opponent)
 
     def update(self, view: BeeView) -> None:
         """Merge one view: its 49 cells become the freshest knowledge of their places."""
