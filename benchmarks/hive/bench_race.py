@@ -21,18 +21,13 @@ import statistics
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from agent.games.hive.paths import NEIGHBOURS
-from agent.games.hive.rules import COLS, ArenaState, Cell, hive_position
-
-
-def hive_index(player: int) -> int:
-    row, col = hive_position(player)
-    return row * COLS + col
+from agent.games.hive.blockade import ring
+from agent.games.hive.rules import ArenaState, Cell, hive_index
 
 
 def ring_closed(cells: bytes | bytearray, hive: int) -> bool:
     """No cell next to the hive is empty (what fills it, wall or bee of either side, is not asked)."""
-    return all(cells[n] != Cell.EMPTY for n in NEIGHBOURS[hive])
+    return all(cells[n] != Cell.EMPTY for n in ring(hive))
 
 
 @dataclass
@@ -92,10 +87,13 @@ def from_probe(probe: RaceProbe, ours: int, scores: list[int], turns: int) -> Ra
 
 def summary(races: list[Race]) -> dict[str, object]:
     """The numbers of one row: results, median closing turns, mean score at the seal, decided share."""
-    sealed = [r for r in races if r.at_seal is not None]
+    seals = [(r.at_seal, r.final) for r in races if r.at_seal is not None]
 
     def median(values: list[int]) -> float | None:
         return statistics.median(values) if values else None
+
+    def mean_pair(pairs: list[tuple[int, int]]) -> tuple[float, float] | None:
+        return (sum(a for a, _ in pairs) / len(pairs), sum(b for _, b in pairs) / len(pairs)) if pairs else None
 
     return {
         "matches": len(races),
@@ -104,12 +102,10 @@ def summary(races: list[Race]) -> dict[str, object]:
         "losses": sum(r.result == -1 for r in races),
         "closed_ours": median([r.closed[0] for r in races if r.closed[0] is not None]),
         "closed_theirs": median([r.closed[1] for r in races if r.closed[1] is not None]),
-        "sealed": len(sealed),
-        "seal_score": ((sum(r.at_seal[0] for r in sealed if r.at_seal) / len(sealed),
-                        sum(r.at_seal[1] for r in sealed if r.at_seal) / len(sealed)) if sealed else None),
-        "decided": sum(bool(r.decided_at_seal) for r in sealed),
-        "after_seal": ((sum(r.final[0] - r.at_seal[0] for r in sealed if r.at_seal) / len(sealed),
-                        sum(r.final[1] - r.at_seal[1] for r in sealed if r.at_seal) / len(sealed)) if sealed else None),
+        "sealed": len(seals),
+        "seal_score": mean_pair([seal for seal, _ in seals]),
+        "decided": sum(bool(r.decided_at_seal) for r in races),
+        "after_seal": mean_pair([(final[0] - seal[0], final[1] - seal[1]) for seal, final in seals]),
     }
 
 

@@ -358,7 +358,8 @@ def test_the_roles_benchmark_plays_ours_with_each_forager_pair_against_each_sieg
 
 
 def test_the_race_benchmark_finds_when_each_ring_closes_and_whether_the_seal_decided() -> None:
-    from benchmarks.hive.bench_race import Race, RaceProbe, from_probe, hive_index, ring_closed, summary
+    from agent.games.hive.rules import hive_index
+    from benchmarks.hive.bench_race import Race, RaceProbe, from_probe, ring_closed, summary
 
     state = empty_arena()
     probe = RaceProbe()
