@@ -13,6 +13,7 @@ import argparse
 import asyncio
 from collections import Counter
 
+from agent.core import proportion
 from agent.games.boardgame.eval import evaluate, parse_args
 
 GOALS = (
@@ -40,7 +41,8 @@ async def run(matches: int, seconds: float, seed: int) -> int:
         else:
             rate = outcomes["win"] / n
             ok = rate >= threshold
-            verdict = f"goal: >= {threshold:.0%} wins -> {rate:.1%}"
+            verdict = (f"goal: >= {threshold:.0%} wins -> {proportion.describe(outcomes['win'], n)}, "
+                       f"the sample shows it {proportion.verdict(outcomes['win'], n, threshold)}")
         print(f"{verdict} {'PASS' if ok else 'FAIL'}\n", flush=True)
         failed += not ok
     return 1 if failed else 0

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+from agent.core import proportion
 from agent.games.forge.decisions import (
     ActionDecision,
     AttackDecision,
@@ -82,7 +83,7 @@ async def main() -> None:
     rnd = await play_games(args.games, args.turns, random_player(random.Random(0)), [])
     for name, res in (("heuristic", heuristic), ("random valid", rnd)):
         print(f"{name:<13} wins {res['Agent']:>3}  losses {res['Opponent']:>3}  draws {res['draw']:>3}  "
-              f"(of {args.games}; win rate {100 * res['Agent'] / args.games:.0f} %)")
+              f"(of {args.games}; win rate {proportion.describe(res['Agent'], args.games)})")
     ms = [t * 1000 for t in times]
     print(f"heuristic decisions: {len(ms)}, p50={percentile(ms, 0.5):.2f} ms p99={percentile(ms, 0.99):.2f} ms")
 

@@ -6,8 +6,10 @@
 
 The pool: the counter-bots of agent.games.hive.counterbots and ``forager`` (our strategy with five
 foragers, the pure racer). Each block is the evaluation command's own summary; the table at the end has one row per bot,
-sorted by our win rate over the matches played out (the pool's best bot against us first).
-Goal (issue 31): >= 75 % against every bot, 0 forfeits of ours.
+sorted by our win rate over the matches played out (the pool's best bot against us first), with
+the rate's 95 % Wilson interval and whether the sample shows the goal met (the whole interval at or
+above it), missed (all of it below) or undecided. Goal (issue 31): >= 75 % against every bot, 0
+forfeits of ours.
 
 With ``--sim`` the matches are played by agent.games.hive.sim (the same rules engine and players,
 in one process per job, no sockets): about twice as fast, for a loaded machine; seats are drawn
@@ -25,8 +27,12 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from agent.core import proportion
 from agent.games.hive import eval as hive_eval
 from agent.games.hive.counterbots import RECIPES
+
+GOAL = 0.75
+"""Issue 31: at least this share of the matches played out won against every bot of the pool."""
 
 
 def tally(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -59,13 +65,17 @@ def sim_records(a: str, b: str, seeds: range, jobs: int) -> list[dict[str, Any]]
         return list(pool.map(sim_match, [a] * len(seeds), [b] * len(seeds), seeds))
 
 
-def table(rows: dict[str, dict[str, Any]]) -> str:
-    lines = ["| B | matches | played out: wins / draws / losses | mean score A - B | forfeits A / B |",
-             "|---|---|---|---|---|"]
+def table(rows: dict[str, dict[str, Any]], goal: float = GOAL) -> str:
+    """One row per bot, worst first: the win rate with its 95 % interval, and whether the sample
+    shows the goal met, missed, or cannot tell."""
+    lines = ["| B | matches | played out: wins / draws / losses | win rate (95 % interval) "
+             f"| >= {100 * goal:.0f} % | mean score A - B | forfeits A / B |",
+             "|---|---|---|---|---|---|---|"]
     for name, t in sorted(rows.items(), key=lambda item: item[1]["rate"]):
         lines.append(f"| `{name}` | {t['matches']} | {t['wins']} / {t['draws']} / {t['losses']} "
-                     f"({100 * t['rate']:.1f} %) | {t['score_a']:.1f} - {t['score_b']:.1f} "
-                     f"| {t['forfeits_a']} / {t['forfeits_b']} |")
+                     f"| {proportion.describe(t['wins'], t['played'])} "
+                     f"| {proportion.verdict(t['wins'], t['played'], goal)} "
+                     f"| {t['score_a']:.1f} - {t['score_b']:.1f} | {t['forfeits_a']} / {t['forfeits_b']} |")
     return "\n".join(lines)
 
 
@@ -90,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows[bot] = tally(records)
                 t = rows[bot]
                 print(f"== {args.a} vs {bot} (sim): {t['wins']} / {t['draws']} / {t['losses']} of {t['played']}, "
+                      f"{proportion.describe(t['wins'], t['played'])}, "
                       f"{t['score_a']:.1f} - {t['score_b']:.1f}, our slowest decision "
                       f"{max(r['max_ms'] for r in records):.1f} ms", flush=True)
                 continue

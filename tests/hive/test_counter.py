@@ -331,6 +331,11 @@ def test_the_pool_benchmark_counts_played_matches_with_forfeits_and_failures_apa
     worse = dict(t, rate=0.1)
     lines = table({"good": t, "bad": worse}).splitlines()
     assert lines[2].startswith("| `bad`")  # worst case first
+    # 1 of 3 played: 33.3 %, and three matches cannot tell whether 75 % is met.
+    assert "| 33.3 % (95 % interval 6.1-79.2 %) | undecided |" in lines[3]
+    sure = tally([{"winner": "b", "forfeit": None, "scores": (0, 1)}] * 40 + [records[0]] * 8)
+    assert "| 16.7 % (95 % interval 8.7-29.6 %) | missed |" in table({"weak": sure})
+    assert "| met |" in table({"weak": sure}, goal=0.05)
 
 
 def test_the_roles_benchmark_plays_ours_with_each_forager_pair_against_each_siege_of_the_pool() -> None:

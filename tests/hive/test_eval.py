@@ -88,5 +88,5 @@ def test_the_summary_counts_matches_played_out_apart_from_forfeits() -> None:
                record(4, "draw", None)]
     out = hive_eval.summarise("ours", "them", records, 1.0)
     assert "A wins 3, draws 1, losses 1" in out
-    assert "played out (no forfeit) 3: A wins 1, draws 1, losses 1: win rate 33.3%" in out
+    assert "played out (no forfeit) 3: A wins 1, draws 1, losses 1: win rate 33.3 % (95 % interval 6.1-79.2 %)" in out
     assert "A forfeits: 0" in out and "B forfeits: 2" in out

@@ -9,7 +9,8 @@ served by a local fake that answers late, wrongly or not at all), any bot of
 agent.games.hive.bots (``random``, ``mover``, ``example``), or ``cmd:COMMAND`` (an external agent
 started with ``{host}`` and ``{port}`` filled in). Each match runs the local arena (or the given
 external arena) on a free loopback port; seats are drawn by the arena, as in the real one.
-Prints win rate of A, scores, decision-time percentiles, forfeits and failures.
+Prints win rate of A (over the matches played out, with its 95 % interval), scores,
+decision-time percentiles, forfeits and failures.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.core import proportion
 from agent.games.hive.arena import Arena, ArenaResult
 from agent.games.hive.bots import BOTS, make_bot
 from agent.games.hive.client import ClientOutcome, Decider, play
@@ -295,8 +297,8 @@ def summarise(a: str, b: str, records: list[dict[str, Any]], elapsed: float) -> 
         # A forfeit hands the other side a win it did not play for: count the matches played out.
         out = [r for r in played if r["forfeit"] is None]
         w, d, lo = (sum(r["winner"] == k for r in out) for k in ("a", "draw", "b"))
-        rate = f"{100 * w / len(out):.1f}%" if out else "n/a"
-        lines.append(f"played out (no forfeit) {len(out)}: A wins {w}, draws {d}, losses {lo}: win rate {rate}")
+        lines.append(f"played out (no forfeit) {len(out)}: A wins {w}, draws {d}, losses {lo}: "
+                     f"win rate {proportion.describe(w, len(out))}")
         sa = [r["scores"][0] for r in played]
         sb = [r["scores"][1] for r in played]
         lines.append(f"scores: A mean {statistics.mean(sa):.1f} (min {min(sa)}, max {max(sa)}), "
