@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from agent.games.hive import blockade, guard, relay, window
+from agent.games.hive import blockade, guard, relay
 from agent.games.hive.moves import Decision, Mover
 from agent.games.hive.paths import (
     BLOCKED,
@@ -92,8 +92,6 @@ class Strategy(Mover):
     """Those of them where the bee standing there was seen with a flower: a receiver of passed flowers."""
     openings: relay.Openings = field(default_factory=relay.Openings)
     """Walls our guard broke for a waiting carrier, and which ones their bees rebuild first."""
-    first_sight: window.FirstSight = field(default_factory=window.FirstSight)
-    """Which of our raiders first sees the walls of their ring opened: it belongs at the front."""
 
     def post_order(self, hive: int) -> list[int]:
         """The raiders' posts by the enemy hive, best first (a counter-bot overrides it)."""
@@ -102,11 +100,7 @@ class Strategy(Mover):
     # ---- entry point ------------------------------------------------------------------------
 
     def decide(self, view: BeeView) -> Decision:
-        watching = self.adaptive and self.role_of(view.bee) == "raid"
-        walls = self.first_sight.walls_before(self.world.cells, self.world.enemy_hive) if watching else None
         self.world.update(view)
-        if walls:
-            self.first_sight.merged(view.bee, walls, self.world.cells)
         me = view.row * COLS + view.col
         self.stuck[view.bee] = self.stuck.get(view.bee, 0) + 1 if self.last_pos.get(view.bee) == me else 0
         self.last_pos[view.bee] = me
@@ -347,9 +341,6 @@ class Strategy(Mover):
             enclosures = [blockade.enclosure(world.enemy_hive, h) for h in holders]
             candidates = list(dict.fromkeys([e for e in enclosures if e is not None] + candidates))
         posts = blockade.assign_posts(world.enemy_hive, raiders, taken, candidates)
-        if self.adaptive:
-            # The raider whose turn follows their guard's rebuilds what it opens, from the front.
-            posts = window.with_front(posts, world.enemy_hive, self.first_sight.front_raider(set(raiders)))
         # A post stays open for its raider only once the raider is close: until then, a wall
         # there keeps their carriers out (the raider breaks it when it arrives).
         held = {p for b, p in posts.items() if b == view.bee or blockade.chebyshev(raiders[b], p) <= 2}
