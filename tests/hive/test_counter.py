@@ -338,6 +338,30 @@ def test_the_pool_benchmark_counts_played_matches_with_forfeits_and_failures_apa
     assert "| met |" in table({"weak": sure}, goal=0.05)
 
 
+def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_their_worst() -> None:
+    from benchmarks.hive.bench_cross import DEFAULT_BOTS, flip, matrix
+    from benchmarks.hive.bench_pool import tally
+
+    # our strategy and every ring siege that starts at once, not the late or rushing ones
+    assert DEFAULT_BOTS[0] == "ours" and {"siege-ring", "siege-twin", "siege-ring-012"} <= set(DEFAULT_BOTS)
+    assert "siege-late" not in DEFAULT_BOTS and "rush" not in DEFAULT_BOTS and len(DEFAULT_BOTS) == 12
+    win, draw, loss = ({"winner": w, "forfeit": None, "scores": s}
+                       for w, s in (("a", (5, 3)), ("draw", (4, 4)), ("b", (2, 6))))
+    t = tally([win] * 6 + [draw] * 2 + [loss] * 2)
+    back = flip(t)
+    assert (back["wins"], back["draws"], back["losses"], back["played"]) == (2, 2, 6, 10)
+    assert back["rate"] == 0.2 and (back["score_a"], back["score_b"]) == (t["score_b"], t["score_a"])
+    even = tally([win, loss])
+    results = {("x", "y"): t, ("y", "x"): back, ("x", "z"): even, ("z", "x"): flip(even),
+               ("y", "z"): tally([win] * 3), ("z", "y"): flip(tally([win] * 3))}
+    rows = matrix(["x", "y", "z"], results).splitlines()[2:]
+    # worst rates: x 1 of 2 against z, y 2 of 10 against x, z none of 3 against y
+    assert [r.split(" | ")[0] for r in rows] == ["| `x`", "| `y`", "| `z`"]
+    assert rows[0].startswith("| `x` | - | 6/10 | 1/2 | `z` 50.0 %") and rows[0].endswith("| undecided |")
+    assert rows[1].startswith("| `y` | 2/10 | - | 3/3 | `x` 20.0 %")
+    assert rows[2].startswith("| `z` | 1/2 | 0/3 | - | `y` 0.0 %")
+
+
 def test_the_roles_benchmark_plays_ours_with_each_forager_pair_against_each_siege_of_the_pool() -> None:
     from benchmarks.hive.bench_roles import FORAGER_PAIRS, OUR_DEFAULT, SIEGES, ours, siege_bot
 
