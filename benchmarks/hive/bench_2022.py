@@ -2,13 +2,14 @@
 
     benchmarks/hive/build_2022.sh ARENA_SRC ERIKPEIK_SRC KONA3B_SRC /tmp/hive2022   # once
     python -m benchmarks.hive.bench_2022 --built /tmp/hive2022 [--matches 24] [--jobs 2] [--seed 6000]
-        [--opponents epk_final,epk_d4,...] [--logs DIR]
+        [--opponents epk_final,epk_d4,...] [--logs DIR] [--a ours]
 
 Each block is the evaluation command's own summary (wins / draws / losses, the matches played out
 apart from forfeits, scores, forfeits on each side, decision-time percentiles). Goal (issue 21):
 >= 75 % of the matches played out against each finalist, 0 forfeits of ours, decision p99 <= 20 ms,
-and >= 95 % against the example agent. Nothing of theirs is in this repository: build_2022.sh
-builds their public sources in a temporary folder.
+and >= 95 % against the example agent. ``--a`` plays another player of the evaluation instead of
+ours (a counter-bot, to measure a candidate strategy on the real arena). Nothing of theirs is in
+this repository: build_2022.sh builds their public sources in a temporary folder.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=6000)
     p.add_argument("--opponents", default=",".join(FINALISTS + CONTROLS))
     p.add_argument("--logs", type=Path, help="keep every match log in DIR/<opponent>/")
+    p.add_argument("--a", default="ours", help="our side (any player of the evaluation command)")
     args = p.parse_args(argv)
     arena = args.built / "arena" / "bin" / "arena"
     if not arena.is_file():
@@ -45,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"== {opponent}: not built ({agent} missing)", flush=True)
             status = 1
             continue
-        print(f"== ours vs {opponent}", flush=True)
-        command = ["--a", "ours", "--b", f"cmd:{agent} {{host}} {{port}}",
+        print(f"== {args.a} vs {opponent}", flush=True)
+        command = ["--a", args.a, "--b", f"cmd:{agent} {{host}} {{port}}",
                    "--arena-command", f"{arena} {{port}} {{log}}",
                    "-n", str(args.matches), "--jobs", str(args.jobs), "--seed", str(args.seed)]
         if args.logs:

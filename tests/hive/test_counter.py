@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -345,8 +346,10 @@ def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_th
     # our strategy and every ring siege that starts at once, not the late or rushing ones
     assert DEFAULT_BOTS[0] == "ours" and {"siege-ring", "siege-twin", "siege-ring-012"} <= set(DEFAULT_BOTS)
     assert "siege-late" not in DEFAULT_BOTS and "rush" not in DEFAULT_BOTS and len(DEFAULT_BOTS) == 12
-    win, draw, loss = ({"winner": w, "forfeit": None, "scores": s}
-                       for w, s in (("a", (5, 3)), ("draw", (4, 4)), ("b", (2, 6))))
+    def record(winner: str, scores: tuple[int, int]) -> dict[str, Any]:
+        return {"winner": winner, "forfeit": None, "scores": scores}
+
+    win, draw, loss = record("a", (5, 3)), record("draw", (4, 4)), record("b", (2, 6))
     t = tally([win] * 6 + [draw] * 2 + [loss] * 2)
     back = flip(t)
     assert (back["wins"], back["draws"], back["losses"], back["played"]) == (2, 2, 6, 10)
@@ -360,6 +363,34 @@ def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_th
     assert rows[0].startswith("| `x` | - | 6/10 | 1/2 | `z` 50.0 %") and rows[0].endswith("| undecided |")
     assert rows[1].startswith("| `y` | 2/10 | - | 3/3 | `x` 20.0 %")
     assert rows[2].startswith("| `z` | 1/2 | 0/3 | - | `y` 0.0 %")
+
+
+def test_the_2022_benchmark_plays_the_chosen_side_against_each_built_agent(tmp_path, monkeypatch) -> None:
+    from agent.games.hive import eval as hive_eval
+    from benchmarks.hive import bench_2022
+
+    assert bench_2022.main(["--built", str(tmp_path)]) == 2  # nothing built: says so, plays nothing
+    (tmp_path / "arena" / "bin").mkdir(parents=True)
+    (tmp_path / "arena" / "bin" / "arena").write_text("", encoding="utf-8")
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "epk_final").write_text("", encoding="utf-8")
+    commands: list[list[str]] = []
+
+    def evaluate(command: list[str]) -> int:
+        commands.append(command)
+        return 0
+
+    monkeypatch.setattr(hive_eval, "main", evaluate)
+    # an agent that was not built is reported and makes the run fail; the built one is played
+    status = bench_2022.main(["--built", str(tmp_path), "--a", "siege-ring-234", "-n", "4",
+                              "--opponents", "epk_final,spy_smart"])
+    assert status == 1 and len(commands) == 1
+    command = commands[0]
+    assert command[command.index("--a") + 1] == "siege-ring-234"
+    assert command[command.index("--b") + 1] == f"cmd:{tmp_path / 'agents' / 'epk_final'} {{host}} {{port}}"
+    assert command[command.index("-n") + 1] == "4"
+    bench_2022.main(["--built", str(tmp_path), "--opponents", "epk_final"])
+    assert commands[1][commands[1].index("--a") + 1] == "ours"
 
 
 def test_the_roles_benchmark_plays_ours_with_each_forager_pair_against_each_siege_of_the_pool() -> None:
