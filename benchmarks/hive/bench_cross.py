@@ -21,6 +21,7 @@ import itertools
 from typing import Any
 
 from agent.core import proportion
+from agent.games.hive.bots import BOTS
 from agent.games.hive.counterbots import RECIPES
 from benchmarks.hive.bench_pool import GOAL, sim_records, tally
 
@@ -67,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     bots = args.bots.split(",")
     if len(set(bots)) != len(bots) or len(bots) < 2:
         p.error("--bots needs at least two different bots")
+    unknown = [b for b in bots if b not in BOTS]
+    if unknown:
+        p.error(f"unknown bot {', '.join(unknown)}; choose from {', '.join(BOTS)}")
     seeds = range(args.seed, args.seed + args.matches)
     results: dict[tuple[str, str], dict[str, Any]] = {}
     for a, b in itertools.combinations(bots, 2):

@@ -29,6 +29,7 @@ from typing import Any
 
 from agent.core import proportion
 from agent.games.hive import eval as hive_eval
+from agent.games.hive.bots import BOTS
 from agent.games.hive.counterbots import RECIPES
 
 GOAL = 0.75
@@ -91,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--arena-command")
     p.add_argument("--sim", action="store_true", help="socket-free matches (agent.games.hive.sim)")
     args = p.parse_args(argv)
+    if args.sim:
+        unknown = [b for b in [args.a, *args.bots.split(",")] if b not in BOTS]
+        if unknown:
+            p.error(f"unknown bot {', '.join(unknown)} for --sim; choose from {', '.join(BOTS)}")
     rows: dict[str, dict[str, Any]] = {}
     status = 0
     with tempfile.TemporaryDirectory() as tmp:

@@ -365,6 +365,26 @@ def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_th
     assert rows[2].startswith("| `z` | 1/2 | 0/3 | - | `y` 0.0 %")
 
 
+def test_the_pool_benchmark_refuses_an_unknown_bot_before_playing(capsys) -> None:
+    from benchmarks.hive.bench_pool import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--sim", "--bots", "hunter,huntr", "-n", "1"])
+    assert exit_.value.code == 2 and "unknown bot huntr for --sim; choose from ours," in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bots", ["ours", "ours,ours", "ours,nosuch"])
+def test_the_cross_benchmark_refuses_bad_bot_lists_before_playing(bots: str, capsys) -> None:
+    from benchmarks.hive.bench_cross import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--bots", bots, "-n", "1"])
+    assert exit_.value.code == 2
+    message = capsys.readouterr().err
+    assert ("unknown bot nosuch; choose from ours," in message) == bots.endswith("nosuch")
+    assert ("at least two different bots" in message) != bots.endswith("nosuch")
+
+
 def test_the_2022_benchmark_plays_the_chosen_side_against_each_built_agent(tmp_path, monkeypatch) -> None:
     from agent.games.hive import eval as hive_eval
     from benchmarks.hive import bench_2022
