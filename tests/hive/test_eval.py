@@ -31,10 +31,15 @@ def test_an_external_agent_command_plays(capsys: pytest.CaptureFixture[str], tmp
 
 
 @pytest.mark.parametrize("args", [["--a", "nobody"], ["--b", "cmd:agent-without-port"]])
-def test_unknown_players_are_refused(args: list[str]) -> None:
+def test_unknown_players_are_refused(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         hive_eval.main(args)
     assert exc.value.code == 2
+    if args[1] == "nobody":
+        # the message names every player once
+        listed = capsys.readouterr().err.split("use ", 1)[1].split(" or cmd:")[0].split(", ")
+        assert listed[:2] == ["ours", "ours+chaos"] and "siege-ring-234" in listed
+        assert len(listed) == len(set(listed))
 
 
 def test_percentiles() -> None:

@@ -40,7 +40,7 @@ from agent.games.hive.protocol import ProtocolError, parse_log
 
 MATCH_TIMEOUT_S = 600.0
 """One match may take this long at most (a real match takes seconds)."""
-PLAYER_KINDS = ("ours", "ours+chaos", *BOTS)
+PLAYER_KINDS = tuple(dict.fromkeys(("ours", "ours+chaos", *BOTS)))  # "ours" is also a bot
 
 
 @dataclass
