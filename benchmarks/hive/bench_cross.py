@@ -21,19 +21,19 @@ import itertools
 from typing import Any
 
 from agent.core import proportion
-from agent.games.hive.bots import BOTS
 from agent.games.hive.counterbots import RECIPES
-from benchmarks.hive.bench_pool import GOAL, sim_records, tally
+from benchmarks.hive.bench_pool import GOAL, refuse_unknown_bots, sim_records, tally
 
 DEFAULT_BOTS = ["ours", *(name for name, recipe in RECIPES.items() if recipe.ring_siege and not recipe.start)]
 
 
-def flip(t: dict[str, Any]) -> dict[str, Any]:
-    """The same matches from B's side."""
-    return {**t, "wins": t["losses"], "losses": t["wins"],
-            "rate": t["losses"] / t["played"] if t["played"] else 0.0,
-            "forfeits_a": t["forfeits_b"], "forfeits_b": t["forfeits_a"],
-            "score_a": t["score_b"], "score_b": t["score_a"]}
+SIDES = {"a": "b", "b": "a"}
+
+
+def from_b(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same match records seen from B's side (to tally them as B's)."""
+    return [{**r, "winner": SIDES.get(r["winner"], r["winner"]), "forfeit": SIDES.get(r["forfeit"], r["forfeit"]),
+             "scores": (r["scores"][1], r["scores"][0])} for r in records]
 
 
 def matrix(bots: list[str], results: dict[tuple[str, str], dict[str, Any]], goal: float = GOAL) -> str:
@@ -68,14 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     bots = args.bots.split(",")
     if len(set(bots)) != len(bots) or len(bots) < 2:
         p.error("--bots needs at least two different bots")
-    unknown = [b for b in bots if b not in BOTS]
-    if unknown:
-        p.error(f"unknown bot {', '.join(unknown)}; choose from {', '.join(BOTS)}")
+    refuse_unknown_bots(p, bots)
     seeds = range(args.seed, args.seed + args.matches)
     results: dict[tuple[str, str], dict[str, Any]] = {}
     for a, b in itertools.combinations(bots, 2):
-        t = tally(sim_records(a, b, seeds, args.jobs))
-        results[a, b], results[b, a] = t, flip(t)
+        records = sim_records(a, b, seeds, args.jobs)
+        t = results[a, b] = tally(records)
+        results[b, a] = tally(from_b(records))
         print(f"== {a} vs {b}: {t['wins']} / {t['draws']} / {t['losses']} of {t['played']}, "
               f"{t['score_a']:.1f} - {t['score_b']:.1f}", flush=True)
     print(matrix(bots, results))

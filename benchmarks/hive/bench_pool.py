@@ -66,6 +66,14 @@ def sim_records(a: str, b: str, seeds: range, jobs: int) -> list[dict[str, Any]]
         return list(pool.map(sim_match, [a] * len(seeds), [b] * len(seeds), seeds))
 
 
+def refuse_unknown_bots(parser: argparse.ArgumentParser, names: list[str], where: str = "") -> None:
+    """Stop with a usage error naming the bots that do not exist, before any match is played (a
+    socket-free match would otherwise fail deep in a worker, after the earlier ones had run)."""
+    unknown = [name for name in names if name not in BOTS]
+    if unknown:
+        parser.error(f"unknown bot {', '.join(unknown)}{where}; choose from {', '.join(BOTS)}")
+
+
 def table(rows: dict[str, dict[str, Any]], goal: float = GOAL) -> str:
     """One row per bot, worst first: the win rate with its 95 % interval, and whether the sample
     shows the goal met, missed, or cannot tell."""
@@ -93,9 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sim", action="store_true", help="socket-free matches (agent.games.hive.sim)")
     args = p.parse_args(argv)
     if args.sim:
-        unknown = [b for b in [args.a, *args.bots.split(",")] if b not in BOTS]
-        if unknown:
-            p.error(f"unknown bot {', '.join(unknown)} for --sim; choose from {', '.join(BOTS)}")
+        refuse_unknown_bots(p, [args.a, *args.bots.split(",")], " for --sim")
     rows: dict[str, dict[str, Any]] = {}
     status = 0
     with tempfile.TemporaryDirectory() as tmp:

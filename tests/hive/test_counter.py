@@ -340,7 +340,7 @@ def test_the_pool_benchmark_counts_played_matches_with_forfeits_and_failures_apa
 
 
 def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_their_worst() -> None:
-    from benchmarks.hive.bench_cross import DEFAULT_BOTS, flip, matrix
+    from benchmarks.hive.bench_cross import DEFAULT_BOTS, from_b, matrix
     from benchmarks.hive.bench_pool import tally
 
     # our strategy and every ring siege that starts at once, not the late or rushing ones
@@ -350,13 +350,15 @@ def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_th
         return {"winner": winner, "forfeit": None, "scores": scores}
 
     win, draw, loss = record("a", (5, 3)), record("draw", (4, 4)), record("b", (2, 6))
-    t = tally([win] * 6 + [draw] * 2 + [loss] * 2)
-    back = flip(t)
+    records = [win] * 6 + [draw] * 2 + [loss] * 2 + [{**loss, "forfeit": "b"}]
+    t = tally(records)
+    back = tally(from_b(records))
+    assert (t["forfeits_a"], t["forfeits_b"]) == (back["forfeits_b"], back["forfeits_a"]) == (0, 1)
     assert (back["wins"], back["draws"], back["losses"], back["played"]) == (2, 2, 6, 10)
     assert back["rate"] == 0.2 and (back["score_a"], back["score_b"]) == (t["score_b"], t["score_a"])
     even = tally([win, loss])
-    results = {("x", "y"): t, ("y", "x"): back, ("x", "z"): even, ("z", "x"): flip(even),
-               ("y", "z"): tally([win] * 3), ("z", "y"): flip(tally([win] * 3))}
+    results = {("x", "y"): t, ("y", "x"): back, ("x", "z"): even, ("z", "x"): tally(from_b([win, loss])),
+               ("y", "z"): tally([win] * 3), ("z", "y"): tally(from_b([win] * 3))}
     rows = matrix(["x", "y", "z"], results).splitlines()[2:]
     # worst rates: x 1 of 2 against z, y 2 of 10 against x, z none of 3 against y
     assert [r.split(" | ")[0] for r in rows] == ["| `x`", "| `y`", "| `z`"]
