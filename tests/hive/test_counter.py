@@ -367,6 +367,61 @@ def test_the_cross_benchmark_sees_each_pair_from_both_sides_and_ranks_rows_by_th
     assert rows[2].startswith("| `z` | 1/2 | 0/3 | - | `y` 0.0 %")
 
 
+def _rates(pairs: dict[tuple[str, str], float]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {pair: {"rate": rate} for pair, rate in pairs.items()}
+
+
+def test_the_value_of_the_game_is_the_best_mixture_against_its_best_answer() -> None:
+    from benchmarks.hive.bench_cross import describe_value, value_of_game
+
+    # rock, paper, scissors: every pure choice loses to one of the others, the even mixture
+    # gets the self rate against each of them
+    beats = {("rock", "scissors"), ("scissors", "paper"), ("paper", "rock")}
+    bots = ["rock", "paper", "scissors"]
+    rps = _rates({(a, b): float((a, b) in beats) for a in bots for b in bots if a != b})
+    value, odds = value_of_game(bots, rps)
+    assert round(value, 6) == 0.5 and all(round(odds[b], 6) == round(1 / 3, 6) for b in bots)
+    # two bots that draw 40 % of their matches and share the rest: half and half, 40 % each way
+    drawn = _rates({("x", "y"): 0.3, ("y", "x"): 0.3})
+    value, odds = value_of_game(["x", "y"], drawn)
+    assert round(value, 6) == 0.4 and round(odds["x"], 6) == 0.5
+    # a bot that beats the others 90 % of the time is played alone; the worst column is itself
+    strong = _rates({("x", "y"): 0.9, ("y", "x"): 0.1, ("x", "z"): 0.9, ("z", "x"): 0.1,
+                     ("y", "z"): 0.6, ("z", "y"): 0.4})
+    value, odds = value_of_game(["x", "y", "z"], strong)
+    assert round(value, 6) == 0.5 and set(odds) == {"x"}
+    assert value_of_game(["x", "y", "z"], strong, self_rate=0.95)[0] >= 0.9  # only itself could answer it
+    line = describe_value(["x", "y"], drawn)
+    assert line.startswith("Value of the game: 40.0 % against the worst column") and "`x` 50.0 %" in line
+
+
+def test_the_cross_benchmark_pools_saved_runs_whichever_way_round_a_pair_was_played(tmp_path, capsys) -> None:
+    from benchmarks.hive.bench_cross import load, main, save
+
+    def record(winner: str) -> dict[str, Any]:
+        return {"winner": winner, "forfeit": None, "scores": {"a": (3, 1), "b": (1, 3), "draw": (2, 2)}[winner]}
+
+    first, second = tmp_path / "one.json", tmp_path / "two.json"
+    save(first, ["x", "y", "z"], range(10, 13), {("x", "y"): [record("a")] * 3, ("x", "z"): [record("b")] * 3,
+                                                  ("y", "z"): [record("draw")] * 3})
+    # the same pairs on other seeds, x against y saved from y's side
+    save(second, ["y", "x", "z"], range(20, 21), {("y", "x"): [record("a")], ("x", "z"): [record("a")],
+                                                  ("y", "z"): [record("a")]})
+    bots, runs = load([first, second])
+    assert bots == ["x", "y", "z"] and set(runs) == {("x", "y"), ("x", "z"), ("y", "z")}
+    assert [r["winner"] for r in runs["x", "y"]] == ["a", "a", "a", "b"]
+    assert main(["--load", str(first), str(second)]) == 0
+    out = capsys.readouterr().out
+    assert "| `x` | - | 3/4 | 1/4 |" in out and "| `y` | 1/4 | - | 1/4 |" in out and "Value of the game:" in out
+    # a pair that no run played, a file that is not a saved run, and saving what was loaded are refused
+    for argv, message in ((["--load", str(first), "--bots", "x,w"], "the saved runs have no matches of x vs w"),
+                          (["--load", str(tmp_path)], "cannot read the saved runs"),
+                          (["--load", str(first), "--save", str(second)], "nothing to --save")):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
 def test_the_pool_benchmark_refuses_an_unknown_bot_before_playing(capsys) -> None:
     from benchmarks.hive.bench_pool import main
 
