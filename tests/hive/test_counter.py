@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import random
+from itertools import combinations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent.games.hive import blockade, guard
 from agent.games.hive.bots import BOTS, make_bot
@@ -393,6 +396,25 @@ def test_the_value_of_the_game_is_the_best_mixture_against_its_best_answer() -> 
     assert value_of_game(["x", "y", "z"], strong, self_rate=0.95)[0] >= 0.9  # only itself could answer it
     line = describe_value(["x", "y"], drawn)
     assert line.startswith("Value of the game: 40.0 % against the worst column") and "`x` 50.0 %" in line
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 7).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=n * n, max_size=n * n))))
+def test_no_mixture_beats_a_field_that_holds_every_bot_it_mixes(case: tuple[int, list[tuple[float, float]]]) -> None:
+    """The reason the cross table's value stays under half: whatever the rates, a pair's two add
+    up to at most one (the rest are draws), and then the best answer wins at least half."""
+    from benchmarks.hive.bench_cross import SELF_RATE, value_of_game
+
+    n, draws = case
+    bots = [f"b{i}" for i in range(n)]
+    pairs: dict[tuple[str, str], float] = {}
+    for (a, b), (share, drawn) in zip(combinations(bots, 2), draws, strict=False):
+        pairs[a, b] = (1 - drawn) * share
+        pairs[b, a] = (1 - drawn) * (1 - share)
+    value, odds = value_of_game(bots, _rates(pairs))
+    assert 0 <= value <= SELF_RATE + 1e-9
+    assert abs(sum(odds.values()) - 1) < 0.01 and all(0 < p <= 1 + 1e-9 for p in odds.values())
 
 
 def test_the_cross_benchmark_pools_saved_runs_whichever_way_round_a_pair_was_played(tmp_path, capsys) -> None:
