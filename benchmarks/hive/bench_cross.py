@@ -109,8 +109,16 @@ def load(paths: list[Path]) -> tuple[list[str], dict[tuple[str, str], list[dict[
     """The bots of the first run, and every pair's records of all the runs (saved with ``--save``)."""
     bots: list[str] = []
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    seen: dict[Path, range] = {}
     for path in paths:
         data = json.loads(path.read_text(encoding="utf-8"))
+        start, count = data["seeds"]
+        seeds = range(start, start + count)
+        for other, earlier in seen.items():
+            shared = range(max(seeds.start, earlier.start), min(seeds.stop, earlier.stop))
+            if shared:  # the same seeds are the same matches: pooled, they would count twice
+                raise ValueError(f"{other} and {path} both hold seeds {shared.start}-{shared.stop - 1}")
+        seen[path] = seeds
         bots = bots or list(data["bots"])
         for pair in data["pairs"]:
             a, b = pair["a"], pair["b"]
@@ -139,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             saved_bots, runs = load(args.load)
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            p.error(f"cannot read the saved runs: {exc}")
+            p.error(f"cannot pool the saved runs: {exc}")
         bots = args.bots.split(",") if args.bots else saved_bots
     else:
         bots = (args.bots or ",".join(DEFAULT_BOTS)).split(",")

@@ -435,9 +435,12 @@ def test_the_cross_benchmark_pools_saved_runs_whichever_way_round_a_pair_was_pla
     assert main(["--load", str(first), str(second)]) == 0
     out = capsys.readouterr().out
     assert "| `x` | - | 3/4 | 1/4 |" in out and "| `y` | 1/4 | - | 1/4 |" in out and "Value of the game:" in out
-    # a pair that no run played, a file that is not a saved run, and saving what was loaded are refused
+    # a pair that no run played, a file that is not a saved run, the same seeds twice, and saving
+    # what was loaded are refused
     for argv, message in ((["--load", str(first), "--bots", "x,w"], "the saved runs have no matches of x vs w"),
-                          (["--load", str(tmp_path)], "cannot read the saved runs"),
+                          (["--load", str(tmp_path)], "cannot pool the saved runs"),
+                          (["--load", str(second), str(first), str(second)],
+                           f"{second} and {second} both hold seeds 20-20"),
                           (["--load", str(first), "--save", str(second)], "nothing to --save")):
         with pytest.raises(SystemExit) as exit_:
             main(argv)
