@@ -403,7 +403,7 @@ def test_the_value_of_the_game_is_the_best_mixture_against_its_best_answer() -> 
     st.just(n), st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=n * n, max_size=n * n))))
 def test_no_mixture_beats_a_field_that_holds_every_bot_it_mixes(case: tuple[int, list[tuple[float, float]]]) -> None:
     """The reason the cross table's value stays under half: whatever the rates, a pair's two add
-    up to at most one (the rest are draws), and then the best answer wins at least half."""
+    up to at most one (the rest are draws), so some bot a mixture draws from holds it to half."""
     from benchmarks.hive.bench_cross import SELF_RATE, value_of_game
 
     n, draws = case
