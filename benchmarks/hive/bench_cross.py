@@ -169,8 +169,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.save:
             save(args.save, bots, seeds, runs)
     results: dict[tuple[str, str], dict[str, Any]] = {}
-    for a, b in itertools.combinations(bots, 2):
-        records = runs[a, b] if (a, b) in runs else from_b(runs[b, a])
+    for (a, b), records in runs.items():
         results[a, b] = tally(records)
         results[b, a] = tally(from_b(records))
     print(matrix(bots, results))
