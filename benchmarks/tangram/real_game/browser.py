@@ -1,0 +1,132 @@
+"""Headless Chromium (the system's, through Playwright: never a downloaded browser) with the game's
+page: every WebSocket frame both ways, every console line and page error go to the event log, and
+steps wait on those events, each within a bound."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.tangram.real_game.agent_run import RunnerError
+from benchmarks.tangram.real_game.events import Event, EventLog, ImageStore, Source, frame_event
+from benchmarks.tangram.real_game.screen import HEIGHT, WIDTH
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless=new", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+                 f"--window-size={WIDTH},{HEIGHT}", "--autoplay-policy=no-user-gesture-required"]
+RUNNER_TAG = "[runner]"
+"""Console lines of our own page hook (socket opened/closed), told apart from the game's."""
+SOCKET_HOOK = """
+(() => {
+  const Native = window.WebSocket;
+  function Hooked(...args) {
+    const socket = new Native(...args);
+    socket.addEventListener('open', () => console.log('[runner] websocket open ' + args[0]));
+    socket.addEventListener('close', (e) => console.log('[runner] websocket closed ' + e.code));
+    return socket;
+  }
+  Hooked.prototype = Native.prototype;
+  for (const k of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) Hooked[k] = Native[k];
+  window.WebSocket = Hooked;
+})();
+"""
+"""Reports when the game's socket opens or closes (only the page knows); the socket itself is the
+browser's own."""
+FRAMES_JS = """n => new Promise(done => { let i = 0;
+  const step = () => (++i >= n ? done() : requestAnimationFrame(step)); requestAnimationFrame(step); })"""
+"""Godot's main loop runs on requestAnimationFrame: after n of them the game has run n - 1 frames."""
+
+
+class StepTimeout(RunnerError):
+    pass
+
+
+@dataclass
+class Recorder:
+    """The event log with a clock and a way to wait for what comes next."""
+
+    log: EventLog
+    store: ImageStore
+    t0: float = field(default_factory=time.monotonic)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    sockets: int = 0
+
+    def now(self) -> float:
+        return round(time.monotonic() - self.t0, 3)
+
+    def add(self, event: Event) -> Event:
+        self.log.add(event)
+        self.changed.set()
+        return event
+
+    def note(self, src: Source, kind: str, **msg: Any) -> Event:
+        return self.add(Event(self.now(), src, kind, msg=msg))
+
+    @property
+    def cursor(self) -> int:
+        return len(self.log.events)
+
+    async def until(self, match: Callable[[Event], bool], since: int, timeout: float, what: str) -> Event:
+        """The first event from index ``since`` on that ``match``es; StepTimeout naming ``what``
+        after ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        cursor = since
+        while True:
+            self.changed.clear()
+            events = self.log.events
+            while cursor < len(events):
+                cursor += 1
+                if match(events[cursor - 1]):
+                    return events[cursor - 1]
+            left = end - loop.time()
+            if left <= 0:
+                raise StepTimeout(f"waited {timeout:.0f} s for {what}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+    def on_page(self, page: Any) -> None:
+        page.on("console", lambda msg: self.add(Event(self.now(), "console", msg.type, text=msg.text[:2000])))
+        page.on("pageerror", lambda exc: self.add(Event(self.now(), "console", "pageerror",
+                                                         text=f"Uncaught {exc}"[:2000])))
+        page.on("websocket", self._on_socket)
+
+    def _on_socket(self, socket: Any) -> None:
+        self.sockets += 1
+        ws = self.sockets
+        self.note("runner", "socket", url=socket.url, ws=ws)
+        socket.on("framesent", lambda payload: self.add(frame_event(self.now(), "game", payload, ws, self.store)))
+        socket.on("framereceived",
+                  lambda payload: self.add(frame_event(self.now(), "agent", payload, ws, self.store)))
+        socket.on("close", lambda _s: self.note("runner", "socket closed", ws=ws))
+
+
+@contextlib.asynccontextmanager
+async def chromium(chromium_path: Path = CHROMIUM) -> AsyncIterator[Any]:
+    """A Playwright browser context on the system Chromium at 1920 x 1080 with software WebGL."""
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError as exc:
+        raise RunnerError("Playwright is missing: pip install -e '.[dev]' (it drives the system Chromium; "
+                          "never run 'playwright install')") from exc
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(chromium_path), headless=True, args=CHROMIUM_ARGS)
+        try:
+            context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
+            await context.add_init_script(SOCKET_HOOK)
+            yield context
+        finally:
+            await browser.close()
+
+
+async def frames(page: Any, n: int = 3, timeout: float = 30.0) -> None:
+    """Let the game run ``n - 1`` frames (bounded)."""
+    try:
+        await asyncio.wait_for(page.evaluate(FRAMES_JS, n), timeout)
+    except TimeoutError as exc:
+        raise StepTimeout(f"the page drew no {n} frames in {timeout:.0f} s") from exc

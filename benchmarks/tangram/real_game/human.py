@@ -1,0 +1,142 @@
+"""The scripted human: what a person does with a mouse and keyboard on the game's canvas, each step
+confirmed by what the game prints or sends (never by waiting a fixed time)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.tangram.real_game.browser import RUNNER_TAG, Recorder, StepTimeout, frames
+from benchmarks.tangram.real_game.console import MOVING_LINE, overlaps
+from benchmarks.tangram.real_game.events import Event
+from benchmarks.tangram.real_game.screen import (
+    CHAT_INPUT,
+    END_TURN,
+    FINISH,
+    HUMAN_ORDER,
+    SEND,
+    START_ORIGINS,
+    UNDO,
+    Button,
+    board_to_world,
+    drop_spot,
+    world_to_screen,
+)
+from benchmarks.tangram.real_game.tally import piece_position
+
+
+def latest_state(events: list[Event], ws: int) -> dict[str, Any] | None:
+    for event in reversed(events):
+        if event.src == "game" and event.ws == ws and isinstance(event.msg.get("state"), dict):
+            return event.msg["state"]
+    return None
+
+
+@dataclass
+class Human:
+    page: Any
+    rec: Recorder
+    shots: Path
+    step_s: float = 60.0
+    """Bound of one UI step (the game draws 2-3 frames a second in software)."""
+
+    async def click(self, button: Button) -> None:
+        x, y = button.center()
+        await self.page.mouse.move(x, y, steps=2)
+        await frames(self.page, 2)
+        await self.page.mouse.click(x, y)
+        await frames(self.page, 3)
+
+    async def wait_socket(self, since: int) -> None:
+        await self.rec.until(lambda e: e.src == "console" and e.text.startswith(f"{RUNNER_TAG} websocket open"),
+                             since, self.step_s, "the game's socket to the agent to open")
+
+    async def end_turn(self) -> Event:
+        since = self.rec.cursor
+        await self.click(END_TURN)
+        event = await self.rec.until(lambda e: e.src == "game" and e.type == "playRequest", since, self.step_s,
+                                     "the playRequest after End Turn")
+        self.rec.note("human", "end turn")
+        return event
+
+    async def chat(self, text: str) -> Event:
+        since = self.rec.cursor
+        await self.click(CHAT_INPUT)
+        await self.page.keyboard.type(text)
+        await frames(self.page, 3)
+        await self.click(SEND)
+        event = await self.rec.until(
+            lambda e: e.src == "game" and e.type == "chatRequest" and e.msg.get("message") == text,
+            since, self.step_s, f"the chatRequest for {text!r}")
+        self.rec.note("human", "chat", message=text)
+        return event
+
+    async def undo(self) -> None:
+        await self.click(UNDO)
+        self.rec.note("human", "undo")
+
+    async def finish(self) -> None:
+        await self.click(FINISH)
+        self.rec.note("human", "finish button")
+
+    async def screenshot(self, name: str) -> None:
+        self.shots.mkdir(parents=True, exist_ok=True)
+        await self.page.screenshot(path=str(self.shots / f"{name}.png"), timeout=self.step_s * 1000)
+
+    async def _press(self, shape: str) -> str | None:
+        """Mouse down on ``shape`` in the drawer; the piece the game says it picked, or None."""
+        x, y = world_to_screen(*START_ORIGINS[shape])
+        await self.page.mouse.move(x + 30, y + 30)
+        await self.page.mouse.move(x, y, steps=3)
+        await frames(self.page, 3)  # the physics picking sees the pointer enter the piece
+        since = self.rec.cursor
+        await self.page.mouse.down()
+        try:
+            line = await self.rec.until(lambda e: e.src == "console" and MOVING_LINE.match(e.text) is not None,
+                                        since, self.step_s, f"the game to pick up {shape}")
+        except StepTimeout:
+            await self.page.mouse.up()
+            await frames(self.page, 3)
+            return None
+        match = MOVING_LINE.match(line.text)
+        return match.group(1) if match else None
+
+    async def _drop(self, spot: tuple[float, float]) -> list[str] | None:
+        x, y = world_to_screen(*board_to_world(*spot))
+        await self.page.mouse.move(x, y, steps=6)
+        await frames(self.page, 4)  # the piece follows the pointer in _process; physics updates overlaps
+        since = self.rec.cursor
+        await self.page.mouse.up()
+        line = await self.rec.until(lambda e: e.src == "console" and overlaps(e.text) is not None, since,
+                                    self.step_s, "the game's overlap check after the drop")
+        await frames(self.page, 2)
+        return overlaps(line.text)
+
+    async def drag_piece(self, ws: int, avoid: set[str] | None = None) -> str:
+        """Drag a drawer piece onto the roomiest free spot of the board; the piece moved. Tries other
+        spots when the game refuses a drop (it puts the piece back when the drop overlaps)."""
+        state = latest_state(self.rec.log.events, ws) or {"on_board": {}, "off_board": dict.fromkeys(START_ORIGINS)}
+        on_board = {name: pos for name in (state.get("on_board") or {})
+                    if (pos := piece_position({"state": state}, name)) is not None}
+        off_board = [name for name in HUMAN_ORDER
+                     if name in (state.get("off_board") or {}) and name not in (avoid or set())]
+        if not off_board:
+            raise StepTimeout("no piece left in the drawer for the human to move")
+        for shape in off_board[:3]:
+            picked = await self._press(shape)
+            if picked is None:
+                continue
+            for spot in drop_spot(on_board)[:3]:
+                touched = await self._drop(spot)
+                self.rec.note("human", "drag", shape=picked, spot=list(spot), overlaps=touched)
+                if touched == []:
+                    return picked
+                again = await self._press(picked)  # the game put it back in the drawer
+                if again is None:
+                    break
+                picked = again
+            else:
+                await self.page.mouse.up()
+                await frames(self.page, 3)
+        raise StepTimeout("the game refused every drop the scripted human tried")

@@ -1,0 +1,35 @@
+"""What the scripted human does around each AI turn: a fixed plan, so runs can be compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CHAT_BETWEEN = "Hi! Let's build it together."
+CHAT_DURING = "Could you put a piece near the top?"
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    turn: int
+    """1-based AI turn within the game (page load)."""
+    chat_before: str = ""
+    """Typed in the human's turn, before the move."""
+    undo: bool = False
+    """Drag a piece, press Undo, then drag one again."""
+    chat_during: str = ""
+    """Typed while the AI plays."""
+    reload: bool = False
+    """Reload the page once the AI's first play has gone out: the game starts over."""
+
+
+def plan(turns: int, reload_turn: int | None = None) -> list[TurnPlan]:
+    """The plan for ``turns`` AI turns; the reload comes at ``reload_turn`` (default: the third turn
+    when there are at least four, so turns follow it; 0: never)."""
+    if reload_turn is None:
+        reload_turn = 3 if turns >= 4 else 0
+    return [TurnPlan(turn=i,
+                     chat_before=CHAT_BETWEEN if i == 1 else "",
+                     undo=i == 2,
+                     chat_during=CHAT_DURING if i == 2 else "",
+                     reload=i == reload_turn)
+            for i in range(1, turns + 1)]

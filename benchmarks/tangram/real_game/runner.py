@@ -1,0 +1,173 @@
+"""One run: build and serve the game, start the agent, play the plan in Chromium, tally."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from benchmarks.tangram.real_game.agent_run import AgentProcess, RunnerError, agent_config, port_in_use, run_agent
+from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, chromium
+from benchmarks.tangram.real_game.events import EventLog, ImageStore
+from benchmarks.tangram.real_game.human import Human
+from benchmarks.tangram.real_game.plan import TurnPlan, plan
+from benchmarks.tangram.real_game.report import summarize, summary_lines, table
+from benchmarks.tangram.real_game.site import served_game
+from benchmarks.tangram.real_game.tally import tally
+
+REPO = Path(__file__).resolve().parents[3]
+AGENT_LEFT = "left (session"
+"""The agent's log line when a game's socket closes."""
+
+
+@dataclass
+class Options:
+    gaips: Path
+    template: Path
+    out: Path
+    config: Path | None = None
+    local_model: bool = False
+    fake_llm: bool = False
+    turns: int = 4
+    games: int = 1
+    reload_turn: int | None = None
+    turn_timeout: float = 300.0
+    step_timeout: float = 60.0
+    images_mb: float = 40.0
+    chromium: Path = Path("/usr/bin/chromium")
+
+
+@dataclass
+class Outcome:
+    notes: dict[str, Any] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+
+
+def base_config(options: Options) -> dict[str, Any]:
+    path = options.config
+    if path is None and (options.local_model or options.fake_llm):
+        path = REPO / "configs" / "local.yaml"
+    if path is None:
+        return {}
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise RunnerError(f"{path}: a config is a YAML mapping")
+    if "prompts_dir" in data and not Path(data["prompts_dir"]).is_absolute():
+        data["prompts_dir"] = str((REPO / data["prompts_dir"]).resolve())
+    return data
+
+
+@contextlib.asynccontextmanager
+async def fake_llm(enabled: bool) -> AsyncIterator[str | None]:
+    """The project's fake OpenAI-compatible server answering every structured request with its
+    schema's first choices (a model that always picks the first candidate)."""
+    if not enabled:
+        yield None
+        return
+    from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
+
+    async with FakeOpenAI(responder=first_enum_responder) as fake:
+        yield fake.base_url
+
+
+async def play_ai_turn(human: Human, rec: Recorder, step: TurnPlan, turn_timeout: float) -> str:
+    """End the human's turn and see the AI's turn through; how it ended."""
+    request = await human.end_turn()
+    ws = request.ws
+    since = rec.cursor
+    if step.chat_during:
+        await human.chat(step.chat_during)
+    if step.reload:
+        first = await rec.until(lambda e: e.src == "agent" and e.ws == ws and e.type in ("play", "finish", "error"),
+                                since, turn_timeout, "the AI's first play before the reload")
+        if first.type == "play":
+            rec.note("human", "reload")
+            opened = rec.cursor
+            await human.page.reload(timeout=human.step_s * 1000)
+            await human.wait_socket(opened)
+            return "reload"
+    end = await rec.until(lambda e: e.src == "agent" and e.ws == ws and e.type in ("finish", "error"), since,
+                          turn_timeout, f"the AI's turn {step.turn} to end")
+    return end.type
+
+
+async def play_game(human: Human, rec: Recorder, steps: list[TurnPlan], turn_timeout: float, game: int) -> None:
+    game_turns = 0
+    """The game's own turn counter (End Turn and finish each add one; Finish needs 3)."""
+    for step in steps:
+        ws = rec.sockets
+        if step.chat_before:
+            await human.chat(step.chat_before)
+        if step.undo:
+            await human.drag_piece(ws)
+            await human.undo()
+        await human.drag_piece(ws)
+        how = await play_ai_turn(human, rec, step, turn_timeout)
+        if how == "reload":
+            game_turns = 0
+            continue
+        game_turns += 2
+        await human.screenshot(f"game{game}-turn{step.turn:02d}")
+    if game_turns >= 3:
+        await human.finish()
+        await human.screenshot(f"game{game}-finish")
+
+
+async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
+    """The printed lines and the summary object."""
+    taken = port_in_use(5000)
+    if taken:
+        raise RunnerError(f"port 5000 is taken ({taken}): the game dials ws://localhost:5000, so the agent must "
+                          "listen there; stop what holds it first")
+    out = options.out
+    out.mkdir(parents=True, exist_ok=True)
+    log = EventLog(out / "events.jsonl")
+    store = ImageStore(out / "images" if options.images_mb > 0 else None, int(options.images_mb * 1_000_000))
+    rec = Recorder(log, store)
+    outcome = Outcome()
+    steps = plan(options.turns, options.reload_turn)
+    try:
+        async with served_game(options.gaips, options.template, out) as url, fake_llm(options.fake_llm) as llm_url:
+            config = agent_config(base_config(options), out / "transcripts", llm_url)
+            async with run_agent(config, out, options.local_model) as agent, chromium(options.chromium) as context:
+                for game in range(1, options.games + 1):
+                    await _one_game(context, url, rec, agent, steps, options, game, outcome)
+                outcome.notes["agent_alive_at_end"] = agent.process.returncode is None
+    finally:
+        log.close()
+    result = tally(log.events)
+    summary = summarize(result, log.events)
+    data = {**summary.model_dump(), **outcome.notes, "runner_failures": outcome.failures, "out": str(out)}
+    lines = [*table(result), *summary_lines(summary)]
+    lines += [f"runner step failed: {f}" for f in outcome.failures]
+    (out / "summary.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    (out / "table.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return lines, data
+
+
+async def _one_game(context: Any, url: str, rec: Recorder, agent: AgentProcess, steps: list[TurnPlan],
+                    options: Options, game: int, outcome: Outcome) -> None:
+    page = await context.new_page()
+    rec.on_page(page)
+    human = Human(page, rec, options.out / "shots", options.step_timeout)
+    since = rec.cursor
+    try:
+        await page.goto(url, timeout=options.step_timeout * 1000)
+        await human.wait_socket(since)
+        rec.note("runner", "game start", game=game)
+        await play_game(human, rec, steps, options.turn_timeout, game)
+    except (StepTimeout, RunnerError) as exc:
+        outcome.failures.append(f"game {game}: {exc}")
+        rec.note("runner", "step failed", game=game, error=str(exc))
+        with contextlib.suppress(Exception):
+            await human.screenshot(f"game{game}-failed")
+    mark = len(agent.lines)
+    rec.note("human", "close")
+    await page.close()
+    left = await agent.wait_line(lambda line: AGENT_LEFT in line, mark, options.step_timeout)
+    outcome.notes[f"game{game}_close_seen_by_agent"] = left is not None

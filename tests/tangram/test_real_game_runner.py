@@ -1,0 +1,297 @@
+"""The real-game runner's pure parts: the turn tally from a recorded frame log, the summary object,
+the console's error count, the recorded frames and the arguments. The runner itself needs the GAIPS
+sources and a browser, so CI never runs it (docs/tangram-real-game.md)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.tangram.real_game.__main__ import main
+from benchmarks.tangram.real_game.agent_run import agent_config, port_in_use
+from benchmarks.tangram.real_game.args import ArgumentError, build_parser, options_from
+from benchmarks.tangram.real_game.console import count_errors, count_warnings, error_lines, overlaps
+from benchmarks.tangram.real_game.events import Event, EventLog, ImageStore, frame_event, read_events
+from benchmarks.tangram.real_game.plan import plan
+from benchmarks.tangram.real_game.report import summarize, table
+from benchmarks.tangram.real_game.screen import END_TURN, FINISH, drop_spot, world_to_screen
+from benchmarks.tangram.real_game.tally import tally
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"x" * 100).decode()
+
+
+def state(**on_board: tuple[float, float]) -> dict[str, Any]:
+    return {"on_board": {name: {"position": {"position": f"({x}, {y})", "vertices": []}, "rotation": 0.0,
+                                "collisions": []} for name, (x, y) in on_board.items()},
+            "off_board": {}}
+
+
+def game(t: float, kind: str, ws: int = 1, **extra: Any) -> Event:
+    msg = {"type": kind, "objective": "A cat", "state": extra.pop("state", state()), **extra}
+    return Event(t, "game", kind, msg=msg, ws=ws)
+
+
+def agent(t: float, kind: str, ws: int = 1, **msg: Any) -> Event:
+    return Event(t, "agent", kind, msg={"type": kind, **msg}, ws=ws)
+
+
+def console(t: float, text: str) -> Event:
+    return Event(t, "console", "log", text=text)
+
+
+# ---- the turn tally ------------------------------------------------------------------------------
+
+
+def test_a_clean_turn_is_one_finished_row_with_its_feedback_latency() -> None:
+    rows = tally([game(1.0, "playRequest"), agent(2.0, "play", shape="Red", position=[50.0, 50.0], rotation=0.0),
+                  game(5.5, "playFeedback", state=state(Red=(50.0, 50.0))), agent(6.0, "finish")]).rows
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row.ended, row.plays, row.objective, row.seconds) == ("finish", 1, "A cat", 5.0)
+    assert row.latencies == [3.5]
+    assert not row.finish_while_landing and not row.put_back
+
+
+def test_a_finish_sent_before_the_feedback_is_a_finish_while_landing() -> None:
+    rows = tally([game(1.0, "playRequest"), agent(2.0, "play", shape="Red"), agent(2.5, "finish"),
+                  game(4.0, "playFeedback", state=state(Red=(50.0, 50.0)))]).rows
+    assert rows[0].finish_while_landing
+    assert rows[0].latencies == [2.0]  # the late feedback still counts for its play
+
+
+def test_a_finish_after_every_feedback_is_not_landing() -> None:
+    rows = tally([game(1.0, "playRequest"), agent(2.0, "play", shape="Red"),
+                  game(3.0, "playFeedback", state=state(Red=(50.0, 50.0))), agent(3.5, "play", shape="Red"),
+                  game(5.0, "playFeedback", state=state(Red=(52.0, 50.0))), agent(5.1, "finish")]).rows
+    assert not rows[0].finish_while_landing
+    assert rows[0].latencies == [1.0, 1.5]
+
+
+def test_the_games_apology_marks_the_turn_put_back() -> None:
+    rows = tally([game(1.0, "playRequest"), agent(2.0, "play", shape="Red"),
+                  game(3.0, "playFeedback", state=state(Red=(50.0, 50.0))), agent(3.5, "finish"),
+                  console(3.6, "Sorry I had some trouble playing, I'll retry next round")]).rows
+    assert rows[0].put_back and rows[0].put_back_by == "chat"
+
+
+def test_a_piece_missing_from_the_next_state_was_put_back() -> None:
+    events = [game(1.0, "playRequest"), agent(2.0, "play", shape="Red"),
+              game(3.0, "playFeedback", state=state(Red=(50.0, 50.0))), agent(3.5, "finish"),
+              game(9.0, "playRequest", state=state(Green=(10.0, 10.0)))]
+    rows = tally(events).rows
+    assert rows[0].put_back and rows[0].put_back_by == "state"
+    assert not rows[1].put_back
+
+
+def test_a_piece_still_in_place_or_moved_by_the_human_is_not_put_back() -> None:
+    kept = [game(1.0, "playRequest"), agent(2.0, "play", shape="Red"),
+            game(3.0, "playFeedback", state=state(Red=(50.0, 50.0))), agent(3.5, "finish"),
+            game(9.0, "playRequest", state=state(Red=(50.2, 50.0), Green=(10.0, 10.0)))]
+    assert not tally(kept).rows[0].put_back
+    moved = [*kept[:4], Event(5.0, "human", "drag", msg={"shape": "Red"}),
+             game(9.0, "playRequest", state=state(Red=(80.0, 80.0)))]
+    assert not tally(moved).rows[0].put_back
+
+
+def test_chats_during_a_turn_and_replies_to_the_human() -> None:
+    events = [game(0.5, "chatRequest", message="hi"), agent(0.9, "chat", message="Hello!"),
+              game(1.0, "playRequest"), game(1.5, "chatRequest", message="top please"),
+              agent(2.0, "chat", message="Sure."), agent(2.1, "chat", message="Placing Red."),
+              agent(2.2, "play", shape="Red"), game(3.0, "playFeedback", state=state(Red=(50.0, 90.0))),
+              agent(3.1, "finish")]
+    result = tally(events)
+    row = result.rows[0]
+    assert (row.chats, row.chat_requests, row.replies) == (2, 1, 1)
+    assert (result.chat_requests_between, result.replies_between) == (1, 1)
+    summary = summarize(result, events)
+    assert (summary.chats, summary.chat_requests, summary.replies) == (3, 2, 2)
+
+
+def test_an_unanswered_chat_is_not_a_reply() -> None:
+    result = tally([game(1.0, "playRequest"), game(1.5, "chatRequest", message="?"), agent(3.0, "finish")])
+    assert (result.rows[0].chat_requests, result.rows[0].replies) == (1, 0)
+
+
+def test_a_reload_cuts_the_turn_and_the_new_socket_starts_afresh() -> None:
+    events = [game(1.0, "playRequest"), agent(2.0, "play", shape="Red"),
+              Event(2.5, "human", "reload"), agent(3.0, "finish"),  # the old socket is gone: not this turn
+              game(10.0, "playRequest", ws=2, objective="A fish"), agent(11.0, "finish", ws=2)]
+    result = tally(events)
+    assert [r.ended for r in result.rows] == ["reload", "finish"]
+    assert [r.game for r in result.rows] == [1, 2]
+    assert result.rows[1].objective == "A fish"
+    summary = summarize(result, events)
+    assert (summary.turns, summary.finished, summary.interrupted, summary.games) == (2, 1, 1, 2)
+
+
+def test_a_turn_never_ended_stays_open_and_an_error_is_not_a_finish() -> None:
+    events = [game(1.0, "playRequest"), agent(2.0, "error", message="x"), game(5.0, "playRequest")]
+    result = tally(events)
+    assert [r.ended for r in result.rows] == ["error", "open"]
+    summary = summarize(result, events)
+    assert (summary.finished, summary.errors_sent, summary.unfinished) == (0, 1, 1)
+
+
+def test_the_summary_has_the_documented_keys_and_is_json() -> None:
+    events = [game(1.0, "playRequest"), agent(2.0, "play", shape="Red"),
+              game(4.0, "playFeedback", state=state(Red=(50.0, 50.0))), agent(4.5, "finish"),
+              console(5.0, "SCRIPT ERROR: Invalid call. Nonexistent function 'x'.\n   at: f (res://a.gd:3)")]
+    data = json.loads(json.dumps(summarize(tally(events), events).model_dump()))
+    for key in ("turns", "finished", "finish_while_landing", "put_back", "gdscript_errors", "chats", "replies"):
+        assert key in data
+    assert (data["turns"], data["finished"], data["gdscript_errors"]) == (1, 1, 1)
+    assert data["play_feedback_s"] == {"n": 1, "median": 2.0, "max": 2.0}
+    assert data["objectives"] == ["A cat"]
+
+
+def test_the_table_has_a_header_and_one_line_per_turn() -> None:
+    result = tally([game(1.0, "playRequest"), agent(2.0, "finish"), game(3.0, "playRequest"), agent(4.0, "finish")])
+    lines = table(result)
+    assert len(lines) == 3 and lines[0].split()[0] == "turn"
+    assert "A cat" in lines[1] and "finish" in lines[2]
+
+
+# ---- the console -------------------------------------------------------------------------------
+
+
+def test_console_errors_are_counted_once_each_and_warnings_apart() -> None:
+    lines = ["Godot Engine v4.6.stable.official - https://godotengine.org",
+             "SCRIPT ERROR: Invalid access to property or key 'x'.\n   at: _process (res://Main_scene.gd:80)",
+             "ERROR: Attempt to call a method on a null instance.",
+             "USER ERROR: oops", "Parse Error: Unexpected token", "Uncaught RuntimeError: unreachable",
+             "WARNING: a texture is missing", "moving Red this turn",
+             "Sorry I had some trouble playing, I'll retry next round", "[runner] websocket open ws://x",
+             "[]", "An error occured while I was playing: x"]
+    assert count_errors(lines) == 5
+    assert count_warnings(lines) == 1
+    assert error_lines(lines, limit=2) == ["SCRIPT ERROR: Invalid access to property or key 'x'.",
+                                           "ERROR: Attempt to call a method on a null instance."]
+
+
+@pytest.mark.parametrize(("line", "names"), [("[]", []), ('["Red", "BOUNDARY"]', ["Red", "BOUNDARY"]),
+                                             ('[&"Cream"]', ["Cream"]), ("[Red]", ["Red"]),
+                                             ("[1, 2, 3] of something", None), ("moving Red this turn", None),
+                                             ("[a b]", None)])
+def test_the_games_printed_overlap_lists_are_read(line: str, names: list[str] | None) -> None:
+    assert overlaps(line) == names
+
+
+# ---- the recorded frames -----------------------------------------------------------------------
+
+
+def test_a_frames_pictures_go_to_files_within_the_budget_then_are_dropped(tmp_path: Path) -> None:
+    frame = json.dumps({"type": "playRequest", "objective": "A cat", "board_img": PNG, "drawer_img": PNG,
+                        "state": {}})
+    store = ImageStore(tmp_path / "images", budget=150)
+    event = frame_event(1.0, "game", frame, 1, store)
+    assert event.type == "playRequest" and "board_img" not in event.msg and "drawer_img" not in event.msg
+    assert event.images["board_img"].startswith("images/") and event.images["drawer_img"] == "dropped"
+    assert (tmp_path / event.images["board_img"]).read_bytes().startswith(b"\x89PNG")
+    assert event.size == len(frame)
+    assert frame_event(2.0, "game", frame, 1, ImageStore(None, 10**9)).images == {
+        "board_img": "dropped", "drawer_img": "dropped"}
+
+
+def test_a_frame_that_is_not_a_json_object_is_kept_as_cut_text() -> None:
+    event = frame_event(1.0, "agent", "x" * 5000, 1, ImageStore(None, 0))
+    assert event.type == "" and len(event.text) == 2000 and event.size == 5000
+    assert frame_event(1.0, "agent", b"[1]", 1, ImageStore(None, 0)).text == "[1]"
+
+
+def test_the_event_log_reads_back_what_it_wrote(tmp_path: Path) -> None:
+    log = EventLog(tmp_path / "events.jsonl")
+    log.add(agent(1.0, "play", shape="Red"))
+    log.add(console(2.0, "[]"))
+    log.close()
+    again = read_events(tmp_path / "events.jsonl")
+    assert again == log.events
+
+
+# ---- the canvas and the plan -------------------------------------------------------------------
+
+
+def test_the_cameras_centre_is_the_screens_centre_and_buttons_sit_right_of_the_board() -> None:
+    assert world_to_screen(573, 327) == (960, 540)
+    end_x, end_y = END_TURN.center()
+    finish_x, finish_y = FINISH.center()
+    assert end_y == pytest.approx(finish_y) and finish_x > end_x
+    assert 0 < end_x < 1920 and 0 < end_y < 1080
+
+
+def test_drop_spots_put_the_roomiest_first() -> None:
+    spots = drop_spot({"Red": (15.0, 15.0)}, [(15.0, 15.0), (85.0, 85.0), (50.0, 50.0)])
+    assert spots == [(85.0, 85.0), (50.0, 50.0), (15.0, 15.0)]
+
+
+def test_the_plan_reloads_on_the_third_of_four_turns_and_never_for_fewer() -> None:
+    assert [t.reload for t in plan(4)] == [False, False, True, False]
+    assert not any(t.reload for t in plan(3))
+    assert not any(t.reload for t in plan(5, reload_turn=0))
+    assert plan(2)[0].chat_before and plan(2)[1].undo and plan(2)[1].chat_during
+
+
+# ---- arguments and the port --------------------------------------------------------------------
+
+
+def _args(tmp_path: Path, *extra: str) -> list[str]:
+    (tmp_path / "gaips").mkdir(exist_ok=True)
+    (tmp_path / "template").mkdir(exist_ok=True)
+    return ["--gaips", str(tmp_path / "gaips"), "--template", str(tmp_path / "template"), *extra]
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--turns", "0"], "--turns 0: must be 1 to 40"),
+    (["--games", "99"], "--games 99: must be 1 to 20"),
+    (["--turns", "2", "--reload-turn", "3"], "--reload-turn 3: must be 0 (never) to --turns (2)"),
+    (["--config", "/nonexistent/x.yaml"], "--config /nonexistent/x.yaml: no such file"),
+    (["--step-timeout", "0"], "--step-timeout 0.0: must be positive"),
+    (["--images-mb", "-1"], "--images-mb -1.0: must be 0 or more"),
+    (["--chromium", "/nonexistent/chromium"], "--chromium /nonexistent/chromium: no such file"),
+])
+def test_bad_arguments_get_one_clear_line(tmp_path: Path, extra: list[str], message: str) -> None:
+    with pytest.raises(ArgumentError) as caught:
+        options_from(build_parser().parse_args(_args(tmp_path, *extra)))
+    assert str(caught.value).startswith(message)
+
+
+def test_missing_folders_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--gaips", str(tmp_path / "none"), "--template", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.strip() == (f"error: --gaips {tmp_path / 'none'}: no such folder "
+                                               "(a GAIPS/TangramCollaborativeAI clone or mirror)")
+    assert main(["--gaips", str(tmp_path), "--template", str(tmp_path / "none")]) == 2
+    assert "--template" in capsys.readouterr().err
+
+
+def test_good_arguments_make_options(tmp_path: Path) -> None:
+    options = options_from(build_parser().parse_args(_args(tmp_path, "--local-model", "--turns", "3")))
+    assert options.local_model and options.turns == 3 and options.turn_timeout == 900.0
+    assert options.out.parent == Path("/tmp/realgame/runs")
+
+
+def test_config_and_fake_llm_exclude_each_other(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(_args(tmp_path, "--fake-llm", "--config", "x.yaml"))
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_a_taken_port_is_reported_with_its_address() -> None:
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        assert port_in_use(port) is not None and f"127.0.0.1:{port}" in str(port_in_use(port))
+    assert port_in_use(port) is None
+
+
+def test_the_agents_config_keeps_the_users_and_sends_transcripts_to_the_run(tmp_path: Path) -> None:
+    config = agent_config({"player": "llm", "llm": {"model": "m", "temperature": 0.2},
+                           "transcripts": {"dir": "elsewhere", "images": True}}, tmp_path / "t", "http://x/v1")
+    assert config["transcripts"] == {"dir": str(tmp_path / "t"), "images": True, "enabled": True}
+    assert config["server"]["port"] == 5000
+    assert config["llm"] == {"model": "m", "temperature": 0.2, "base_url": "http://x/v1", "api_key_required": False}
+    assert "base_url" not in agent_config({}, tmp_path).get("llm", {})
