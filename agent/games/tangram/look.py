@@ -164,7 +164,7 @@ VINE: tuple[VinePart, ...] = (
 polygons, shaped and coloured after the game's picture)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Look:
     """Everything a renderer needs to draw the two crops one way."""
 

@@ -20,6 +20,11 @@ the way ``Main_scene.gd`` does (GAME_FACTS, last section):
 * ``chat`` is shown at once. A frame without ``type`` is answered with the game's error frame.
 * Optionally (``stale_collisions``), the collisions in a ``playFeedback`` describe the moved piece
   one physics step short of its target, as Godot's overlap lists can.
+* Pictures have the real game's look (:mod:`agent.games.tangram.sim.render`): a playRequest (and a
+  chatRequest during the human's turn) carries the human-turn highlight, every piece but the
+  human's just-moved one dimmed to 145/255; with ``false_tint``, a ``playFeedback`` picture shows
+  the moved piece and its nearest neighbour in the overlap tint while the state says no collision,
+  as the real game did in 2 of 4 turns (GAME_FACTS, "Seen in the real game").
 
 Collisions, markers and coordinates come from :mod:`agent.games.tangram.sim.scene`, the simulator's
 own reading of the scene, never from the agent's geometry package.
@@ -246,13 +251,15 @@ class SimGame:
 
     def __init__(self, objective: str = "A house", *, state_layout: StateLayout = "dict",
                  build: Build = "shipped", animation: float = 0.0, stale_collisions: bool = False,
-                 clock: Callable[[], float] = time.monotonic,
+                 false_tint: bool = False, clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.objective = objective
         self.state_layout = state_layout
         self.build = build
         self.animation = max(0.0, float(animation))
         self.stale_collisions = stale_collisions
+        self.false_tint = false_tint
+        """Feedback pictures show the moved piece and its nearest neighbour tinted, whatever the state says."""
         self._clock = clock
         self._wall = wall_clock
         self._t0 = clock()
@@ -363,15 +370,16 @@ class SimGame:
             return {"on_board": [{k: v} for k, v in on.items()], "off_board": [{k: v} for k, v in off.items()]}
         return {"on_board": on, "off_board": off}
 
-    def images(self) -> tuple[str, str]:
-        """(board_img, drawer_img) as base64 PNG, rendered once per distinct board."""
+    def images(self, lit: str | None = None, tinted: tuple[str, ...] = ()) -> tuple[str, str]:
+        """(board_img, drawer_img) as base64 PNG, rendered once per distinct board and look
+        (``lit``: the human-turn highlight's undimmed piece; ``tinted``: pieces in the overlap tint)."""
         poses = self.current_poses()
-        key = tuple((p.piece, round(p.x, 4), round(p.y, 4), round(p.rotation, 4)) for p in poses.values())
+        key = (*((p.piece, round(p.x, 4), round(p.y, 4), round(p.rotation, 4)) for p in poses.values()), lit, tinted)
         cached = self._images.get(key)
         if cached is None:
             listed = list(poses.values())
-            cached = (base64.b64encode(render.render_board(listed)).decode("ascii"),
-                      base64.b64encode(render.render_drawer(listed)).decode("ascii"))
+            cached = (base64.b64encode(render.render_board(listed, lit=lit, tinted=tinted)).decode("ascii"),
+                      base64.b64encode(render.render_drawer(listed, lit=lit, tinted=tinted)).decode("ascii"))
             if len(self._images) > 64:
                 self._images.clear()
             self._images[key] = cached
@@ -380,9 +388,9 @@ class SimGame:
     def board_png(self) -> bytes:
         return base64.b64decode(self.images()[0])
 
-    def _frame(self, ftype: str, message: str | None = None,
-               stale: Mapping[str, Pose] | None = None) -> dict[str, Any]:
-        board, drawer = self.images()
+    def _frame(self, ftype: str, message: str | None = None, stale: Mapping[str, Pose] | None = None,
+               lit: str | None = None, tinted: tuple[str, ...] = ()) -> dict[str, Any]:
+        board, drawer = self.images(lit, tinted)
         frame: dict[str, Any] = {"type": ftype, "objective": self.objective,
                                  "state": self.state(stale) if stale else self.state(),
                                  "board_img": board, "drawer_img": drawer, "timestamp": self.timestamp()}
@@ -390,8 +398,20 @@ class SimGame:
             frame["message"] = message
         return frame
 
-    def play_request_frame(self) -> dict[str, Any]:
-        return self._frame("playRequest")
+    def play_request_frame(self, lit: str | None = None) -> dict[str, Any]:
+        """``lit``: the human's just-moved piece (the game's highlight dims every other one)."""
+        return self._frame("playRequest", lit=lit)
+
+    def _highlight(self) -> str | None:
+        """The piece the human-turn highlight leaves undimmed, when it is on (the human moved one)."""
+        return self._moved if self.turn_owner == "human" else None
+
+    def _false_tint(self, play: PlayRecord | None) -> tuple[str, ...]:
+        if not self.false_tint or play is None:
+            return ()
+        moved = outline_world(self.pose_now(play.shape))
+        others = [(scene.separation(moved, outline_world(p)), n) for n, p in self.on_board().items() if n != play.shape]
+        return (play.shape, min(others)[1]) if others else (play.shape,)
 
     def play_feedback_frame(self, play: PlayRecord | None = None) -> dict[str, Any]:
         """The feedback for ``play`` (once its tween is over). With ``stale_collisions``, the moved
@@ -402,7 +422,7 @@ class SimGame:
             tween = _Tween(play.start, Pose(play.shape, play.x, play.y, play.rotation), 0.0, 1.0)
             if self.pose_now(play.shape) == tween.target:
                 stale[play.shape] = tween.at(k)
-        frame = self._frame("playFeedback", stale=stale)
+        frame = self._frame("playFeedback", stale=stale, tinted=self._false_tint(play))
         if play is not None:
             entry = frame["state"]["on_board"]
             if isinstance(entry, dict) and play.shape in entry:
@@ -415,7 +435,7 @@ class SimGame:
         return play.at + self.animation + (PHYSICS_STEP_S if self.animation > 0 else 0.0)
 
     def chat_request_frame(self, message: str) -> dict[str, Any]:
-        return self._frame("chatRequest", message)
+        return self._frame("chatRequest", message, lit=self._highlight())
 
     @staticmethod
     def no_type_error_frame() -> dict[str, Any]:
@@ -427,10 +447,11 @@ class SimGame:
         """The human pressed End Turn: the AI's turn begins. Returns the playRequest frame."""
         if self.turn_owner == "ai":
             raise SimRuleError("the AI's turn is already in progress")
+        lit = self._highlight()  # the picture is the last screen drawn, still the human's
         self.turn_owner = "ai"
         self._moved = self._pre_move = None  # ai_play() clears movedPiece
         self.turns.append(TurnRecord(index=len(self.turns) + 1, started_at=self.elapsed(), wall_start=self._wall()))
-        return self.play_request_frame()
+        return self.play_request_frame(lit)
 
     def _end_ai_turn(self, how: str) -> TurnRecord:
         turn = self.turns[-1]
