@@ -22,6 +22,7 @@ from dotenv import load_dotenv
 from agent.core.config import apply_tags
 from agent.games.tangram.config import ConfigError, load_config
 from agent.games.tangram.sim.client import GODOT_TWEEN_S
+from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay, parse_feedback_delay
 from agent.games.tangram.sim.humans import HUMAN_KINDS
 from agent.games.tangram.sim.progress import Progress
 from agent.games.tangram.sim.runner import (
@@ -60,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chat-timeout", type=float, default=30.0, help="seconds to wait for a chat reply (default 30)")
     p.add_argument("--tween", type=float, default=GODOT_TWEEN_S,
                    help="seconds the game animates a play before its feedback (default 0.5)")
+    p.add_argument("--feedback-delay", metavar="S|LOW-HIGH|PRESET", type=_feedback_delay,
+                   help="seconds from a play to its playFeedback: fixed (2.5), a range drawn per play (2.3-4.8) "
+                        f"or a preset ({', '.join(f'{k}: {v.describe()}' for k, v in PRESETS.items())}); "
+                        "default: the tween and one frame (about 0.52 s)")
     p.add_argument("--build", choices=("shipped", "source"), default="shipped",
                    help="game build to imitate: 'shipped' ignores the agent's error frames (the build users run), "
                         "'source' honours them (the current source)")
@@ -98,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         options = RunOptions(games=args.games, turns=args.turns, human=args.human, seed=args.seed,
                              objective=args.objective, deadline=deadline, chat_timeout=args.chat_timeout,
                              tween=args.tween, parallel=parallel, state_layout=args.state_layout,
-                             build=args.build, stale_collisions=args.stale_collisions)
+                             build=args.build, stale_collisions=args.stale_collisions,
+                             feedback_delay=args.feedback_delay)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -118,6 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, separators=(",", ":")))
     return 1 if summary["game_errors"] else 0
+
+
+def _feedback_delay(text: str) -> FeedbackDelay:
+    try:
+        return parse_feedback_delay(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _tags(items: list[str]) -> dict[str, str]:

@@ -31,6 +31,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from agent.games.tangram.sim.feedback import FeedbackDelay
 from agent.games.tangram.sim.game import (
     CLOSED,
     GODOT_TWEEN_S,
@@ -140,10 +141,11 @@ class GameClient:
     def __init__(self, url: str, *, objective: str = "A house", seed: int | str = 0,
                  human: str | ScriptedHuman | None = None, tween: float = 0.0,
                  state_layout: StateLayout = "dict", build: Build = "shipped", stale_collisions: bool = False,
-                 max_size: int = MAX_AGENT_FRAME, open_timeout: float = 10.0, chat_timeout: float = 30.0) -> None:
+                 max_size: int = MAX_AGENT_FRAME, open_timeout: float = 10.0, chat_timeout: float = 30.0,
+                 feedback_delay: FeedbackDelay | None = None) -> None:
         self.url = url
         self.game = SimGame(objective, state_layout=state_layout, build=build, animation=tween,
-                            stale_collisions=stale_collisions)
+                            stale_collisions=stale_collisions, feedback_delay=feedback_delay, feedback_seed=seed)
         self.human = make_human(human, seed, objective) if isinstance(human, str) else human
         self.tween = tween
         self.chat_timeout = chat_timeout

@@ -35,6 +35,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -42,6 +43,7 @@ from typing import Any, Literal, cast
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.sim import godot, render, scene
+from agent.games.tangram.sim.feedback import FeedbackDelay
 
 OBJECTIVES = ("A house", "A fish", "A human", "A rocket", "A cat", "A robot")
 """The objectives the current game draws from."""
@@ -121,6 +123,8 @@ class PlayRecord:
     """Where the piece was when the play arrived (the tween's start)."""
     during_animation: bool = False
     out_of_turn: bool = False
+    landing: float | None = None
+    """Seconds from the play's arrival to its playFeedback, once drawn (with a feedback delay)."""
 
 
 @dataclass(slots=True)
@@ -251,13 +255,17 @@ class SimGame:
 
     def __init__(self, objective: str = "A house", *, state_layout: StateLayout = "dict",
                  build: Build = "shipped", animation: float = 0.0, stale_collisions: bool = False,
-                 false_tint: bool = False, clock: Callable[[], float] = time.monotonic,
+                 false_tint: bool = False, feedback_delay: FeedbackDelay | None = None,
+                 feedback_seed: int | str = 0, clock: Callable[[], float] = time.monotonic,
                  wall_clock: Callable[[], float] = time.time) -> None:
         self.objective = objective
         self.state_layout = state_layout
         self.build = build
         self.animation = max(0.0, float(animation))
         self.stale_collisions = stale_collisions
+        self.feedback_delay = feedback_delay
+        """None: the feedback follows the tween and a frame; else each play takes a time drawn from it."""
+        self._feedback_rng = random.Random(f"feedback:{feedback_seed}")
         self.false_tint = false_tint
         """Feedback pictures show the moved piece and its nearest neighbour tinted, whatever the state says."""
         self._clock = clock
@@ -431,8 +439,14 @@ class SimGame:
 
     def feedback_due(self, play: PlayRecord) -> float:
         """Seconds since the start at which the game sends this play's feedback: after the tween
-        and one more process frame."""
-        return play.at + self.animation + (PHYSICS_STEP_S if self.animation > 0 else 0.0)
+        and one more process frame, or after the play's own time from ``feedback_delay`` (drawn
+        once per play, never shorter than the tween and a frame)."""
+        quickest = self.animation + (PHYSICS_STEP_S if self.animation > 0 else 0.0)
+        if self.feedback_delay is None:
+            return play.at + quickest
+        if play.landing is None:
+            play.landing = max(quickest, self.feedback_delay.sample(self._feedback_rng))
+        return play.at + play.landing
 
     def chat_request_frame(self, message: str) -> dict[str, Any]:
         return self._frame("chatRequest", message, lit=self._highlight())

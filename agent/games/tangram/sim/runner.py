@@ -27,6 +27,7 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.sim.client import GODOT_TWEEN_S, ChatResult, GameClient, HumanTurn, TurnResult
+from agent.games.tangram.sim.feedback import FeedbackDelay
 from agent.games.tangram.sim.figure import figure_score, target_poses
 from agent.games.tangram.sim.game import OBJECTIVES, Build, SimGame, StateLayout, pose_dict
 from agent.games.tangram.sim.humans import HUMAN_KINDS
@@ -55,6 +56,8 @@ class RunOptions:
     build: Build = "shipped"
     """"shipped": the game build users run (ignores ``error``); "source": the current source."""
     stale_collisions: bool = False
+    feedback_delay: FeedbackDelay | None = None
+    """None: each feedback follows its play's tween and a frame; else drawn per play (sim/feedback.py)."""
 
     def __post_init__(self) -> None:
         if self.human not in HUMAN_KINDS:
@@ -151,7 +154,8 @@ async def play_game(url: str, index: int, options: RunOptions,
     seed = f"{options.seed}:{index}"
     client = GameClient(url, objective=objective, seed=seed, human=options.human, tween=options.tween,
                         state_layout=options.state_layout, build=options.build,
-                        stale_collisions=options.stale_collisions, chat_timeout=options.chat_timeout)
+                        stale_collisions=options.stale_collisions, chat_timeout=options.chat_timeout,
+                        feedback_delay=options.feedback_delay)
     result = GameResult(index, seed, objective, options.human, url, client.game, wall_start=time.time())
     played = 0
     try:
