@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from agent.analyze.tables import Price, build_tables, find_transcripts, read_transcript
+from agent.analyze.tables import Price, Transcript, build_tables, find_transcripts, read_transcript
 from agent.core.extras import MissingExtra, require
 
 MAX_FILES = 100_000
@@ -19,7 +19,8 @@ MAX_FILES = 100_000
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agent.analyze",
-        description="Turn a folder of transcripts into tables (CSV, and Parquet with pyarrow) and an HTML summary.")
+        description="Turn a folder of transcripts into tables (CSV, and Parquet with pyarrow), an HTML summary and "
+                    "a replay page per session of the games that offer one (tangram).")
     parser.add_argument("transcripts", type=Path, help="folder of *.jsonl transcripts (searched recursively)")
     parser.add_argument("--out", type=Path, required=True, help="folder for the tables and summary.html")
     parser.add_argument("--by", action="append", default=[], metavar="TAG",
@@ -75,8 +76,19 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(f"error: no *.jsonl transcripts in {args.transcripts}", file=sys.stderr)
         return 2
-    tables = build_tables((read_transcript(p) for p in paths), prices)
-    written = write_summary(tables, args.out, args.by, args.transcripts)
+    from agent.analyze.replays import ReplayWriter
+
+    replays = ReplayWriter(args.out)
+
+    def read_all() -> Iterator[Transcript]:
+        for path in paths:  # one transcript in memory at a time: its rows are kept, its records are not
+            transcript = read_transcript(path)
+            replays.add(transcript)
+            yield transcript
+
+    tables = build_tables(read_all(), prices)
+    tables.skipped += replays.skipped
+    written = write_summary(tables, args.out, args.by, args.transcripts, replays.links)
     guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
     plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
     offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "
@@ -86,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}, {thinking} thinking lines")
     for path in [*written.files, written.html]:
         print(f"wrote {path}")
+    if replays.links:
+        print(f"wrote {len(replays.links)} session replay(s) in {args.out / 'replays'}")
     return 0
 
 

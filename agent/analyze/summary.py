@@ -23,6 +23,8 @@ from agent.analyze.tables import TAG_PREFIX, Tables
 if TYPE_CHECKING:
     import pandas as pd
 
+    from agent.analyze.replays import ReplayLink
+
 TABLES = ("sessions", "turns", "chats", "llm_calls")
 ALL = "all sessions"
 MAX_SESSIONS_PLOTTED = 200
@@ -208,7 +210,7 @@ def _html_table(df: pd.DataFrame) -> str:
 
 
 def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str], source: Path,
-                files: Sequence[Path]) -> str:
+                files: Sequence[Path], replays: Sequence[ReplayLink] = ()) -> str:
     groupings: list[str | None] = [*by] or [None]
     sections = []
     for tag in groupings:
@@ -225,15 +227,17 @@ def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str],
     return env.from_string(template).render(
         source=str(source), n_sessions=len(sessions), sections=sections,
         sessions_table=_html_table(sessions[shown]) if not sessions.empty else "",
-        skipped=tables.skipped, files=[f.name for f in files])
+        skipped=tables.skipped, files=[f.name for f in files],
+        replays=sorted(replays, key=lambda link: (link.label, link.href)))
 
 
-def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path) -> Written:
+def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path,
+                  replays: Sequence[ReplayLink] = ()) -> Written:
     out.mkdir(parents=True, exist_ok=True)
     dfs = frames(tables)
     files = write_tables(dfs, out)
     tags = group_tags(dfs["sessions"], by) if not dfs["sessions"].empty else []
     html = out / "summary.html"
-    text = render_html(dfs, tables, tags, source, files)
+    text = render_html(dfs, tables, tags, source, files, replays)
     html.write_text(text, encoding="utf-8")
     return Written(files, html)
