@@ -79,11 +79,25 @@ def test_make_something_unknown() -> None:
     assert planner.figure.name == "house"
 
 
-def test_make_something_related_builds_the_nearest_figure() -> None:
+def test_make_something_related_offers_the_nearest_figure() -> None:
+    """Another thing than the one named is never built silently: it is offered, and a yes switches."""
     planner = Planner(LIBRARY)
     reply = ask(planner, {}, "let's make a cow instead")
     assert "cow" in reply and "horse" in reply
+    assert planner.figure.name == "house"
+    reply = ask(planner, {}, "yes")
+    assert "horse" in reply and "instead of a house" in reply
     assert planner.figure.name == "horse"
+
+
+def test_an_offer_declined_or_ignored_keeps_the_figure() -> None:
+    planner = Planner(LIBRARY)
+    ask(planner, {}, "let's make a cow instead")
+    assert "keep building a house" in ask(planner, {}, "no")
+    ask(planner, {}, "it should be a boat instead")
+    ask(planner, {}, "what's next?")
+    ask(planner, {}, "yes")  # the offer was not answered at once: it lapsed
+    assert planner.figure.name == "house"
 
 
 def test_move_a_piece_is_honoured_and_kept() -> None:
@@ -193,7 +207,9 @@ def test_every_phrase_renders_short() -> None:
               "placed": 3, "missing": "a, b, c, d and 3 more",
               "progress": "3 of 7 pieces are in place.", "place": "bottom right", "needed": "parallelogram",
               "kind": "medium triangle", "parts": "left wall, right wall, roof, chimney, annex, floor, floor",
-              "last": "I placed Red as the roof.", "x": "12.34", "y": "56.78", "rotation": "45", "action": "place"}
+              "last": "I placed Red as the roof.", "x": "12.34", "y": "56.78", "rotation": "45", "action": "place",
+              "relation": "to the right of", "anchor": "Cream", "owner": "your ", "previous": "dinosaur",
+              "other": "Brown", "on_board": 6, "in_place": False, "mover": "partner"}
     for group in ("turn", "chat", "hint"):
         for key in phrases.keys(group):
             line = phrases.say(group, key, **values)

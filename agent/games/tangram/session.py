@@ -31,6 +31,7 @@ from agent.games.tangram.clock import Cancellable, Clock, LoopClock
 from agent.games.tangram.config import Config
 from agent.games.tangram.frames_in import clip, frame_record, type_hint
 from agent.games.tangram.geometry.build_check import marker_mismatch
+from agent.games.tangram.movers import Movers
 from agent.games.tangram.players.base import Player
 from agent.games.tangram.protocol import (
     GameFrame,
@@ -108,6 +109,9 @@ class Session:
         self._build_warned = False
         self.stats = {"turns": 0, "turns_ended": 0, "chats": 0, "bad_frames": 0}
         self.views = Views(config, player, self.memory, peer)
+        self.movers = Movers()
+        """Who moved each piece last, from the plays sent and the boards the game reports."""
+        self.views.movers = self.movers
         self.supervisor: Supervisor | None = getattr(player, "supervisor", None)
         if self.supervisor is not None:
             self.transcript = self.supervisor.attach(self)
@@ -203,6 +207,8 @@ class Session:
         if frame.state.ignored:
             log.warning("%s: %s frame: ignored %s", self.peer, frame.type, "; ".join(frame.state.ignored[:5]))
         self._check_build(frame.state)
+        if frame.type in ("playRequest", "playFeedback", "chatRequest"):
+            self.movers.observe(frame.state)
         if frame.type == "playRequest":
             self.stats["turns"] += 1
             await self._feed(ev.TurnRequested(self.clock.now(), ids["turn"], frame))
@@ -249,6 +255,8 @@ class Session:
                 await self._say(text)
             case act.SendPlay():
                 ok = await self._send(play_frame(action.piece, action.x, action.y, action.rotation), "play")
+                if ok:
+                    self.movers.sent(action.piece, action.x, action.y, action.rotation)
                 await self._carry_out(self.machine.handle(ev.FrameSent(self.clock.now(), "play", ok)))
             case act.SendFinish():
                 # The one place a finish goes out: the machine asks for it once per turn.

@@ -15,6 +15,7 @@ from agent.core.images import ImageError, ImagePool, prepare_image
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
+from agent.games.tangram.movers import Movers
 from agent.games.tangram.players.base import Player, TurnView
 from agent.games.tangram.protocol import GameFrame
 
@@ -32,6 +33,8 @@ class Views:
         self.transcript: Transcript | None = None
         self.images: ImagePool | None = None
         """The process's image decoding threads (the server sets it); None: the default thread pool."""
+        self.movers: Movers | None = None
+        """The session's ledger of who moved each piece last (the session sets it)."""
 
     async def view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None,
                    lazy_images: bool = False) -> TurnView:
@@ -44,7 +47,8 @@ class Views:
         mime = "image/png" if cfg.format == "png" else "image/jpeg"
         pending = asyncio.ensure_future(self._prepare_both(wanted))
         view = TurnView(objective=frame.objective, state=frame.state, memory=self.memory, image_mime=mime,
-                        message=frame.message, decide_by=decide_by, pending_images=pending)
+                        message=frame.message, decide_by=decide_by, pending_images=pending,
+                        movers=self.movers.snapshot() if self.movers is not None else {})
         return view if lazy_images else await view.with_images()
 
     async def _prepare_both(self, wanted: dict[str, Any]) -> tuple[Any, bytes | None]:

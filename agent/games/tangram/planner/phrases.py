@@ -11,6 +11,7 @@ from jinja2 import Environment, StrictUndefined, Template
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.relations import RELATION_DOCS
 from agent.games.tangram.protocol import clean_chat_text
 
 PHRASES_PATH = Path(__file__).resolve().parent / "phrases.yaml"
@@ -45,6 +46,16 @@ class Words(BaseModel):
     kinds: dict[str, str]
     places: list[list[str]]
     directions: dict[str, list[str]]
+    relations: dict[str, list[str]]
+    """Words for where to put a piece against another ("next to"), by relation of the geometry engine."""
+
+    @field_validator("relations")
+    @classmethod
+    def _known_relations(cls, v: dict[str, list[str]]) -> dict[str, list[str]]:
+        unknown = set(v) - set(RELATION_DOCS)
+        if unknown:
+            raise ValueError(f"words.relations names relations the geometry engine lacks: {sorted(unknown)}")
+        return v
 
 
 class PhraseFile(BaseModel):

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Anchor, Fit, fit_anchor
 from agent.games.tangram.planner.library import (
@@ -42,12 +43,15 @@ _LARGE = "large triangle"
 class Pending:
     """A move the human asked for, done on our next turn."""
 
-    kind: str  # "move" | "rotate"
+    kind: str  # "move" | "rotate" | "place"
     piece: str
     dx: float = 0.0
     dy: float = 0.0
     degrees: float = 0.0
     direction: str = ""
+    relation: str = ""
+    """For "place": the geometry engine's relation to ``anchor``; ``direction`` holds its words."""
+    anchor: str = ""
 
 
 @dataclass
@@ -70,6 +74,10 @@ class PlanState:
     skip_turns: int = 0
     turns: int = 0
     last_piece: str | None = None
+    offer: Figure | None = None
+    """Another figure the agent asked the partner about; a "yes" switches to it."""
+    movers: dict[str, str] = field(default_factory=dict)
+    """Who moved each piece last ("agent"/"partner"), newest last, when the session tracks it."""
 
 
 SHOWCASE = 10
@@ -94,6 +102,8 @@ class Planner:
         self.state = PlanState()
         self.last_step: Step | None = None
         self.last_fit: Fit | None = None
+        self.last_reply_kind = ""
+        """The kind (phrase key) of the last chat reply, for tests and records."""
 
     # ------------------------------------------------------------ plan bookkeeping
 
@@ -110,9 +120,13 @@ class Planner:
         st.overrides.clear()
         st.pending = None
         st.first = None
+        st.offer = None
 
-    def sync(self, objective: str, board: Mapping[str, Pose]) -> None:
-        """Follow the game: a new objective or a board emptied of our pieces starts a new plan."""
+    def sync(self, objective: str, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> None:
+        """Follow the game: a new objective or a board emptied of our pieces starts a new plan.
+
+        ``movers`` (who moved each piece last, from the session's ledger) decides which pieces are
+        ours; without it, a piece is ours while it stands where this planner last put it."""
         st = self.state
         key = normalize_text(objective)
         restarted = not board and bool(st.ours)
@@ -123,10 +137,15 @@ class Planner:
             st.ours.clear()
             st.skip_turns = 0
             st.keep_human = False
+        if movers:
+            st.movers = {n: m for n, m in movers.items() if n in board}
+            st.ours = {n: board[n] for n, m in st.movers.items() if m == "agent"}
+            return
         # A piece we placed that the human has since moved is theirs now.
         for name in list(st.ours):
             if name not in board or shapes.placement_error(board[name], st.ours[name]) > 1.0:
                 del st.ours[name]
+        st.movers = {n: ("agent" if n in st.ours else "partner") for n in board}
 
     def ours(self, board: Mapping[str, Pose]) -> frozenset[str]:
         return frozenset(n for n in board if n in self.state.ours)
@@ -152,8 +171,8 @@ class Planner:
 
     # ------------------------------------------------------------ turns
 
-    def play(self, objective: str, board: Mapping[str, Pose]) -> Decision:
-        self.sync(objective, board)
+    def play(self, objective: str, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> Decision:
+        self.sync(objective, board, movers)
         self.last_step, self.last_fit = None, None
         st = self.state
         st.turns += 1
@@ -183,12 +202,12 @@ class Planner:
         return frozenset(board) - self.ours(board) if self.state.keep_human else frozenset()
 
     def adjust(self, objective: str, board: Mapping[str, Pose], previous: Decision | None,
-               collisions: list[str], attempt: int = 0) -> Decision:
+               collisions: list[str], attempt: int = 0, movers: Mapping[str, str] | None = None) -> Decision:
         """The game reported ``collisions`` for ``previous``: the same piece a bit further off, else
         another piece, else pass."""
-        self.sync(objective, board)
+        self.sync(objective, board, movers)
         if previous is None or previous.pose is None:
-            return self.play(objective, board)
+            return self.play(objective, board, movers)
         bad = previous.pose
         clearance = CLEARANCE_PX + 1.0 + attempt
         what = ", ".join(collisions) or "something"
@@ -214,6 +233,8 @@ class Planner:
 
     def _honour(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
         st = self.state
+        if req.kind == "place":
+            return self._honour_place(req, board)
         if req.piece not in board:
             return None, ""
         current = board[req.piece]
@@ -235,6 +256,22 @@ class Planner:
                 return self._decision(pose, text, f"chat request: {req.kind} {req.piece}"), ""
         key = "request_failed" if req.kind == "move" else "request_turn_failed"
         return None, self.phrases.raw("turn", key, piece=req.piece, direction=req.direction)
+
+    def _honour_place(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
+        """Put the piece flush against the anchor the partner named, if there is room."""
+        st = self.state
+        values = {"piece": req.piece, "relation": req.direction, "anchor": req.anchor}
+        if req.anchor in board and req.anchor != req.piece:
+            others = {n: p for n, p in board.items() if n != req.piece}
+            pose = resolve_relation(req.piece, req.relation, req.anchor, others)
+            if pose is None and req.relation != "touching":
+                pose = resolve_relation(req.piece, "touching", req.anchor, others)
+            if pose is not None:
+                st.overrides[req.piece] = pose
+                self._remember(pose)
+                text = self.phrases.raw("turn", "request_placed", **values)
+                return self._decision(pose, text, f"chat request: put {req.piece} {req.relation} {req.anchor}"), ""
+        return None, self.phrases.raw("turn", "request_place_failed", **values)
 
     def _from_step(self, step: Step, fit: Fit, board: Mapping[str, Pose], prefix: str) -> Decision:
         self.last_step, self.last_fit = step, fit
@@ -286,8 +323,10 @@ class Planner:
 
     # ------------------------------------------------------------ chat
 
-    def chat(self, objective: str, board: Mapping[str, Pose], message: str) -> str:
-        self.sync(objective, board)
+    def chat(self, objective: str, board: Mapping[str, Pose], message: str,
+             movers: Mapping[str, str] | None = None) -> str:
+        """One reply to ``message``; :attr:`last_reply_kind` says which kind of answer it is."""
+        self.sync(objective, board, movers)
         st = self.state
         fig = self.figure
         fit = self.fit(board, commit=False)
@@ -295,14 +334,22 @@ class Planner:
         todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
         slot_order = [fit.slot_of[p] for p in todo_first]
         req = parse_request(message, fig, self.library, self.phrases, order=slot_order, prefer=todo_first,
-                            last_piece=st.last_piece)
+                            last_piece=st.last_piece, offer=st.offer is not None)
+        if req.intent not in ("yes", "no", "switch_offer"):
+            st.offer = None  # an offer is answered at once or not at all
         return _line(self._answer(req, fit, board))
 
-    def _progress(self, fit: Fit) -> str:
+    def _say(self, key: str, **values: Any) -> str:
+        """A chat line by key, remembered as the kind of the last reply (the tests read it)."""
+        self.last_reply_kind = key
+        return self.phrases.raw("chat", key, **values)
+
+    def _progress(self, fit: Fit, board: Mapping[str, Pose]) -> str:
         fig = self.figure
         missing = [fig.parts[fit.slot_of[p]] for p in build_order(fig, fit) if p not in fit.matched]
         text = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
-        return self.phrases.raw("chat", "progress", placed=len(fit.matched), missing=text)
+        return self.phrases.raw("chat", "progress", placed=len(fit.matched), on_board=len(board), missing=text,
+                                figure=fig.name)
 
     def _place_word(self, fit: Fit, piece: str) -> str:
         x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
@@ -311,78 +358,151 @@ class Planner:
         row = min(2, max(0, int(3 * (cy - y0) / max(1.0, y1 - y0))))
         return self.phrases.words.places[row][col]
 
+    def _piece_facts(self, piece: str, fit: Fit, board: Mapping[str, Pose]) -> dict[str, Any]:
+        """What is true of ``piece`` now: its part, where that is, whether it is in place, who moved it."""
+        fig = self.figure
+        return {"piece": piece, "part": fig.parts[fit.slot_of[piece]], "place": self._place_word(fit, piece),
+                "in_place": piece in fit.matched, "on_board": piece in board,
+                "mover": self.state.movers.get(piece, "") if piece in board else ""}
+
+    def _switch(self, figure: Figure) -> str:
+        previous = self.figure.name
+        self._set_figure(figure, exact=True, announced=True)
+        return self._say("switch", figure=figure.name, description=figure.description, previous=previous)
+
     def _answer(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
         st = self.state
         fig = self.figure
-        ph = self.phrases
         base: dict[str, Any] = {"figure": fig.name, "description": fig.description}
+        say = self._say
         piece = req.piece
-        if piece is None and req.slot is not None and req.intent in ("move", "rotate", "where"):
+        if piece is None and req.slot is not None and req.intent in ("move", "rotate", "where", "unclear", "for_you"):
             piece = fit.piece_for_slot(req.slot)
         if req.intent == "switch" and req.figure is not None:
-            self._set_figure(req.figure, exact=True, announced=True)
-            key = "switch" if req.exact else "switch_related"
-            return ph.raw("chat", key, figure=req.figure.name, description=req.figure.description, what=req.what)
+            return self._switch(req.figure)
+        if req.intent == "switch_offer" and req.figure is not None:
+            st.offer = req.figure
+            key = "switch_offer" if req.exact else "switch_related"
+            return say(key, figure=req.figure.name, previous=fig.name, what=req.what)
+        if req.intent == "yes" and st.offer is not None:
+            return self._switch(st.offer)
+        if req.intent == "no" and st.offer is not None:
+            st.offer = None
+            return say("switch_declined", **base)
         if req.intent == "switch_same":
-            return ph.raw("chat", "switch_same", **base)
+            return say("switch_same", **base)
         if req.intent == "switch_unknown":
-            return ph.raw("chat", "switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
-                          more=max(0, len(self.library) - SHOWCASE))
+            return say("switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
+                       more=max(0, len(self.library) - SHOWCASE), **base)
         if req.intent == "assign" and piece is not None:
             return self._assign(piece, req, fit)
         if req.intent in ("move", "rotate") and piece is not None:
             if piece not in board:
-                return ph.raw("chat", f"{req.intent}_not_on_board", piece=piece)
+                return say(f"{req.intent}_not_on_board", piece=piece)
             st.pending = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
             if req.intent == "move":
-                return ph.raw("chat", "move_ok", piece=piece, direction=req.direction)
-            return ph.raw("chat", "rotate_ok", piece=piece)
+                return say("move_ok", piece=piece, direction=req.direction)
+            return say("rotate_ok", piece=piece)
+        if req.intent == "place_near" and piece is not None:
+            return self._place_near(req, piece, board)
         if req.intent == "where" and piece is not None:
-            part = fig.parts[fit.slot_of[piece]]
-            return ph.raw("chat", "where", piece=piece, part=part, place=self._place_word(fit, piece), **base)
+            return say("where", **{**base, **self._piece_facts(piece, fit, board)})
+        if req.intent == "unclear" and piece is not None:
+            return say("unclear", **{**base, **self._piece_facts(piece, fit, board)})
         if req.intent == "prefer" and piece is not None:
+            part = fig.parts[fit.slot_of[piece]]
             if piece in fit.matched:
-                return ph.raw("chat", "prefer_done", piece=piece, part=fig.parts[fit.slot_of[piece]])
+                return say("prefer_done", piece=piece, part=part)
             st.first = piece
-            return ph.raw("chat", "prefer_ok", piece=piece, part=fig.parts[fit.slot_of[piece]])
+            return say("prefer_move" if piece in board else "prefer_ok", piece=piece, part=part)
         if req.intent == "keep":
             st.keep_human = True
-            return ph.raw("chat", "keep_ok")
+            return say("keep_ok")
         if req.intent == "release":
             st.keep_human = False
-            return ph.raw("chat", "release_ok", **base)
+            return say("release_ok", **base)
         if req.intent == "why":
-            return ph.raw("chat", "why", last=st.last_line) if st.last_line else ph.raw("chat", "why_nothing")
+            return say("why", last=st.last_line) if st.last_line else say("why_nothing")
+        if req.intent == "disagree":
+            example = piece or st.last_piece or next(iter(fit.slot_of))
+            return say("disagree", last=st.last_line, piece=example, part=fig.parts[fit.slot_of[example]])
+        if req.intent == "undo":
+            example = piece or st.last_piece or next(iter(board), "Red")
+            other = next((p for p in board if p != example), next(p for p in fit.slot_of if p != example))
+            return say("undo", piece=example, other=other)
         if req.intent == "resize":
-            return ph.raw("chat", "resize", **base)
+            return say("resize", **base)
         if req.intent == "wait":
             st.skip_turns = 1
-            return ph.raw("chat", "wait_ok")
+            return say("wait_ok")
         if req.intent == "next":
-            if st.pending is not None:
-                key = "move_ok" if st.pending.kind == "move" else "rotate_ok"
-                return ph.raw("chat", key, piece=st.pending.piece, direction=st.pending.direction)
-            step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
-            if step.action == "complete":
-                return ph.raw("chat", "next_done", **base)
-            if step.piece is None or step.slot is None:
-                return ph.raw("turn", "stuck", figure=fig.name)
-            key = "next" if step.action == "place" else "next_move"
-            slot = step.slot if step.action != "clear" else fit.slot_of[step.piece]
-            return ph.raw("chat", key, piece=step.piece, part=fig.parts[slot])
+            return self._next(fit, board)
+        if req.intent == "for_you":
+            return self._for_you(piece, fit, board)
         if req.intent == "plan":
-            return ph.raw("chat", "plan", progress=self._progress(fit), **base)
+            return say("plan", progress=self._progress(fit, board), **base)
         if req.intent == "progress":
-            return self._progress(fit)
-        if req.intent == "thanks":
-            return ph.raw("chat", "thanks", progress=self._progress(fit))
-        if req.intent == "greeting":
-            return ph.raw("chat", "greeting", **base)
-        if req.intent == "help":
-            return ph.raw("chat", "help", **base)
+            self.last_reply_kind = "progress"
+            return self._progress(fit, board)
+        if req.intent in ("thanks", "how_are_you", "ack", "smalltalk"):
+            return say(req.intent, progress=self._progress(fit, board))
+        if req.intent in ("greeting", "bye", "identity", "help"):
+            return say(req.intent, **base)
         if req.intent == "unknown_piece":
-            return ph.raw("chat", "unknown_piece")
-        return ph.raw("chat", "fallback", placed=len(fit.matched), **base)
+            return say("unknown_piece")
+        if req.question:
+            return say("unclear_question", progress=self._progress(fit, board), **base)
+        return say("fallback", placed=len(fit.matched), on_board=len(board), **base)
+
+    def _next(self, fit: Fit, board: Mapping[str, Pose]) -> str:
+        st = self.state
+        fig = self.figure
+        if st.pending is not None:
+            if st.pending.kind == "place":
+                return self._say("place_near_ok", piece=st.pending.piece, relation=st.pending.direction,
+                                 owner="", anchor=st.pending.anchor)
+            key = "move_ok" if st.pending.kind == "move" else "rotate_ok"
+            return self._say(key, piece=st.pending.piece, direction=st.pending.direction)
+        step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
+        if step.action == "complete":
+            return self._say("next_done", figure=fig.name, description=fig.description)
+        if step.piece is None or step.slot is None:
+            self.last_reply_kind = "stuck"
+            return self.phrases.raw("turn", "stuck", figure=fig.name)
+        key = "next" if step.action == "place" else "next_move"
+        slot = step.slot if step.action != "clear" else fit.slot_of[step.piece]
+        return self._say(key, piece=step.piece, part=fig.parts[slot])
+
+    def _for_you(self, piece: str | None, fit: Fit, board: Mapping[str, Pose]) -> str:
+        """A suggestion for the partner's own turn: the piece they asked about, else the first piece
+        not in place (the agent's own next piece is left for the agent)."""
+        fig = self.figure
+        todo = [p for p in build_order(fig, fit) if p not in fit.matched]
+        choice = piece if piece is not None and piece not in fit.matched else (todo[0] if todo else None)
+        if choice is None:
+            return self._say("for_you", piece="", figure=fig.name)
+        facts = self._piece_facts(choice, fit, board)
+        return self._say("for_you", piece=choice, part=facts["part"], place=facts["place"], figure=fig.name)
+
+    def _place_near(self, req: Request, piece: str, board: Mapping[str, Pose]) -> str:
+        """Put ``piece`` against the piece the partner named (or "my piece": the partner's last)."""
+        st = self.state
+        anchor = req.anchor
+        owner = {"partner": "your ", "agent": "my "}.get(req.anchor_owner, "")
+        if anchor is None and req.anchor_owner:
+            theirs = [p for p, m in st.movers.items() if m == req.anchor_owner and p != piece]
+            anchor = theirs[-1] if theirs else None
+        values = {"piece": piece, "relation": req.relation_words, "owner": owner}
+        if anchor is None:
+            return self._say("place_near_no_anchor", **values)
+        if anchor == piece:
+            return self._say("place_near_same", **values)
+        if anchor not in board:
+            return self._say("place_near_off_board", anchor=anchor, **values)
+        if not owner:
+            owner = {"partner": "your ", "agent": "my "}.get(st.movers.get(anchor, ""), "")
+        st.pending = Pending("place", piece, direction=req.relation_words, relation=req.relation, anchor=anchor)
+        return self._say("place_near_ok", anchor=anchor, **{**values, "owner": owner})
 
     def _assign(self, piece: str, req: Request, fit: Fit) -> str:
         fig = self.figure
@@ -390,23 +510,23 @@ class Planner:
         st = self.state
         if req.slot is None:
             parts = ", ".join(fig.parts[s] for s in fig.order)
-            return ph.raw("chat", "assign_no_part", figure=fig.name, part=req.part or "such part", parts=parts)
+            return self._say("assign_no_part", figure=fig.name, part=req.part or "such part", parts=parts)
         candidates = fig.pieces_with_part(req.part) or [req.slot]
         slot = next((s for s in candidates if shapes.same_kind(piece, s)), req.slot)
         part = fig.parts[slot]
         if not shapes.same_kind(piece, slot):
             kinds = ph.words.kinds
-            return ph.raw("chat", "assign_kind", piece=piece, part=part, needed=kinds[shapes.kind(slot)],
+            return self._say("assign_kind", piece=piece, part=part, needed=kinds[shapes.kind(slot)],
                           kind=kinds[shapes.kind(piece)])
         if fit.slot_of.get(piece) == slot:
             st.pins[piece] = slot
-            return ph.raw("chat", "assign_already", piece=piece, part=part)
+            return self._say("assign_already", piece=piece, part=part)
         other = fit.piece_for_slot(slot)
         st.pins[piece] = slot
         st.pins[other] = fit.slot_of[piece]
         st.overrides.pop(piece, None)
         st.overrides.pop(other, None)
-        return ph.raw("chat", "assign_ok", piece=piece, part=part)
+        return self._say("assign_ok", piece=piece, part=part)
 
     # ------------------------------------------------------------ hints
 

@@ -8,18 +8,23 @@ we). Words come from ``phrases.yaml``; the parsing is keyword spotting on normal
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from wordnet_lookup import is_wordnet_term
+
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.library import Figure, FigureLibrary, find_figure, normalize_text
+from agent.games.tangram.planner.matching import STOPWORDS
 from agent.games.tangram.planner.phrases import Phrases
 
-Intent = Literal["switch", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate", "wait", "where",
-                 "next", "plan", "progress", "help", "greeting", "thanks", "unknown_piece", "keep", "release", "why",
-                 "resize", "other"]
+Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
+                 "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
+                 "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
+                 "bye", "identity", "for_you", "ack", "smalltalk", "unclear", "other"]
 
 # Words of part names too common to identify a part on their own ("left" wall, "upper" hull).
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
@@ -43,6 +48,16 @@ class Request:
     dy: float = 0.0
     direction: str = ""
     degrees: float = 0.0
+    relation: str = ""
+    """For place_near: a relation of :mod:`agent.games.tangram.geometry.relations`."""
+    relation_words: str = ""
+    """The relation as the human said it ("next to")."""
+    anchor: str | None = None
+    """For place_near: the piece to put it against (None: not named)."""
+    anchor_owner: str = ""
+    """For place_near: "partner" for "my piece", "agent" for "your piece", "" for a piece named."""
+    question: bool = False
+    """The message asks something rather than asks for something."""
 
 
 def _phrase_at(words: Sequence[str], phrase: str) -> int:
@@ -133,14 +148,19 @@ def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
 
 def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases: Phrases,
                   order: Sequence[str] | None = None, prefer: Sequence[str] | None = None,
-                  last_piece: str | None = None) -> Request:
+                  last_piece: str | None = None, offer: bool = False) -> Request:
     """Read one chat message.
 
     ``order`` is the build order of slots (to pick the first of several walls), ``prefer`` the
-    pieces not yet in place first (to pick which large triangle "the big triangle" means), and
-    ``last_piece`` what "it" refers to.
+    pieces not yet in place first (to pick which large triangle "the big triangle" means),
+    ``last_piece`` what "it" refers to, and ``offer`` whether the agent has just asked a yes/no
+    question (another figure) that a short "yes" or "no" answers.
+
+    A question ("what is Purple for?") is answered, never taken for a request; a request may be
+    phrased as one ("can you move Blue left?"). A figure is switched only when asked plainly
+    ("let's make a boat"); a remark ("it should be a boat instead") or a related figure is offered.
     """
-    text = normalize_text(message)
+    text = correct_typos(normalize_text(message), phrases)
     words = text.split()
     intents = phrases.vocabulary.intents
     order = list(order or figure.order)
@@ -149,17 +169,45 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     def has(intent: str) -> bool:
         return _has_any(words, intents.get(intent, []))
 
-    other_fig, exact = find_figure(message, library)
-    switch_word = has("switch")
-    if other_fig is not None and other_fig.name != figure.name and switch_word:
-        return Request("switch", figure=other_fig, exact=exact, what=_wanted_thing(words, phrases) or other_fig.name)
+    def starts(intent: str) -> bool:
+        return any(_phrase_at(words, normalize_text(p)) == 0 for p in intents.get(intent, []))
 
+    asking = starts("request_start")
+    question = not asking and (message.rstrip().endswith("?") or starts("question_start"))
+    if question and has("identity") and len(words) <= 6:
+        return Request("identity", question=True)
+    other_fig, exact = find_figure(message, library)
+    plain_switch = has("switch") and not has("soft_switch_only")
+    soft_switch = has("soft_switch") or has("soft_switch_only")
     pieces = _find_pieces(words, phrases, prefer)
     slot, part_words, part_pos = _find_part(words, figure, order)
     piece = pieces[0][1] if pieces else None
+    if other_fig is not None and other_fig.name != figure.name and not pieces and slot is None:
+        what = _wanted_thing(words, phrases) or other_fig.name
+        if plain_switch and exact and not question:
+            return Request("switch", figure=other_fig, exact=exact, what=what)
+        if plain_switch or soft_switch or question or len([w for w in words if len(w) > 2]) <= 4:
+            return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
+    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces:
+        return Request("switch_same", figure=figure)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
         piece = last_piece
     direction = _direction(words, phrases, part_pos)
+    relation, relation_words, rel_pos = _relation(words, phrases)
+
+    if question and not asking:
+        if has("why"):
+            return Request("why", question=True)
+        if has("for_you"):
+            return Request("for_you", piece=piece, slot=slot, question=True)
+        if piece or slot:
+            return Request("where", piece=piece, slot=slot, part=part_words, question=True)
+        if has("how_are_you"):
+            return Request("how_are_you", question=True)
+        for intent in ("next", "progress", "plan", "help"):
+            if has(intent):
+                return Request(intent, question=True)  # type: ignore[arg-type]
+        return Request("other", question=True)
 
     if has("where") and (piece or slot):
         return Request("where", piece=piece, slot=slot, part=part_words)
@@ -168,6 +216,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         m = _NUMBER.search(text)
         degrees = float(m.group(1)) if m else 45.0
         return Request("rotate", piece=piece, degrees=sign * min(degrees, 360.0))
+    anchor, owner = _anchor(words, pieces, piece, rel_pos, phrases) if piece and relation else (None, "")
+    if piece and relation and (anchor or owner or not direction):
+        return Request("place_near", piece=piece, relation=relation, relation_words=relation_words,
+                       anchor=anchor, anchor_owner=owner)
     if direction and (piece or slot) and (has("move") or len(words) <= 6):
         step = _amount(words, text, phrases)
         dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
@@ -186,22 +238,95 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("keep")
     if has("resize"):
         return Request("resize")
-    if (other_fig is not None and other_fig.name != figure.name and exact and not pieces
-            and len([w for w in words if len(w) > 2]) <= 4):
-        return Request("switch", figure=other_fig, exact=exact, what=other_fig.name)
-    if other_fig is not None and other_fig.name == figure.name and switch_word:
-        return Request("switch_same", figure=figure)
-    if switch_word and not pieces and slot is None and not has("resize") and not direction:
+    if switch_word_only(words, phrases) and not pieces and slot is None and not direction:
         what = _wanted_thing(words, phrases)
         if what:
             return Request("switch_unknown", what=what)
-    if (has("move") or has("rotate")) and piece is None and slot is None and direction:
+    if (has("move") or has("rotate")) and piece is None and slot is None and (direction or relation):
         return Request("unknown_piece")
-    for intent in ("why", "wait", "help", "next", "progress", "plan"):
+    if offer and len(words) <= 6:
+        if has("no"):
+            return Request("no")
+        if has("yes"):
+            return Request("yes")
+    if has("undo"):
+        return Request("undo", piece=piece)
+    if has("disagree") or (words[:1] == ["no"] and not pieces):
+        return Request("disagree", piece=piece)
+    for intent in ("wait", "help", "next", "progress", "plan"):
         if has(intent):
-            return Request(intent)
-    if has("thanks"):
-        return Request("thanks")
-    if has("greeting"):
-        return Request("greeting")
+            return Request(intent)  # type: ignore[arg-type]
+    if has("for_you"):
+        return Request("for_you", piece=piece, slot=slot)
+    for intent in ("thanks", "how_are_you", "bye", "greeting", "smalltalk"):
+        if has(intent):
+            return Request(intent)  # type: ignore[arg-type]
+    if piece or slot:
+        return Request("unclear", piece=piece, slot=slot, part=part_words)
+    if has("yes") and len(words) <= 4:
+        return Request("ack")
     return Request("other")
+
+
+def switch_word_only(words: Sequence[str], phrases: Phrases) -> bool:
+    """A word that asks for another figure, plainly or not."""
+    intents = phrases.vocabulary.intents
+    return _has_any(words, intents.get("switch", [])) or _has_any(words, intents.get("soft_switch", []))
+
+
+def _relation(words: Sequence[str], phrases: Phrases) -> tuple[str, str, set[int]]:
+    """The relation a message asks for ("next to" -> touching), its words and their positions."""
+    best: tuple[int, str, str, int] | None = None
+    for relation, names in phrases.words.relations.items():
+        for name in names:
+            norm = normalize_text(name)
+            i = _phrase_at(words, norm)
+            n = len(norm.split())
+            if i >= 0 and (best is None or n > best[3]):
+                best = (i, relation, name, n)
+    if best is None:
+        return "", "", set()
+    return best[1], best[2], set(range(best[0], best[0] + best[3]))
+
+
+def _anchor(words: Sequence[str], pieces: Sequence[tuple[int, str]], piece: str, rel_pos: set[int],
+            phrases: Phrases) -> tuple[str | None, str]:
+    """The piece to put ``piece`` against: one named after the relation words, else "my piece"
+    (the partner's last) or "your piece" (the agent's last), to be looked up by the caller."""
+    after = max(rel_pos) if rel_pos else -1
+    named = [p for i, p in pieces if i > after and p != piece]
+    if named:
+        return named[0], ""
+    intents = phrases.vocabulary.intents
+    if _has_any(words[after + 1:], intents.get("mine", [])):
+        return None, "partner"
+    if _has_any(words[after + 1:], intents.get("yours", [])):
+        return None, "agent"
+    others = [p for _, p in pieces if p != piece]
+    return (others[0], "") if others else (None, "")
+
+
+def correct_typos(text: str, phrases: Phrases) -> str:
+    """``text`` with misspelt words of the planner's vocabulary put right ("yelow" -> yellow,
+    "rotat" -> rotate): only words of four letters or more that are not English words themselves."""
+    known = _vocabulary_words(phrases)
+    out = []
+    for w in text.split():
+        if len(w) >= 4 and w not in known and not w.isdigit() and not is_wordnet_term(w) and w not in STOPWORDS:
+            close = difflib.get_close_matches(w, known, n=1, cutoff=0.8)
+            out.append(close[0] if close else w)
+        else:
+            out.append(w)
+    return " ".join(out)
+
+
+def _vocabulary_words(phrases: Phrases) -> list[str]:
+    vocab = phrases.vocabulary
+    words: set[str] = set()
+    for group in (vocab.pieces, vocab.kinds, vocab.amounts, vocab.intents):
+        for names in group.values():
+            for name in names:
+                words.update(w for w in normalize_text(name).split() if len(w) >= 4)
+    for names in phrases.words.directions.values():
+        words.update(n for n in names if len(n) >= 4)
+    return sorted(words)

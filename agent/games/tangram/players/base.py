@@ -9,6 +9,7 @@ Players never send frames and never see the socket: the session validates, repai
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
@@ -61,6 +62,9 @@ class TurnView:
     decide_by: float | None = None
     """Event-loop time by which a player should have decided, leaving the session time for a
     fallback and the game's feedback before the turn's deadline; None for chat."""
+    movers: Mapping[str, str] = field(default_factory=dict)
+    """Who moved each piece on the board last ("agent" or "partner"), newest move last
+    (:mod:`agent.games.tangram.movers`); empty when the session does not track it."""
     pending_images: asyncio.Future[tuple[Any, bytes | None]] | None = None
     """Board and drawer images still being prepared when the session handed over the view, so a
     player can do its own preparation meanwhile; :meth:`with_images` waits for them."""

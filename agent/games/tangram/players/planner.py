@@ -26,13 +26,14 @@ class PlannerPlayer:
         self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
 
     async def play(self, view: TurnView) -> Decision:
-        return self.planner.play(view.objective, view.board())
+        return self.planner.play(view.objective, view.board(), view.movers)
 
     async def adjust(self, view: TurnView) -> Decision:
-        return self.planner.adjust(view.objective, view.board(), view.previous, list(view.collisions), view.attempt)
+        return self.planner.adjust(view.objective, view.board(), view.previous, list(view.collisions), view.attempt,
+                                   view.movers)
 
     async def chat(self, view: TurnView) -> str:
-        return self.planner.chat(view.objective, view.board(), view.message)
+        return self.planner.chat(view.objective, view.board(), view.message, view.movers)
 
     def suggest(self, view: TurnView) -> tuple[Decision, str]:
         """What the planner would play now and a one-line hint for an LLM prompt, computed by a
