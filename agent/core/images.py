@@ -18,6 +18,7 @@ import base64
 import binascii
 import hashlib
 import io
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -75,11 +76,16 @@ def decode_png(b64: str) -> bytes:
     return raw
 
 
-def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedImage:
+Repaint = Callable[[Image.Image], "Image.Image | None"]
+"""A game's correction of a decoded picture at its full size (None: nothing to change)."""
+
+
+def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True, repaint: Repaint | None = None) -> PreparedImage:
     """Decode, check and shrink one image. CPU-bound: call it via ``asyncio.to_thread``.
 
     ``encode=False`` leaves a picture that needs re-encoding as ``pixels`` (``data`` empty), for a
-    caller that draws on it first; one that can go out as it came still comes back as ``data``."""
+    caller that draws on it first; one that can go out as it came still comes back as ``data``.
+    ``repaint``: the game's correction, applied to the checked picture before it is shrunk."""
     raw = decode_png(b64)
     try:
         with Image.open(io.BytesIO(raw)) as img:
@@ -89,13 +95,15 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedIm
             img.load()
             original_size = (img.width, img.height)
             fits = max(img.size) <= cfg.max_side
-            if fits and cfg.format == "png":
+            repainted = repaint(img) if repaint is not None else None
+            pic: Image.Image = img if repainted is None else repainted
+            if repainted is None and fits and cfg.format == "png":
                 # Already small enough and verified: re-encoding would only cost time.
                 return PreparedImage(raw, "image/png", img.width, img.height, len(raw), original_size)
-            mode = "RGBA" if cfg.format == "png" and "A" in img.getbands() else "RGB"
+            mode = "RGBA" if cfg.format == "png" and "A" in pic.getbands() else "RGB"
             # A picture already in the mode wanted is resized as it is: converting it first would
             # only copy every full-size pixel once more (resize makes a new picture anyway).
-            out = img if img.mode == mode else img.convert(mode)
+            out = pic if pic.mode == mode else pic.convert(mode)
             if not fits:
                 # Bilinear, not bicubic: the game's crops are shrunk by little (562 to 512 px), where
                 # the two differ by 46 dB PSNR (0.1 % of pixels more than 16 levels apart, all on
@@ -141,9 +149,11 @@ class ImagePool:
         self.workers = workers
         self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="image-decode")
 
-    async def prepare(self, b64: str, cfg: ImageConfig, encode: bool = True) -> PreparedImage:
+    async def prepare(self, b64: str, cfg: ImageConfig, encode: bool = True,
+                      repaint: Repaint | None = None) -> PreparedImage:
         """:func:`prepare_image` in the pool; raises ImageError (or what Pillow raises) as it does."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, prepare_image, b64, cfg, encode)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, prepare_image, b64, cfg, encode,
+                                                                repaint)
 
     def close(self) -> None:
         """Drop queued jobs; running ones finish in the background (a decode cannot be interrupted)."""

@@ -17,7 +17,8 @@ from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.movers import Movers
 from agent.games.tangram.players.base import Player, TurnView
-from agent.games.tangram.protocol import GameFrame
+from agent.games.tangram.protocol import GameFrame, GameState
+from agent.games.tangram.repaint import Which, repainter
 
 log = logging.getLogger(__name__)
 
@@ -45,29 +46,31 @@ class Views:
         wanted = {"board": looks and cfg.send_board and frame.board_img,
                   "drawer": looks and drawer and cfg.send_drawer and frame.drawer_img}
         mime = "image/png" if cfg.format == "png" else "image/jpeg"
-        pending = asyncio.ensure_future(self._prepare_both(wanted))
+        pending = asyncio.ensure_future(self._prepare_both(wanted, frame.state))
         view = TurnView(objective=frame.objective, state=frame.state, memory=self.memory, image_mime=mime,
                         message=frame.message, decide_by=decide_by, pending_images=pending,
                         movers=self.movers.snapshot() if self.movers is not None else {})
         return view if lazy_images else await view.with_images()
 
-    async def _prepare_both(self, wanted: dict[str, Any]) -> tuple[Any, bytes | None]:
+    async def _prepare_both(self, wanted: dict[str, Any], state: GameState) -> tuple[Any, bytes | None]:
         board, drawer = wanted["board"], wanted["drawer"]
         # A player that draws marks on the board encodes it once, marks included: not here too.
         encode_board = not getattr(self.player, "marks_board", False)
-        got = await asyncio.gather(self._prepare("board", str(board), encode_board) if board else _nothing(),
-                                   self._prepare("drawer", str(drawer)) if drawer else _nothing())
+        got = await asyncio.gather(self._prepare("board", str(board), state, encode_board) if board else _nothing(),
+                                   self._prepare("drawer", str(drawer), state) if drawer else _nothing())
         return got[0], got[1]
 
-    async def _prepare(self, key: str, b64: str, encode: bool = True) -> Any:
+    async def _prepare(self, key: Which, b64: str, state: GameState, encode: bool = True) -> Any:
         """One image as the LLM gets it (bytes; with ``encode=False`` the pixels when they need
-        encoding), or None (recorded) when it is broken."""
+        encoding), or None (recorded) when it is broken. Its pieces are shown in their own colours
+        as ``images.source`` says (:mod:`agent.games.tangram.repaint`)."""
         cfg = self.config.images
+        repaint = repainter(cfg.source, state, key)
         try:
             if self.images is not None:
-                image = await self.images.prepare(b64, cfg, encode)
+                image = await self.images.prepare(b64, cfg, encode, repaint)
             else:
-                image = await asyncio.to_thread(prepare_image, b64, cfg, encode)
+                image = await asyncio.to_thread(prepare_image, b64, cfg, encode, repaint)
         except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
             reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
             log.warning("%s: %s image left out: %s", self.peer, key, reason)

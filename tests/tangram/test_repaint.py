@@ -1,0 +1,139 @@
+"""What the model sees is the board as it is (issue 49, item 3): the simulator's dimmed playRequest
+pictures and falsely tinted feedback pictures come out of the agent's image preparation with every
+piece in its own colour, and no tint where the state says ``collisions: []``."""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from agent.core.images import prepare_image
+from agent.games.tangram import look
+from agent.games.tangram.config import TangramImageConfig
+from agent.games.tangram.protocol import parse_frame as _parse
+from agent.games.tangram.repaint import redraw, repainter
+from agent.games.tangram.sim.game import SimGame, frame_text
+from agent.games.tangram.sim.render import board_image, drawer_image
+
+
+def parse_frame(frame: dict[str, object]):  # type: ignore[no-untyped-def]
+    return _parse(frame_text(frame))
+
+
+FULL = TangramImageConfig(max_side=1024)  # no shrinking: pixels compared one for one
+
+
+def _game_after_human_move() -> tuple[SimGame, dict[str, object]]:
+    game = SimGame()
+    game.place("Red", 30, 40, 0)
+    game.place("Cream", 70, 40, 90)
+    assert game.human_move("Blue", 50, 80, 0)
+    return game, game.start_ai_turn()
+
+
+def _prepared(frame: dict[str, object], key: str, source: str) -> Image.Image:
+    parsed = parse_frame(frame)
+    b64 = str(frame[f"{key}_img"])
+    cfg = FULL.model_copy(update={"source": source})
+    got = prepare_image(b64, cfg, repaint=repainter(cfg.source, parsed.state, key))  # type: ignore[arg-type]
+    return Image.open(io.BytesIO(got.data)).convert("RGB")
+
+
+def _true(game: SimGame, key: str) -> Image.Image:
+    poses = list(game.current_poses().values())
+    return board_image(poses) if key == "board" else drawer_image(poses)
+
+
+def _false_colours() -> list[tuple[int, int, int]]:
+    out = []
+    for name, colour in look.PIECE_COLORS.items():
+        out.append(look.dimmed(colour))
+        if name != "Blue":  # tinted Blue is the board's own near-black: nothing to see, nothing to undo
+            out.append(look.tinted(colour, look.BOARD_TEXTURE.median))
+    return out
+
+
+def _count_near(img: Image.Image, colours: list[tuple[int, int, int]], tolerance: int) -> int:
+    px = np.asarray(img).astype(int)
+    return int(sum((((px - c) ** 2).sum(axis=2) <= tolerance ** 2).sum() for c in colours))
+
+
+@pytest.mark.parametrize("key", ["board", "drawer"])
+def test_a_dimmed_play_request_picture_is_restored_to_the_true_colours(key: str) -> None:
+    game, frame = _game_after_human_move()
+    sent = Image.open(io.BytesIO(base64.b64decode(str(frame[f"{key}_img"])))).convert("RGB")
+    true = np.asarray(_true(game, key)).astype(int)
+    assert (np.abs(np.asarray(sent).astype(int) - true).max(axis=2) > 3).mean() > 0.01  # the game's is dimmed
+    restored = np.asarray(_prepared(frame, key, "restored")).astype(int)
+    wrong = np.abs(restored - true).max(axis=2) > 3
+    assert wrong.mean() < 0.002, f"{wrong.sum()} pixels off"
+    assert _count_near(Image.fromarray(restored.astype(np.uint8)), [look.dimmed(c) for c in look.PIECE_COLORS.values()],
+                       2) == 0
+
+
+def test_a_falsely_tinted_feedback_picture_shows_no_tint_once_restored() -> None:
+    game = SimGame(false_tint=True)
+    game.place("Red", 30, 50, 0)
+    game.start_ai_turn()
+    game.handle_agent_frame('{"type":"play","shape":"Green","position":[55,50],"rotation":0}')
+    play = game.current_turn.plays[-1] if game.current_turn else None
+    frame = game.play_feedback_frame(play)
+    assert all(p["collisions"] == [] for p in frame["state"]["on_board"].values())
+    sent = Image.open(io.BytesIO(base64.b64decode(frame["board_img"]))).convert("RGB")
+    tints = [look.tinted(look.PIECE_COLORS[n], look.BOARD_TEXTURE.median) for n in ("Red", "Green")]
+    assert _count_near(sent, tints, 12) > 500  # the game's picture shows both pieces tinted
+    restored = _prepared(frame, "board", "restored")
+    assert _count_near(restored, tints, 12) == 0
+    true = np.asarray(_true(game, "board")).astype(int)
+    assert (np.abs(np.asarray(restored).astype(int) - true).max(axis=2) > 3).mean() < 0.002
+
+
+def test_redrawn_is_the_state_in_the_games_look_and_game_is_the_picture_untouched() -> None:
+    game, frame = _game_after_human_move()
+    redrawn = np.asarray(_prepared(frame, "board", "redrawn")).astype(int)
+    true = np.asarray(_true(game, "board")).astype(int)
+    assert (np.abs(redrawn - true).max(axis=2) > 3).mean() < 0.002
+    untouched = _prepared(frame, "board", "game")
+    sent = Image.open(io.BytesIO(base64.b64decode(str(frame["board_img"])))).convert("RGB")
+    assert np.array_equal(np.asarray(untouched), np.asarray(sent))
+    assert repainter("game", parse_frame(frame).state, "board") is None
+
+
+def test_a_restored_picture_that_is_shrunk_keeps_the_true_colours_inside_the_pieces() -> None:
+    game, frame = _game_after_human_move()
+    parsed = parse_frame(frame)
+    cfg = TangramImageConfig(max_side=448)
+    got = prepare_image(str(frame["board_img"]), cfg, repaint=repainter(cfg.source, parsed.state, "board"))
+    img = Image.open(io.BytesIO(got.data)).convert("RGB")
+    assert max(img.size) == 448
+    assert _count_near(img, [look.PIECE_COLORS["Red"], look.PIECE_COLORS["Cream"]], 2) > 1000
+    assert _count_near(img, [look.dimmed(look.PIECE_COLORS["Cream"])], 2) == 0
+
+
+def test_a_broken_repair_leaves_the_games_picture(monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent.games.tangram import repaint
+
+    def boom(*_: object, **__: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(repaint, "restore", boom)
+    _, frame = _game_after_human_move()
+    apply = repainter("restored", parse_frame(frame).state, "board")
+    assert apply is not None
+    assert apply(Image.new("RGB", (562, 540))) is None
+
+
+def test_redraw_puts_the_drawer_pieces_at_their_start_places() -> None:
+    game = SimGame()
+    state = parse_frame(game.play_request_frame()).state
+    assert np.array_equal(np.asarray(redraw(state, "drawer", (210, 210))), np.asarray(_true(game, "drawer")))
+
+
+def test_the_default_source_is_restored() -> None:
+    assert TangramImageConfig().source == "restored"
+    with pytest.raises(ValueError):
+        TangramImageConfig(source="painted")  # type: ignore[arg-type]
