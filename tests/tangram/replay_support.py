@@ -92,4 +92,6 @@ def parse_points(text: str) -> list[tuple[float, float]]:
 
 
 def close(a: list[tuple[float, float]], b: list[tuple[float, float]], tol: float = 0.011) -> bool:
-    return len(a) == len(b) and all(abs(p[0] - q[0]) <= tol and abs(p[1] - q[1]) <= tol for p, q in zip(a, b, strict=True))
+    if len(a) != len(b):
+        return False
+    return all(abs(p[0] - q[0]) <= tol and abs(p[1] - q[1]) <= tol for p, q in zip(a, b, strict=True))

@@ -104,7 +104,8 @@ def test_the_game_look_human_turn_dimming_and_overlap_tint() -> None:
     # Red is dimmed (not the moved piece) and overlap-tinted over the board's panel, as the game draws it.
     assert fills["Red"].dimmed and fills["Red"].tinted
     assert fills["Red"].fill == hex_color(piece_color("Red", dim=True, tint=True, under=BOARD_TEXTURE.median))
-    assert fills["Red"].fill != hex_color(tuple(round(c * HUMAN_TURN_DIM) for c in PIECE_COLORS["Red"]))
+    r, g, b = (round(c * HUMAN_TURN_DIM) for c in PIECE_COLORS["Red"])
+    assert fills["Red"].fill != hex_color((r, g, b))
 
 
 def _cut(records: list[dict[str, Any]], turn: int) -> list[dict[str, Any]]:
@@ -179,7 +180,7 @@ def test_kept_pictures_are_shown_from_the_transcript_folder_and_only_from_there(
     (tmp_path / "s.files").mkdir()
     (tmp_path / "s.files" / "aa.png").write_bytes(png)
     (tmp_path.parent / "outside.png").write_bytes(png)
-    state = {"on_board": {}, "off_board": {}}
+    state: dict[str, Any] = {"on_board": {}, "off_board": {}}
     records = [{"t": 1.0, "kind": "session_start", "session": "s", "game": "tangram", "tags": {}},
                {"t": 2.0, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state},
                {"t": 2.0, "kind": "turn_start", "turn": 1},
