@@ -1,0 +1,133 @@
+"""The tangram replay page in a real browser (headless Chromium through Selenium): a page made from a
+real simulated session, stepped through with the buttons and the arrow keys, shows at every step the
+pose the transcript recorded for every piece (the SVG polygons against the states' markers and
+rotations, worked out here from the records) and the chat lines in order; the slider, the timeline
+and a turn's link (URL fragment) lead to that turn. Without a working browser every test here is
+skipped, and the skip says what is missing; under CI=true (``.ci/run`` installs Chromium) a missing or
+broken browser fails them instead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.games.tangram.replay import transcript_replay
+from tests.skips import in_ci
+from tests.tangram.console_support import browser_or_skip_reason, start_browser
+from tests.tangram.replay_support import (
+    board_points,
+    chat_lines,
+    close,
+    drawer_points,
+    expected_steps,
+    parse_points,
+    read,
+    simulated_transcript,
+)
+
+REASON = browser_or_skip_reason()
+# In CI the browser fixture fails instead: a broken install must not pass as a skip.
+pytestmark = pytest.mark.skipif(REASON is not None and not in_ci(), reason=f"replay browser tests: {REASON}")
+
+if REASON is None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+TURNS = 5
+
+
+@pytest.fixture(scope="module")
+def browser() -> Any:
+    if REASON is not None:  # only in CI: elsewhere the module is skipped
+        pytest.fail(f"replay browser tests under CI=true: {REASON}", pytrace=False)
+    try:
+        driver = start_browser(1500, 1100)
+    except Exception as exc:
+        if in_ci():
+            raise  # a broken install fails in CI, with the browser's own message
+        pytest.skip(f"replay browser tests: headless Chromium did not start: {str(exc)[:200]}")
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def made(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[dict[str, Any]], Path]:
+    """A real simulated session's records and its replay page on disk."""
+    folder = tmp_path_factory.mktemp("replay-browser")
+    transcript = simulated_transcript(folder, turns=TURNS, seed=9)
+    page = folder / "replay.html"
+    records = read(transcript)
+    page.write_text(transcript_replay(records, transcript), encoding="utf-8")
+    return records, page
+
+
+def shown(driver: Any) -> Any:
+    sections = driver.find_elements(By.CSS_SELECTOR, "section.step:not([hidden])")
+    assert len(sections) == 1  # exactly one step on screen
+    return sections[0]
+
+
+def polygons(section: Any, svg: str) -> dict[str, list[tuple[float, float]]]:
+    return {p.get_attribute("data-piece"): parse_points(p.get_attribute("points"))
+            for p in section.find_elements(By.CSS_SELECTOR, f"svg.{svg} polygon.piece")}
+
+
+def test_stepping_through_shows_every_recorded_pose_and_the_chat_in_order(browser: Any, made: Any) -> None:
+    records, page = made
+    expected = expected_steps(records)
+    assert len(expected) == 1 + 2 * TURNS
+    browser.get(page.as_uri())
+    seen_chat: list[tuple[str, str]] = []
+    for i, (anchor, state) in enumerate(expected):
+        section = shown(browser)
+        assert section.get_attribute("data-anchor") == anchor
+        assert browser.find_element(By.ID, "slider").get_attribute("value") == str(i)
+        board, drawer = polygons(section, "board"), polygons(section, "drawer")
+        if state is None:
+            assert board == {} and len(drawer) == 7
+        else:
+            want, want_drawer = board_points(state), drawer_points(state)
+            assert set(board) == set(want) and set(drawer) == set(want_drawer), anchor
+            assert all(close(board[n], want[n]) for n in want), anchor
+            assert all(close(drawer[n], want_drawer[n]) for n in want_drawer), anchor
+        for line in section.find_elements(By.CSS_SELECTOR, "ol.chats li.chat"):
+            who = "human" if "human" in line.get_attribute("class").split() else "agent"
+            seen_chat.append((who, line.find_element(By.CSS_SELECTOR, ".text").text))
+        if i % 2:  # alternate the two ways forward
+            browser.find_element(By.ID, "next").click()
+        else:
+            ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
+    assert shown(browser).get_attribute("data-anchor") == expected[-1][0]  # stays on the last step
+    assert seen_chat == chat_lines(records) and any(who == "human" for who, _ in seen_chat)
+
+
+def test_a_turns_link_the_slider_the_timeline_and_the_keys_lead_to_that_turn(browser: Any, made: Any) -> None:
+    _, page = made
+    browser.get(page.as_uri() + "#ai-3")
+    assert shown(browser).get_attribute("data-anchor") == "ai-3"
+    assert "AI turn 3" in browser.find_element(By.ID, "status").text
+    assert browser.find_element(By.ID, "permalink").get_attribute("href").endswith("#ai-3")
+    ActionChains(browser).send_keys(Keys.ARROW_LEFT).perform()
+    assert shown(browser).get_attribute("data-anchor") == "human-3"
+    assert browser.execute_script("return location.hash") == "#human-3"
+    browser.find_element(By.ID, "prev").click()
+    assert shown(browser).get_attribute("data-anchor") == "ai-2"
+    ActionChains(browser).send_keys(Keys.END).perform()
+    assert shown(browser).get_attribute("data-anchor") == f"ai-{TURNS}"
+    ActionChains(browser).send_keys(Keys.HOME).perform()
+    assert shown(browser).get_attribute("data-anchor") == "start"
+    browser.execute_script("const s = document.getElementById('slider'); s.value = '4';"
+                           "s.dispatchEvent(new Event('input'));")
+    assert shown(browser).get_attribute("data-anchor") == "ai-2"
+    browser.find_element(By.CSS_SELECTOR, '#timeline a[href="#human-5"]').click()
+    assert shown(browser).get_attribute("data-anchor") == "human-5"
+    browser.find_element(By.ID, "last").click()
+    browser.find_element(By.ID, "first").click()
+    assert shown(browser).get_attribute("data-anchor") == "start"
+    browser.execute_script("location.hash = '#ai-1'")  # a link followed within the page (hashchange)
+    WebDriverWait(browser, 10, poll_frequency=0.05).until(
+        lambda d: shown(d).get_attribute("data-anchor") == "ai-1")
