@@ -32,6 +32,9 @@ from agent.games.forge.view import View
 
 log = logging.getLogger(__name__)
 
+MODEL_SOURCES = frozenset({"llm", "llm-repaired"})
+"""Sources whose decision is the model's own choice (``llm.guard: off`` sends those as they are)."""
+
 
 @dataclass
 class Outcome:
@@ -74,31 +77,49 @@ class Decider:
 
     async def decide(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str],
                      transcript: Transcript | None = None) -> Outcome:
-        """The decision; an LLM call is recorded in ``transcript`` (an ``llm`` record) however it ends."""
+        """The decision that is sent; an LLM call is recorded in ``transcript`` (an ``llm`` record)
+        however it ends. Whatever made the answer, it leaves through :meth:`settle`."""
         fallback = heuristic_outcome(request, view, tried)
         if self.client is None or self.prompts is None or not has_choice(request):
-            return fallback
+            return self.settle(request, view, tried, fallback, transcript)
         outcome = await self._ask_llm(request, view, memory, tried, fallback, transcript)
-        if outcome.source in ("llm", "llm-repaired") and self.config.llm.guard == "decided":
-            return self._guarded(request, view, tried, outcome, transcript)
-        return outcome
+        return self.settle(request, view, tried, outcome, transcript)
+
+    def settle(self, request: ForgeRequest, view: View, tried: Collection[str], outcome: Outcome,
+               transcript: Transcript | None = None) -> Outcome:
+        """The one place that decides what is sent: the validator, then the guard, for every answer
+        whatever made it (the model's, a repaired or salvaged one, the heuristic's after a failed or
+        skipped call, a safe default). ``llm.guard: off`` exempts only the model's own answers."""
+        wrong = problems(request, outcome.decision)
+        if wrong:  # the validator has the last word, whoever decided
+            log.error("an invalid %s decision (%s) reached the last check; sending the safe default",
+                      outcome.source, "; ".join(wrong))
+            outcome = Outcome(safe_decision(request), "safe default", "safe", note=f"invalid: {'; '.join(wrong)}",
+                              llm_outcome=outcome.llm_outcome)
+        if self.config.llm.guard == "off" and outcome.source in MODEL_SOURCES:
+            return outcome
+        return self._guarded(request, view, tried, outcome, transcript)
 
     @staticmethod
     def _guarded(request: ForgeRequest, view: View, tried: Collection[str], outcome: Outcome,
                  transcript: Transcript | None) -> Outcome:
         try:
             override = guard.review(request, view, outcome.decision, tried)
-        except Exception:  # a guard bug must not cost the model's valid answer
-            log.exception("the guard failed on a %s request; the model's answer stands", request.request_type)
+        except Exception:  # a guard bug must not cost a valid answer
+            log.exception("the guard failed on a %s request; the %s answer stands", request.request_type,
+                          outcome.source)
             return outcome
         if override is None or problems(request, override.decision):
             return outcome
         chose, instead = describe(request, outcome.decision), describe(request, override.decision)
-        log.info("guard (%s): the model %s; sending %s instead", override.rule, chose, instead)
+        whose = "the model's" if outcome.source in MODEL_SOURCES else f"the {outcome.source} answer's"
+        log.info("guard (%s): %s choice %s; sending %s instead", override.rule, whose, chose, instead)
         if transcript is not None:
             transcript.record("guard", request_type=request.request_type, rule=override.rule, model_choice=chose,
-                              replacement=instead, reason=override.reason)
-        note = f"guard {override.rule}: replaced the model's choice ({chose})"
+                              replacement=instead, reason=override.reason, replaced_source=outcome.source)
+        note = f"guard {override.rule}: replaced {whose} choice ({chose})"
+        if outcome.note:
+            note = f"{outcome.note}; {note}"
         return Outcome(override.decision, override.reason, "guard", note=note, llm_outcome=outcome.llm_outcome)
 
     async def _ask_llm(self, request: ForgeRequest, view: View, memory: list[str], tried: Collection[str],

@@ -23,7 +23,6 @@ from agent.games.forge.heuristic import action_key
 from agent.games.forge.models import ActionState, ForgeRequest
 from agent.games.forge.player import Decider, Outcome
 from agent.games.forge.prompt_context import describe
-from agent.games.forge.validate import problems
 from agent.games.forge.view import build_view
 
 log = logging.getLogger(__name__)
@@ -83,22 +82,24 @@ class GameSession:
         if request.warnings:
             log.warning("game %s: parts of the %s request could not be read and were left out: %s", self.game_id,
                         request.request_type, "; ".join(request.warnings[:3]))
+        view = None
         try:
             view = build_view(request)
             if view.turn != self._turn:
                 self._turn = view.turn
                 self.tried.clear()
             memory = [f"{e.text}" for e in self.memory.recent()]
+            # decide() ends in Decider.settle: the validator and the guard see every answer sent.
             outcome = await decider.decide(request, view, memory, self.tried, self.transcript)
-            if problems(request, outcome.decision):  # the validator has the last word, whoever decided
-                log.error("game %s: invalid decision reached the server (%s); sending the safe default",
-                          self.game_id, problems(request, outcome.decision))
-                outcome = Outcome(safe_decision(request), "safe default", "safe")
         except Exception:
             log.exception("game %s: deciding a %s request failed; sending the safe default", self.game_id,
                           request.request_type)
             outcome = Outcome(safe_decision(request), "safe default after an internal error", "safe")
-            view = None
+            if view is not None:  # the safe default meets the guard too (a pass holding lethal is not safe)
+                try:
+                    outcome = decider.settle(request, view, self.tried, outcome, self.transcript)
+                except Exception:
+                    log.exception("game %s: the guard failed on the safe default", self.game_id)
         response = encode(request, outcome.decision)
         what = describe(request, outcome.decision)
         if isinstance(request.options, ActionState) and view is not None:
