@@ -295,3 +295,18 @@ def test_the_agents_config_keeps_the_users_and_sends_transcripts_to_the_run(tmp_
     assert config["server"]["port"] == 5000
     assert config["llm"] == {"model": "m", "temperature": 0.2, "base_url": "http://x/v1", "api_key_required": False}
     assert "base_url" not in agent_config({}, tmp_path).get("llm", {})
+
+
+def test_the_page_hook_redirects_the_games_socket_only_when_asked() -> None:
+    from benchmarks.tangram.real_game.browser import socket_hook
+
+    assert "const redirect = null;" in socket_hook(None)
+    assert 'const redirect = ["ws://localhost:5000", "ws://localhost:5071"];' in socket_hook(5071)
+    assert "[runner] websocket open" in socket_hook(None)
+
+
+def test_the_agent_port_must_be_an_unprivileged_port(tmp_path: Path) -> None:
+    with pytest.raises(ArgumentError, match="--agent-port 80: must be 1024 to 65535"):
+        options_from(build_parser().parse_args(_args(tmp_path, "--agent-port", "80")))
+    assert options_from(build_parser().parse_args(_args(tmp_path, "--agent-port", "5071"))).agent_port == 5071
+    assert agent_config({}, tmp_path, port=5071)["server"]["port"] == 5071

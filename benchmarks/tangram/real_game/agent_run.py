@@ -42,12 +42,13 @@ def port_in_use(port: int) -> str | None:
     return None
 
 
-def agent_config(base: dict[str, Any], transcripts: Path, llm_base_url: str | None = None) -> dict[str, Any]:
+def agent_config(base: dict[str, Any], transcripts: Path, llm_base_url: str | None = None,
+                 port: int = GAME_PORT) -> dict[str, Any]:
     """``base`` (a config file's mapping) with transcripts into the run's folder, the game's port,
     and, for the fake LLM, its address."""
     config = dict(base)
     config["transcripts"] = {**(config.get("transcripts") or {}), "dir": str(transcripts), "enabled": True}
-    config["server"] = {**(config.get("server") or {}), "port": GAME_PORT}
+    config["server"] = {**(config.get("server") or {}), "port": port}
     if llm_base_url is not None:
         llm = dict(config.get("llm") or {})
         llm.update({"base_url": llm_base_url, "api_key_required": False})
@@ -85,7 +86,7 @@ async def run_agent(config: dict[str, Any], out: Path, local_model: bool) -> Asy
     """The agent listening on ws://localhost:5000 with ``config`` until the block ends."""
     path = out / "agent.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    cmd = [sys.executable, "-m", "agent", "--config", str(path), "--log-level", "INFO", "--port", str(GAME_PORT)]
+    cmd = [sys.executable, "-m", "agent", "--config", str(path), "--log-level", "INFO"]
     if local_model:
         cmd.append("--local-model")
     log_path = out / "agent.log"

@@ -44,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep the frames' pictures as files up to this many MB (0: drop them; default 40)")
     p.add_argument("--out", type=Path, help="output folder (default: /tmp/realgame/runs/<UTC time>)")
     p.add_argument("--chromium", type=Path, default=Path("/usr/bin/chromium"), help="the Chromium to drive")
+    p.add_argument("--agent-port", type=int, default=None,
+                   help="run the agent on this port and redirect the game's ws://localhost:5000 to it inside the "
+                        "page (only when 5000 is taken by something else; the frames still go through the "
+                        "browser's own WebSocket)")
     p.add_argument("--json", action="store_true", help="print the summary as one JSON object on the last line")
     return p
 
@@ -66,6 +70,8 @@ def options_from(args: argparse.Namespace) -> Options:
         value = getattr(args, name)
         if value is not None and value <= 0:
             raise ArgumentError(f"--{name.replace('_', '-')} {value}: must be positive")
+    if args.agent_port is not None and not 1024 <= args.agent_port <= 65535:
+        raise ArgumentError(f"--agent-port {args.agent_port}: must be 1024 to 65535")
     if not args.chromium.is_file():
         raise ArgumentError(f"--chromium {args.chromium}: no such file (apt-get install chromium)")
     if args.images_mb < 0:
@@ -76,4 +82,4 @@ def options_from(args: argparse.Namespace) -> Options:
                    out=args.out or Path("/tmp/realgame/runs") / stamp, config=args.config,
                    local_model=args.local_model, fake_llm=args.fake_llm, turns=args.turns, games=args.games,
                    reload_turn=args.reload_turn, turn_timeout=turn_timeout, step_timeout=args.step_timeout,
-                   images_mb=args.images_mb, chromium=args.chromium)
+                   images_mb=args.images_mb, chromium=args.chromium, agent_port=args.agent_port)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -24,9 +25,12 @@ RUNNER_TAG = "[runner]"
 SOCKET_HOOK = """
 (() => {
   const Native = window.WebSocket;
-  function Hooked(...args) {
-    const socket = new Native(...args);
-    socket.addEventListener('open', () => console.log('[runner] websocket open ' + args[0]));
+  const redirect = %s;
+  function Hooked(url, ...rest) {
+    const text = String(url);
+    const target = redirect && text.startsWith(redirect[0]) ? redirect[1] + text.slice(redirect[0].length) : url;
+    const socket = new Native(target, ...rest);
+    socket.addEventListener('open', () => console.log('[runner] websocket open ' + target));
     socket.addEventListener('close', (e) => console.log('[runner] websocket closed ' + e.code));
     return socket;
   }
@@ -36,7 +40,16 @@ SOCKET_HOOK = """
 })();
 """
 """Reports when the game's socket opens or closes (only the page knows); the socket itself is the
-browser's own."""
+browser's own. With a redirect, the game's ws://localhost:5000 goes to another port instead (for a
+machine where 5000 is taken)."""
+GAME_URL = "ws://localhost:5000"
+
+
+def socket_hook(agent_port: int | None) -> str:
+    redirect = json.dumps([GAME_URL, f"ws://localhost:{agent_port}"]) if agent_port else "null"
+    return SOCKET_HOOK % redirect
+
+
 FRAMES_JS = """n => new Promise(done => { let i = 0;
   const step = () => (++i >= n ? done() : requestAnimationFrame(step)); requestAnimationFrame(step); })"""
 """Godot's main loop runs on requestAnimationFrame: after n of them the game has run n - 1 frames."""
@@ -107,7 +120,7 @@ class Recorder:
 
 
 @contextlib.asynccontextmanager
-async def chromium(chromium_path: Path = CHROMIUM) -> AsyncIterator[Any]:
+async def chromium(chromium_path: Path = CHROMIUM, agent_port: int | None = None) -> AsyncIterator[Any]:
     """A Playwright browser context on the system Chromium at 1920 x 1080 with software WebGL."""
     try:
         from playwright.async_api import async_playwright
@@ -118,7 +131,7 @@ async def chromium(chromium_path: Path = CHROMIUM) -> AsyncIterator[Any]:
         browser = await pw.chromium.launch(executable_path=str(chromium_path), headless=True, args=CHROMIUM_ARGS)
         try:
             context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-            await context.add_init_script(SOCKET_HOOK)
+            await context.add_init_script(socket_hook(agent_port))
             yield context
         finally:
             await browser.close()

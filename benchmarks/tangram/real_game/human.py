@@ -18,6 +18,7 @@ from benchmarks.tangram.real_game.screen import (
     SEND,
     START_ORIGINS,
     UNDO,
+    WIDTH,
     Button,
     board_to_world,
     drop_spot,
@@ -40,10 +41,22 @@ class Human:
     shots: Path
     step_s: float = 60.0
     """Bound of one UI step (the game draws 2-3 frames a second in software)."""
+    canvas: tuple[float, float, float] = (0.0, 0.0, 1.0)
+    """The canvas's left and top on the page and its scale (CSS px per game px)."""
+
+    async def find_canvas(self) -> None:
+        box = await self.page.evaluate(
+            "() => { const r = document.querySelector('canvas').getBoundingClientRect(); return [r.x, r.y, r.width]; }")
+        self.canvas = (float(box[0]), float(box[1]), float(box[2]) / WIDTH)
+
+    def at(self, x: float, y: float) -> tuple[float, float]:
+        """Page coordinates of the game's screen point (x, y) (1920 x 1080)."""
+        left, top, scale = self.canvas
+        return left + x * scale, top + y * scale
 
     async def click(self, button: Button) -> None:
-        x, y = button.center()
-        await self.page.mouse.move(x, y, steps=2)
+        x, y = self.at(*button.center())
+        await self.page.mouse.move(x, y)
         await frames(self.page, 2)
         await self.page.mouse.click(x, y)
         await frames(self.page, 3)
@@ -60,17 +73,25 @@ class Human:
         self.rec.note("human", "end turn")
         return event
 
-    async def chat(self, text: str) -> Event:
-        since = self.rec.cursor
+    async def type_chat(self, text: str) -> None:
+        """Type ``text`` into the chat box without sending it."""
         await self.click(CHAT_INPUT)
         await self.page.keyboard.type(text)
         await frames(self.page, 3)
+
+    async def send_chat(self, text: str) -> Event:
+        """Press Send; the chatRequest that carried ``text``."""
+        since = self.rec.cursor
         await self.click(SEND)
         event = await self.rec.until(
             lambda e: e.src == "game" and e.type == "chatRequest" and e.msg.get("message") == text,
             since, self.step_s, f"the chatRequest for {text!r}")
         self.rec.note("human", "chat", message=text)
         return event
+
+    async def chat(self, text: str) -> Event:
+        await self.type_chat(text)
+        return await self.send_chat(text)
 
     async def undo(self) -> None:
         await self.click(UNDO)
@@ -86,9 +107,9 @@ class Human:
 
     async def _press(self, shape: str) -> str | None:
         """Mouse down on ``shape`` in the drawer; the piece the game says it picked, or None."""
-        x, y = world_to_screen(*START_ORIGINS[shape])
+        x, y = self.at(*world_to_screen(*START_ORIGINS[shape]))
         await self.page.mouse.move(x + 30, y + 30)
-        await self.page.mouse.move(x, y, steps=3)
+        await self.page.mouse.move(x, y, steps=2)
         await frames(self.page, 3)  # the physics picking sees the pointer enter the piece
         since = self.rec.cursor
         await self.page.mouse.down()
@@ -103,8 +124,8 @@ class Human:
         return match.group(1) if match else None
 
     async def _drop(self, spot: tuple[float, float]) -> list[str] | None:
-        x, y = world_to_screen(*board_to_world(*spot))
-        await self.page.mouse.move(x, y, steps=6)
+        x, y = self.at(*world_to_screen(*board_to_world(*spot)))
+        await self.page.mouse.move(x, y, steps=3)
         await frames(self.page, 4)  # the piece follows the pointer in _process; physics updates overlaps
         since = self.rec.cursor
         await self.page.mouse.up()

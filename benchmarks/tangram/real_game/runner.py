@@ -11,7 +11,14 @@ from typing import Any
 
 import yaml
 
-from benchmarks.tangram.real_game.agent_run import AgentProcess, RunnerError, agent_config, port_in_use, run_agent
+from benchmarks.tangram.real_game.agent_run import (
+    GAME_PORT,
+    AgentProcess,
+    RunnerError,
+    agent_config,
+    port_in_use,
+    run_agent,
+)
 from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, chromium
 from benchmarks.tangram.real_game.events import EventLog, ImageStore
 from benchmarks.tangram.real_game.human import Human
@@ -40,6 +47,8 @@ class Options:
     step_timeout: float = 60.0
     images_mb: float = 40.0
     chromium: Path = Path("/usr/bin/chromium")
+    agent_port: int | None = None
+    """Redirect the game's ws://localhost:5000 to this port in the page (5000 taken by something else)."""
 
 
 @dataclass
@@ -77,11 +86,13 @@ async def fake_llm(enabled: bool) -> AsyncIterator[str | None]:
 
 async def play_ai_turn(human: Human, rec: Recorder, step: TurnPlan, turn_timeout: float) -> str:
     """End the human's turn and see the AI's turn through; how it ended."""
+    if step.chat_during:  # typed now, sent the moment the AI's turn starts (typing takes the game seconds)
+        await human.type_chat(step.chat_during)
+    since = rec.cursor  # the agent may answer before End Turn's own wait is over
     request = await human.end_turn()
     ws = request.ws
-    since = rec.cursor
     if step.chat_during:
-        await human.chat(step.chat_during)
+        await human.send_chat(step.chat_during)
     if step.reload:
         first = await rec.until(lambda e: e.src == "agent" and e.ws == ws and e.type in ("play", "finish", "error"),
                                 since, turn_timeout, "the AI's first play before the reload")
@@ -120,10 +131,14 @@ async def play_game(human: Human, rec: Recorder, steps: list[TurnPlan], turn_tim
 
 async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     """The printed lines and the summary object."""
-    taken = port_in_use(5000)
-    if taken:
+    port = options.agent_port or GAME_PORT
+    taken = port_in_use(port)
+    if taken and port == GAME_PORT:
         raise RunnerError(f"port 5000 is taken ({taken}): the game dials ws://localhost:5000, so the agent must "
-                          "listen there; stop what holds it first")
+                          "listen there; stop what holds it first (or pass --agent-port PORT to redirect the "
+                          "game's socket in the page)")
+    if taken:
+        raise RunnerError(f"--agent-port {port} is taken ({taken})")
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     log = EventLog(out / "events.jsonl")
@@ -133,8 +148,9 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     steps = plan(options.turns, options.reload_turn)
     try:
         async with served_game(options.gaips, options.template, out) as url, fake_llm(options.fake_llm) as llm_url:
-            config = agent_config(base_config(options), out / "transcripts", llm_url)
-            async with run_agent(config, out, options.local_model) as agent, chromium(options.chromium) as context:
+            config = agent_config(base_config(options), out / "transcripts", llm_url, port)
+            async with run_agent(config, out, options.local_model) as agent, \
+                    chromium(options.chromium, options.agent_port) as context:
                 for game in range(1, options.games + 1):
                     await _one_game(context, url, rec, agent, steps, options, game, outcome)
                 outcome.notes["agent_alive_at_end"] = agent.process.returncode is None
@@ -159,6 +175,7 @@ async def _one_game(context: Any, url: str, rec: Recorder, agent: AgentProcess, 
     try:
         await page.goto(url, timeout=options.step_timeout * 1000)
         await human.wait_socket(since)
+        await human.find_canvas()
         rec.note("runner", "game start", game=game)
         await play_game(human, rec, steps, options.turn_timeout, game)
     except (StepTimeout, RunnerError) as exc:
