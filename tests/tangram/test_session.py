@@ -20,6 +20,8 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision, TurnView
 from agent.games.tangram.session import Session
+from agent.games.tangram.turn.timing import FEEDBACK_LOST_S
+from tests.tangram.turn_support import LINES
 
 
 class _Handle:
@@ -208,22 +210,30 @@ async def test_a_player_that_hangs_still_ends_the_turn_within_the_deadline():
 
 async def test_a_game_that_never_sends_feedback_still_gets_finish():
     session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=3.0)
-    start = session.clock.now()
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
     await advance(session, 3.0)
+    assert "finish" not in [f["type"] for f in conn.sent]  # the play may still be landing
+    await advance(session, FEEDBACK_LOST_S)
     await conn.until("finish")
-    # Never during the game's 0.5 s animation, and still within the deadline.
+    # Not while the play may land: only at the hard cap, the feedback taken as lost.
     [played], [finished] = conn.at("play"), conn.at("finish")
-    assert played + 0.5 <= finished <= start + 3.0
+    assert finished == pytest.approx(played + FEEDBACK_LOST_S)
     await session.close()
 
 
-async def test_too_short_a_deadline_sends_no_play_it_cannot_see_through():
-    session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]), deadline=1.5)
+async def test_a_deadline_too_short_for_the_games_learnt_landing_sends_no_play():
+    player = ScriptedPlayer([Decision(GREEN, "Green."), Decision(GREEN, "Green again.")])
+    session, conn = make_session(player, deadline=2.0)
     await session.handle_raw(frame("playRequest"))
+    await conn.until("play")
+    await advance(session, 1.9)  # this game takes 1.9 s to land a play
+    await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, [])}))
+    await conn.until("finish")
+    await session.handle_raw(frame("playRequest", {"Green": (50, 50, 0, [])}))
     await conn.until("finish", timeout=5)
-    assert not any(f["type"] == "play" for f in conn.sent)
+    assert [f["type"] for f in conn.sent].count("play") == 1
+    assert conn.sent[-2]["message"] == LINES("no_time")
     await session.close()
 
 
@@ -276,7 +286,9 @@ async def test_bad_frame_mid_turn_ends_the_turn_and_the_next_turn_works():
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")
     await session.handle_raw("{not json")  # during the play's animation: its feedback is waited for
-    await advance(session, 1.5)
+    await advance(session, 2.5)
+    assert "finish" not in [f["type"] for f in conn.sent]
+    await session.handle_raw(frame("playFeedback", {"Green": (50, 50, 0, [])}))
     await conn.until("finish")
     await session.handle_raw(frame("playRequest"))
     await conn.until("play")

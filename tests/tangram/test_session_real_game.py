@@ -12,6 +12,7 @@ import pytest
 from agent.games.tangram.geometry.frames import Pose, pose_from_marker, rotation_to_send
 from agent.games.tangram.players.base import Decision
 from agent.games.tangram.sim import godot
+from agent.games.tangram.turn.timing import FEEDBACK_LOST_S
 from tests.tangram.test_session import ScriptedPlayer, advance, make_session
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
@@ -121,8 +122,8 @@ async def test_our_own_move_is_not_remembered_as_the_partners() -> None:
     session, conn = make_session(player, deadline=3.0)
     await session.handle_raw(raw_frame("playRequest"))
     await conn.until("play")
-    await advance(session, 3.0)
-    await conn.until("finish")  # the game never answered: the deadline ended the turn
+    await advance(session, FEEDBACK_LOST_S + 1.0)
+    await conn.until("finish")  # the game never answered: the hard cap ended the turn
     await session.handle_raw(raw_frame("playRequest", {"Green": entry(GREEN)}))
     await conn.until("finish")
     assert not any("partner" in e.text and "Green" in e.text for e in session.memory.recent())
@@ -153,20 +154,21 @@ async def test_the_games_own_vertices_raise_no_warning(caplog: pytest.LogCapture
     await session.close()
 
 
-async def test_a_polite_close_waits_for_the_animation_before_finish() -> None:
+async def test_a_polite_close_waits_for_the_landing_play_before_finish() -> None:
     session, conn = make_session(ScriptedPlayer([Decision(GREEN, "Green.")]))
     await session.handle_raw(raw_frame("playRequest"))
     await conn.until("play")
-    # The agent shuts down while the game animates the play: the goodbye goes out at once, the
-    # finish only once the animation is over.
+    # The agent shuts down while the game lands the play: the goodbye goes out at once, the
+    # finish only once the play's feedback is in (a slow game: long after the animation).
     closing = asyncio.create_task(session.close(polite=True))
     assert (await conn.until("chat"))["message"].startswith("I have to stop now")
+    await advance(session, 1.8)
     assert "finish" not in [f["type"] for f in conn.sent]
-    await advance(session, 1.0)
+    await session.handle_raw(raw_frame("playFeedback", {"Green": entry(GREEN)}))
     await closing
     assert [f["type"] for f in conn.sent][-1] == "finish"
     [played], [finished] = conn.at("play"), conn.at("finish")
-    assert finished - played >= 0.5
+    assert finished - played == pytest.approx(1.8)
 
 
 async def test_an_unreadable_feedback_ends_the_wait_at_the_deadline_at_once() -> None:

@@ -16,11 +16,10 @@ from agent.games.tangram.players.base import Decision
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn import actions as act
-from agent.games.tangram.turn.machine import RAN_OUT
 from tests.tangram.hardening_support import MOVE, llm_config
 from tests.tangram.test_hardening2_support import play_one_turn, play_request, records
 from tests.tangram.test_session import ScriptedPlayer, advance, frame, make_session
-from tests.tangram.turn_support import Driver
+from tests.tangram.turn_support import LINES, Driver
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
 LINE = "Still thinking, one moment."
@@ -124,7 +123,7 @@ async def test_the_session_never_sends_it_when_switched_off() -> None:
     await session.handle_raw(frame("playRequest"))
     await advance(session, 30.0)
     await conn.until("finish")
-    assert [f["message"] for f in conn.sent if f["type"] == "chat"] == [RAN_OUT]
+    assert [f["message"] for f in conn.sent if f["type"] == "chat"] == [LINES("ran_out")]
     await session.close()
 
 

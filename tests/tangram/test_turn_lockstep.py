@@ -17,10 +17,13 @@ import pytest
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision
 from agent.games.tangram.protocol import chat_frame, finish_frame, parse_frame, play_frame
+from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay
 from agent.games.tangram.sim.game import PlayRecord, SimGame, frame_text
 from agent.games.tangram.turn import Phase, TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
+from agent.games.tangram.turn.timing import FEEDBACK_LOST_S
+from tests.tangram.turn_support import LINES
 
 
 class Lockstep:
@@ -28,13 +31,15 @@ class Lockstep:
     are all events at fake times, run in time order."""
 
     def __init__(self, decisions: list[Decision | None], *, deadline: float = 10.0, think_s: float = 1.0,
-                 feedback_delay: float = 0.0, stale: bool = False) -> None:
+                 feedback_delay: FeedbackDelay | None = None, stale: bool = False) -> None:
         self.now = 0.0
-        self.game = SimGame(clock=lambda: self.now, animation=0.5, stale_collisions=stale)
-        self.machine = TurnMachine(TurnRules(deadline, 3))
+        self.game = SimGame(clock=lambda: self.now, animation=0.5, stale_collisions=stale,
+                            feedback_delay=feedback_delay)
+        self.machine = TurnMachine(TurnRules(deadline, 3, lines=LINES))
         self.decisions = list(decisions)
         self.think_s = think_s
-        self.feedback_delay = feedback_delay
+        self.feedbacks: list[float] = []
+        """When each play's feedback went out (the game's clock)."""
         self._queue: list[tuple[float, int, Callable[[], None]]] = []
         self._order = itertools.count()
         self._timers: dict[str, float] = {}
@@ -57,7 +62,7 @@ class Lockstep:
             self.feed(ev.FrameSent(self.now, "play", True))
             if reaction.send_feedback and reaction.play is not None and not self.lose_feedback:
                 play = reaction.play
-                self.at(self.game.feedback_due(play) + self.feedback_delay, lambda: self._feedback(play))
+                self.at(self.game.feedback_due(play), lambda: self._feedback(play))
         elif isinstance(action, act.SendFinish):
             self.game.handle_agent_frame(finish_frame())
             self.feed(ev.FrameSent(self.now, "finish", True))
@@ -72,6 +77,7 @@ class Lockstep:
             self.outcomes.append(action.fields["outcome"])
 
     def _feedback(self, play: PlayRecord) -> None:
+        self.feedbacks.append(self.now)
         self.feed(ev.Feedback(self.now, parse_frame(frame_text(self.game.play_feedback_frame(play)))))
 
     def _answer(self, ask: act.AskPlayer) -> None:
@@ -102,6 +108,13 @@ class Lockstep:
         assert [v.kind for v in self.game.violations] == []
         assert len(self.game.turns) == turns and all(t.ended_by == "finish" for t in self.game.turns)
         assert self.machine.phase is Phase.IDLE
+        # The simulator's game only flags a finish during the tween; a slow game's landing lasts
+        # until its feedback: no finish (nor play) of a turn before its plays' feedbacks.
+        for turn in self.game.turns:
+            assert turn.ended_at is not None
+            for play in turn.plays:
+                if play.landing is not None:
+                    assert turn.ended_at >= play.at + play.landing - 1e-9, (turn.ended_at, play.at, play.landing)
 
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
@@ -139,19 +152,36 @@ def test_stale_collisions_are_settled_by_the_same_play(stale: bool) -> None:
     run.assert_clean(2)
 
 
-def test_a_slow_game_whose_feedback_misses_the_deadline_gets_finish_after_the_animation() -> None:
-    run = Lockstep([Decision(GREEN, "Green.")], deadline=4.0, think_s=2.0, feedback_delay=5.0)
+@pytest.mark.parametrize("think_s", [1.0, 4.6])
+def test_a_slow_game_gets_its_finish_only_after_the_feedback(think_s: float) -> None:
+    # 4.6 s: the decision comes just before the first turn's work time ends (10 - 5 - 0.3 s).
+    run = Lockstep([Decision(GREEN, "Green.")], deadline=10.0, think_s=think_s, feedback_delay=PRESETS["loaded"])
     run.turn()
     run.assert_clean(1)
     turn = run.game.turns[0]
-    assert turn.ended_at is not None and turn.ended_at <= 4.0 and run.outcomes == ["deadline"]
+    [play] = turn.plays
+    assert play.landing is not None and play.landing >= 4.0 and run.outcomes == ["played"]
+    assert turn.ended_at == pytest.approx(play.at + play.landing)
 
 
-def test_a_game_that_never_answers_a_play_still_gets_finish_after_its_animation() -> None:
+def test_turns_on_the_real_games_times_all_end_played_and_after_their_feedback() -> None:
+    decisions: list[Decision | None] = [Decision(Pose("Green", 20.0 + 8 * i, 50.0, 0.0), "Green.") for i in range(8)]
+    run = Lockstep(decisions, deadline=12.0, think_s=2.0, feedback_delay=PRESETS["real"])
+    for _ in range(8):
+        run.turn()
+    run.assert_clean(8)
+    assert run.outcomes == ["played"] * 8 and all(t.ended_at is not None for t in run.game.turns)
+    assert run.machine.landing_s > 4.0  # learnt from the game's own times, with headroom
+
+
+def test_a_game_that_never_answers_a_play_still_gets_finish_at_the_hard_cap() -> None:
     run = Lockstep([Decision(GREEN, "Green.")], deadline=6.0)
     run.lose_feedback = True
     run.turn()
     run.assert_clean(1)
+    [play] = run.game.turns[0].plays
+    assert run.game.turns[0].ended_at == pytest.approx(play.at + FEEDBACK_LOST_S)
+    assert run.outcomes == ["no-feedback"]
 
 
 def test_a_player_that_never_answers_ends_with_finish_by_the_deadline() -> None:

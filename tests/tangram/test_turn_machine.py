@@ -12,12 +12,23 @@ from agent.games.tangram.players.base import Decision
 from agent.games.tangram.turn import Phase
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
-from agent.games.tangram.turn.machine import BAD_FEEDBACK, BAD_FRAME, BAD_REQUEST, BUG, RAN_OUT, STOPPING
-from agent.games.tangram.turn.timing import ANIMATION_S, FEEDBACK_GRACE_S, FINISH_MARGIN_S, SEND_MARGIN_S
-from tests.tangram.turn_support import Driver
+from agent.games.tangram.turn.timing import (
+    ANIMATION_MARGIN_S,
+    ANIMATION_S,
+    FEEDBACK_LOST_S,
+    FINISH_MARGIN_S,
+    SLOW_LANDING_S,
+)
+from tests.tangram.turn_support import LINES, Driver
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
 CLEAR = {"Green": (50, 50, 0, [])}
+RAN_OUT, BAD_FEEDBACK, BAD_FRAME = LINES("ran_out"), LINES("bad_feedback"), LINES("bad_frame")
+BAD_REQUEST, BUG, STOPPING = LINES("bad_request"), LINES("bug"), LINES("stopping")
+FIRST_LANDING_10 = 5.0
+"""The landing reserve of a first turn with a 10 s deadline: the slow case, at most half the turn."""
+WORK_10 = 10.0 - FIRST_LANDING_10 - FINISH_MARGIN_S
+"""The work time of a first turn with a 10 s deadline."""
 
 
 def ends(d: Driver) -> list[str]:
@@ -42,10 +53,10 @@ def test_a_clean_play_is_said_sent_and_finished_once_its_feedback_is_in() -> Non
     d.check_rules()
 
 
-def test_the_decision_deadline_leaves_the_reserve_and_the_send_margin() -> None:
+def test_the_decision_deadline_leaves_the_fallback_reserve_and_the_slow_games_landing() -> None:
     d = Driver(deadline=60.0)
     d.request()
-    work_until = 60.0 - SEND_MARGIN_S
+    work_until = 60.0 - SLOW_LANDING_S - FINISH_MARGIN_S  # a first turn assumes the slow real game
     assert d.asks[-1].decide_by == pytest.approx(work_until - 3.0)
     assert d.timers["work"] == pytest.approx(work_until)
 
@@ -121,7 +132,7 @@ def test_a_player_that_never_answers_is_cut_off_at_the_work_deadline() -> None:
     d.request()
     d.advance(10.0)
     assert d.kinds() == ["chat", "finish"] and d.said() == [RAN_OUT]
-    assert d.at(act.SendFinish) == [pytest.approx(10.0 - SEND_MARGIN_S)]
+    assert d.at(act.SendFinish) == [pytest.approx(WORK_10)]
     assert d.cancelled == [d.asks[-1].ask_id] and ends(d) == ["deadline"]
 
 
@@ -135,43 +146,46 @@ def test_a_late_decision_after_the_deadline_is_dropped() -> None:
     assert d.kinds().count("finish") == 1
 
 
-def test_feedback_that_never_comes_is_waited_for_then_finish_within_the_deadline() -> None:
+def test_feedback_that_never_comes_is_waited_for_up_to_the_hard_cap_then_finish() -> None:
     d = Driver(deadline=10.0)
     d.request()
     d.advance(1.0)
     d.decide(Decision(GREEN, "Green."))
-    d.advance(30.0)
+    d.advance(FEEDBACK_LOST_S - 0.01)  # far past the deadline: still no finish while the play may land
+    assert d.kinds() == ["chat", "play"] and d.machine.phase is Phase.PLAYING
+    d.advance(1.0)
     [played], [finished] = d.at(act.SendPlay), d.at(act.SendFinish)
-    work_until = 10.0 - SEND_MARGIN_S
-    assert finished == pytest.approx(min(work_until + FEEDBACK_GRACE_S, 10.0 - FINISH_MARGIN_S))
-    assert finished >= played + ANIMATION_S and finished <= 10.0
-    assert d.said()[-1] == RAN_OUT and ends(d) == ["deadline"]
+    assert finished == pytest.approx(played + FEEDBACK_LOST_S)
+    assert d.said()[-1] == LINES("no_feedback") and ends(d) == ["no-feedback"]
+    assert d.records("feedback_lost") == [{"turn": 1, "waited_s": FEEDBACK_LOST_S}]
+    assert d.machine.landing_s > SLOW_LANDING_S  # a lost feedback makes later plays keep their distance
 
 
 def test_feedback_during_the_settling_wait_finishes_at_once_and_is_recorded_late() -> None:
-    d = Driver(deadline=5.0)
+    d = Driver(deadline=10.0)
     d.request()
-    d.advance(3.0)
     d.decide(Decision(GREEN, "Green."))
-    d.advance(0.3)  # past the work deadline (3.2): the turn now waits for the play's feedback
-    assert d.machine.phase is Phase.SETTLING
     d.advance(0.3)
+    d.feed(ev.Unreadable(d.now, "chatRequest", "message 7"))  # ends the turn, once the play has landed
+    assert d.machine.phase is Phase.SETTLING
+    d.advance(3.0)  # longer than the animation: still waiting for the feedback
+    assert d.kinds()[-1] == "chat"
     d.feedback(CLEAR)
-    assert d.at(act.SendFinish) == [pytest.approx(3.6)]
+    assert d.at(act.SendFinish) == [pytest.approx(3.3)]
     assert d.records("late_feedback") == [{"turn": 1, "collisions": {}}]
 
 
-def test_no_play_is_sent_that_cannot_be_seen_through() -> None:
+def test_no_play_is_sent_that_cannot_land_before_the_deadline() -> None:
     d = Driver(deadline=10.0)
     d.request()
-    d.advance(10.0 - SEND_MARGIN_S - 0.01)
-    d.advance(0.005)
-    d.decide(Decision(GREEN, "Green."))  # just in time for the play
+    d.advance(WORK_10 - 0.01)
+    d.decide(Decision(GREEN, "Green."))  # just in time for the play to land
     assert d.kinds()[-1] == "play"
-    d2 = Driver(deadline=1.5)  # too short for any play
+    d2 = Driver(deadline=10.0)
     d2.request()
+    d2.now = WORK_10 + 0.01  # the decision is handled before the work timer that is also due
     d2.decide(Decision(GREEN, "Green."))
-    assert "play" not in d2.kinds() and ends(d2) == ["no-time"]
+    assert "play" not in d2.kinds() and ends(d2) == ["no-time"] and d2.said() == [LINES("no_time")]
 
 
 # ---------------------------------------------------------------------- unreadable frames
@@ -209,12 +223,14 @@ def test_another_unreadable_frame_during_the_animation_waits_for_the_feedback() 
 
 
 def test_an_unreadable_feedback_during_the_settling_wait_ends_it_at_once() -> None:
-    d = Driver(deadline=2.2)
+    d = Driver(deadline=10.0)
     d.request()
     d.decide(Decision(GREEN, "Green."))
-    d.advance(0.6)  # past the work window (0.4 s): settling
+    d.feed(ev.Unreadable(d.now, None, "not JSON"))
+    assert d.machine.phase is Phase.SETTLING and d.said()[-1] == BAD_FRAME
+    d.advance(2.5)
     d.feed(ev.Unreadable(d.now, "playFeedback", "state 12"))
-    assert d.at(act.SendFinish) == [pytest.approx(0.6)]
+    assert d.at(act.SendFinish) == [pytest.approx(2.5)]
 
 
 def test_an_unreadable_play_request_gets_a_chat_line_and_finish_and_no_turn() -> None:
@@ -266,9 +282,9 @@ def test_a_second_play_request_during_the_animation_holds_the_next_play_until_it
     d.advance(0.1)
     d.request()
     d.decide(Decision(Pose("Green", 30, 30, 0), "again"))
-    assert d.kinds() == ["chat", "play", "chat"]  # the play waits for the first one's animation
+    assert d.kinds() == ["chat", "play"]  # the play (and its line) wait for the first one's animation
     d.advance(0.6)
-    assert d.kinds()[-1] == "play"
+    assert d.kinds() == ["chat", "play", "chat", "play"]
     first, second = d.at(act.SendPlay)
     assert second >= first + ANIMATION_S
 
@@ -284,17 +300,32 @@ def test_shutdown_while_deciding_says_goodbye_and_finishes() -> None:
     assert d.records("turn_end")[0] == {**d.records("turn_end")[0], "outcome": "shutdown", "finish_sent": True}
 
 
-def test_shutdown_during_the_animation_finishes_only_once_it_is_over() -> None:
+def test_shutdown_while_a_play_lands_finishes_when_its_feedback_comes() -> None:
     d = Driver()
     d.request()
     d.decide(Decision(GREEN, "Green."))
     d.advance(0.1)
     d.feed(ev.Shutdown(d.now))
     assert d.kinds() == ["chat", "play", "chat"]
-    d.advance(1.0)
+    d.advance(2.4)  # the slow game's feedback, long after the animation
+    assert d.kinds()[-1] == "chat"
+    d.feedback(CLEAR)
     [played], [finished] = d.at(act.SendPlay), d.at(act.SendFinish)
-    assert finished - played == pytest.approx(ANIMATION_S + 0.1)
+    assert finished - played == pytest.approx(2.5)
     assert ends(d) == ["shutdown"]
+
+
+def test_shutdown_waits_for_a_feedback_no_longer_than_plays_take_to_land_here() -> None:
+    d = Driver()
+    d.request()
+    d.decide(Decision(GREEN, "Green."))
+    d.advance(0.1)
+    d.feed(ev.Shutdown(d.now))
+    d.advance(60.0)
+    [played], [finished] = d.at(act.SendPlay), d.at(act.SendFinish)
+    assert finished - played == pytest.approx(FIRST_LANDING_10)
+    assert d.machine.shutdown_wait_s == pytest.approx(FIRST_LANDING_10)
+    assert finished - played >= ANIMATION_S + ANIMATION_MARGIN_S
 
 
 def test_a_finish_that_could_not_be_sent_is_recorded_so() -> None:
@@ -345,7 +376,7 @@ def test_our_own_move_whose_feedback_never_came_is_not_the_partners() -> None:
     d = Driver(deadline=5.0)
     d.request()
     d.decide(Decision(GREEN, "Green."))
-    d.advance(10.0)
+    d.advance(FEEDBACK_LOST_S + 1.0)
     play = d.at(act.SendPlay)
     assert play
     sent = next(a for _, a in d.sent if isinstance(a, act.SendPlay))

@@ -11,6 +11,10 @@ from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
 from agent.games.tangram.turn.timing import ANIMATION_S
+from agent.games.tangram.turn_lines import shipped_turn_lines
+
+LINES = shipped_turn_lines()
+"""The shipped words of the turn's own lines: ``LINES("ran_out")``."""
 
 NAMES = ("Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown")
 DRAWER = {"Red": 180.0, "Cream": 90.0, "Blue": 225.0, "Green": 0.0, "Yellow": -90.0, "Purple": 45.0, "Brown": 0.0}
@@ -33,7 +37,8 @@ class Driver:
     def __init__(self, deadline: float = 10.0, max_feedback_iterations: int = 3, *,
                  thinking_after_s: float | None = None, thinking_line: str = "Let me think about this one.",
                  auto_sent: bool = True) -> None:
-        self.machine = TurnMachine(TurnRules(deadline, max_feedback_iterations, thinking_after_s, thinking_line))
+        self.machine = TurnMachine(TurnRules(deadline, max_feedback_iterations, thinking_after_s, thinking_line,
+                                             LINES))
         self.now = 0.0
         self.timers: dict[str, float] = {}
         self.actions: list[act.Action] = []

@@ -49,6 +49,8 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.factory import PlayerSource, make_player_factory
 from agent.games.tangram.session import Session
 from agent.games.tangram.thinking import thinking_line
+from agent.games.tangram.turn.state import TurnLines
+from agent.games.tangram.turn_lines import turn_lines
 
 log = logging.getLogger(__name__)
 
@@ -123,9 +125,12 @@ class AgentServer:
     _resource_filter: ResourceErrorFilter = field(default_factory=lambda: ResourceErrorFilter(LIMIT_LOG_EVERY_S))
     thinking: str | None = None
     """The turn's "thinking" chat line (turn.thinking_line), rendered once for every session."""
+    lines: TurnLines | None = None
+    """The words of the turn's own chat lines (turn_lines.j2), loaded and checked once for every session."""
 
     def __post_init__(self) -> None:
         self.thinking = thinking_line(self.config)
+        self.lines = turn_lines(self.config)
 
     @property
     def port(self) -> int:
@@ -307,7 +312,7 @@ class AgentServer:
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
                                 secrets=self.secrets, tags=self.config.tags, keep_files=self.config.transcripts.images)
         session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer,
-                          study=self.study, thinking=self.thinking)
+                          study=self.study, thinking=self.thinking, lines=self.lines)
         session.images = self.images
         self.sessions.add(session)
         spoke = False

@@ -47,7 +47,8 @@ from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
-from agent.games.tangram.turn.timing import ANIMATION_MARGIN_S, ANIMATION_S
+from agent.games.tangram.turn.state import TurnLines
+from agent.games.tangram.turn_lines import turn_lines
 from agent.games.tangram.views import Views, drop
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class Supervisor(Protocol):
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
                  *, peer: str = "?", study: dict[str, Any] | None = None, clock: Clock | None = None,
-                 thinking: str | None = None) -> None:
+                 thinking: str | None = None, lines: TurnLines | None = None) -> None:
         self.config = config
         self.ws = connection
         self.player = player
@@ -91,7 +92,8 @@ class Session:
         self.memory = Memory(max(2, 2 * config.chat_history))
         # The server renders the thinking line once for every session; made here only without one.
         thinking = thinking or (thinking_line(config) if config.turn.thinking_line else None)
-        self.machine = TurnMachine(TurnRules.of(config.turn, thinking))
+        # Likewise the words of the turn's own lines (turn_lines.j2), loaded and checked once.
+        self.machine = TurnMachine(TurnRules.of(config.turn, thinking, lines or turn_lines(config)))
         self._act_lock = asyncio.Lock()
         self._idle = asyncio.Event()  # set while no turn is in progress
         self._idle.set()
@@ -139,11 +141,12 @@ class Session:
         if self._closed:
             return
         if polite and self.machine.busy:
-            # The machine waits out a running animation, then says goodbye and finishes. A game that
-            # stopped reading must not hold up the shutdown, hence the bound.
+            # The machine waits for a landing play (as long as plays take to land on this connection),
+            # then says goodbye and finishes. A game that stopped reading must not hold up the
+            # shutdown, hence the bound.
             self._spawn(self._feed(ev.Shutdown(self.clock.now())))
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(ANIMATION_S + ANIMATION_MARGIN_S + POLITE_SEND_S):
+                async with asyncio.timeout(self.machine.shutdown_wait_s + POLITE_SEND_S):
                     await self._idle.wait()
         self._closed = True
         for handle in self._timers.values():

@@ -6,17 +6,22 @@ One :class:`TurnMachine` lives per session (a connection). The session feeds it 
 
 - ``finish`` is sent once per turn, and only on entering FINISHED (:meth:`TurnMachine._finish`
   is the one place that emits it);
-- neither a ``play`` nor the ``finish`` goes out while the game still animates the last play:
-  the turn waits for that play's feedback, or (SETTLING) for the animation to be over;
+- neither a ``play`` nor the ``finish`` goes out while a play's feedback is outstanding, whatever
+  the deadline says: the turn waits for it (bounded only by the hard cap, timing.FEEDBACK_LOST_S);
+- the time the game takes to land a play is learnt from this connection's plays and reserved
+  before a play is started: a play that could not land before the deadline is not started;
 - a decision that comes back after its turn moved on (the deadline, a bad frame, a new turn) is
   dropped;
 - a bug while handling an event ends the turn politely (a chat line, then ``finish``), and every
-  turn ends by its deadline whatever the player or the game does.
+  turn ends whatever the player or the game does: by its deadline, unless the game is slower to
+  land a play than it has been (then by as much), at the latest at the hard cap;
+- the turn's own chat lines say what happened (nothing played, the piece put back, left for the
+  game to check); their words are in prompts/tangram/turn_lines.j2.
 
 Phases: IDLE (no turn) -> DECIDING (the player's move) -> PLAYING (a play is out, its feedback
 awaited) -> ADJUSTING (the player corrects after a reported collision) -> PLAYING ... ; any of them
--> SETTLING (the turn is over but a play's feedback is still outstanding) -> FINISHED (``finish``
-sent) -> IDLE once the session reports it sent. See docs/turns.md for the diagram.
+-> SETTLING (the turn is over but a play's feedback is still outstanding, or its animation still
+runs) -> FINISHED (``finish`` sent) -> IDLE once the session reports it sent. See docs/turns.md.
 """
 
 from __future__ import annotations
@@ -42,25 +47,39 @@ from agent.games.tangram.turn.moves import (
     reported_rotation,
     start_of_turn_pose,
 )
-from agent.games.tangram.turn.state import ASKING, HOLD, SETTLE, THINKING, WORK, Phase, TurnRules, TurnState
-from agent.games.tangram.turn.timing import ANIMATION_MARGIN_S, ANIMATION_S, TurnTimes
+from agent.games.tangram.turn.state import (
+    ASKING,
+    HOLD,
+    LOST,
+    SETTLE,
+    THINKING,
+    WORK,
+    LineName,
+    Phase,
+    TurnLines,
+    TurnRules,
+    TurnState,
+)
+from agent.games.tangram.turn.timing import (
+    ANIMATION_MARGIN_S,
+    ANIMATION_S,
+    FEEDBACK_LOST_S,
+    LandingTimes,
+    TurnTimes,
+)
 
-# The chat lines the turn says when it ends for a reason other than the player's move. The game
-# shows them to the participant as the agent's words (docs/turns.md, "Always finish").
-RAN_OUT = "I ran out of time on this turn, sorry. Your go!"
-NO_TIME = "I'm out of time to move a piece this turn, sorry. Your go!"
-BAD_FEEDBACK = "I couldn't read the game's answer to my move, so I'll stop here. Your go!"
-BAD_FRAME = "I couldn't read the game's last message, so I'm ending my turn here. Your go!"
-BAD_REQUEST = "I couldn't read the game's request, so I'll skip this turn. Your go!"
-BAD_CHAT = "Sorry, I could not read that message."
-BUG = "Something went wrong on my side this turn; your go!"
-STOPPING = "I have to stop now: the AI partner is shutting down."
 
 class TurnMachine:
     """The turn's rules. :meth:`handle` never raises and never blocks."""
 
     def __init__(self, rules: TurnRules) -> None:
+        if rules.lines is None:
+            raise ValueError("TurnRules.lines is required: the words of the turn's own chat lines "
+                             "(agent.games.tangram.turn_lines)")
         self.rules = rules
+        self._lines: TurnLines = rules.lines
+        self._landing = LandingTimes()
+        """How long this connection's game takes to land a play, learnt from its feedbacks."""
         self.phase = Phase.IDLE
         self._turn: TurnState | None = None
         self._asks = 0
@@ -76,6 +95,16 @@ class TurnMachine:
     @property
     def turn_id(self) -> int | None:
         return self._turn.turn_id if self._turn is not None else None
+
+    @property
+    def landing_s(self) -> float:
+        """The time reserved for a play to land, as learnt so far on this connection."""
+        return self._landing.reserve(self.rules.deadline)
+
+    @property
+    def shutdown_wait_s(self) -> float:
+        """The longest a polite stop waits for the machine's finish (the landing of a play out now)."""
+        return max(ANIMATION_S + ANIMATION_MARGIN_S, self.landing_s)
 
     @property
     def busy(self) -> bool:
@@ -122,6 +151,10 @@ class TurnMachine:
     def _record(self, kind: str, **fields: object) -> None:
         self._emit(act.Record(kind, dict(fields)))
 
+    def _say(self, line: LineName, *, piece: str = "", reason: str = "") -> None:
+        """One of the turn's own lines, in the template's words."""
+        self._emit(act.Say(self._lines(line, piece=piece, reason=reason)))
+
     def _timer(self, name: str, at: float) -> None:
         self._timers[name] = at
         self._emit(act.SetTimer(name, at))
@@ -141,7 +174,7 @@ class TurnMachine:
             # finish for the old turn now would end the new one.
             self._emit(act.Log(logging.WARNING, "new playRequest while a turn was running; abandoning the old turn"))
             self._abandon(event.at, "cancelled")
-        times = TurnTimes.of(event.at, self.rules.deadline)
+        times = TurnTimes.of(event.at, self.rules.deadline, self.landing_s)
         t = self._turn = TurnState(event.turn_id, times, frame=event.frame, latest=event.frame.state,
                                board=board_of(event.frame.state))
         self._record("turn_start", turn=t.turn_id, objective=event.frame.objective)
@@ -191,19 +224,35 @@ class TurnMachine:
             self._record("repair", proposed=pose_dict(decision.pose), repaired=pose_dict(fixed.pose),
                          displacement=round(fixed.displacement, 3), reason=fixed.reason)
             if fixed.pose is None:
-                self._emit(act.Say(f"{fixed.reason} I'll pass this turn."),
-                           act.Remember("agent", f"(passed) {fixed.reason}"))
+                self._say("no_valid_pose", reason=fixed.reason)
+                self._emit(act.Remember("agent", f"(passed) {fixed.reason}"))
                 self._end(now, "no-valid-pose")
                 return
             pose = fixed.pose
-        if not t.times.time_for_a_play(now):
-            self._emit(act.Say(NO_TIME))
-            self._end(now, "no-time")
+        if not self._may_play(now):
+            self._no_time(now, pose.piece, stale=resend is not None)
             return
-        if not t.said:
-            self._emit(act.Say(decision.chat))
-            t.said = True
         self._play(now, pose, "move")
+
+    def _may_play(self, now: float) -> bool:
+        """A play started now (or when an earlier one's animation is over) lands before the deadline,
+        with the landing time learnt so far; none starts once the work time ended during a landing."""
+        t = self._need_turn()
+        return not t.overtime and t.times.time_for_a_play(max(now, self._quiet_at), self.landing_s)
+
+    def _no_time(self, now: float, piece: str, *, stale: bool = False) -> None:
+        """No play can land before the deadline: say what that leaves on the board, and end."""
+        t = self._need_turn()
+        if t.plays == 0:  # nothing of ours moved this turn
+            self._say("no_time")
+            self._emit(act.Remember("agent", "(no time to move a piece)"))
+        elif stale:  # our geometry says it is clear; the game checks again at the finish
+            self._say("no_time_check", piece=piece)
+            self._emit(act.Remember("agent", f"(no time to settle {piece})"))
+        else:  # it overlaps as reported: the finish puts it back
+            self._say("no_time_fix", piece=piece)
+            self._emit(act.Remember("agent", f"(no time to fix {piece}; the game puts it back)"))
+        self._end(now, "no-time")
 
     def _play(self, now: float, pose: Pose, purpose: Literal["move", "return"]) -> None:
         t = self._need_turn()
@@ -213,14 +262,34 @@ class TurnMachine:
             t.held = pose
             self._timer(HOLD, self._quiet_at)
             return
-        assert t.latest is not None
+        assert t.latest is not None and t.decision is not None
         rotation = rotation_to_send(reported_rotation(t.latest, pose.piece), pose.rotation)
+        if purpose == "move" and not t.said:  # the decision's line goes out with its play, not before
+            self._emit(act.Say(t.decision.chat))
+            t.said = True
         self._own_moves[pose.piece] = pose
         t.awaiting, t.held = True, None
         t.sent += 1
-        # Until the session reports the play sent, count its animation from now; FrameSent moves it.
-        self._quiet_at = now + ANIMATION_S + ANIMATION_MARGIN_S
+        # Until the session reports the play sent, count from now; FrameSent moves both.
+        self._sent(now)
         self._emit(act.SendPlay(pose.piece, pose.x, pose.y, rotation))
+
+    def _sent(self, at: float) -> None:
+        """The play out now left at ``at``: its animation, its landing time and the hard cap count from there."""
+        t = self._need_turn()
+        t.sent_at = at
+        self._quiet_at = at + ANIMATION_S + ANIMATION_MARGIN_S
+        self._timer(LOST, at + FEEDBACK_LOST_S)
+
+    def _landed(self, now: float) -> None:
+        """The play out now was answered (readably or not): its landing time is learnt, the wait is over."""
+        t = self._need_turn()
+        t.awaiting, self._quiet_at = False, -math.inf
+        self._timers.pop(LOST, None)
+        if t.sent_at is not None:
+            seconds = now - t.sent_at
+            self._landing.observe(seconds)
+            self._record("landing", seconds=round(seconds, 3), reserve_s=round(self.landing_s, 3))
 
     def _on_feedback(self, now: float, frame: GameFrame) -> None:
         t = self._turn
@@ -229,7 +298,7 @@ class TurnMachine:
             # to our next play (and each holds two images).
             self._emit(act.Log(logging.WARNING, "playFeedback we did not ask for, ignored"))
             return
-        t.awaiting, self._quiet_at = False, -math.inf
+        self._landed(now)
         t.latest = frame.state
         if self.phase is Phase.SETTLING:  # the turn is ending anyway: note what the game says, finish
             collisions = {n: list(p.collisions) for n, p in frame.state.on_board.items() if p.collisions}
@@ -279,6 +348,9 @@ class TurnMachine:
             t.decision = replace(decision, pose=corrected, source=f"{decision.source}+feedback")
             self._next_play(now, None)
             return
+        if not self._may_play(now):  # no point asking for a move that could not land
+            self._no_time(now, pose.piece)
+            return
         # The board as the game shows it now (our piece where it collides), image included.
         self._ask(Phase.ADJUSTING, "adjust", frame, collisions=tuple(collisions),
                   previous=Decision(pose, decision.chat), attempt=t.plays)
@@ -288,11 +360,14 @@ class TurnMachine:
         start (nothing is left overlapping for the finish check), if there is time for that play."""
         t = self._need_turn()
         assert t.frame is not None
-        if t.times.time_for_a_play(now):
+        if t.ask_id is not None:  # the work time ended while the player was adjusting
+            self._emit(act.CancelPlayer(t.ask_id))
+            t.ask_id = None
+        if self._may_play(now):
             self._play(now, start_of_turn_pose(t.frame.state, piece), "return")
             return
-        self._emit(act.Say(f"I couldn't find a clear spot for {piece} this turn, sorry."),
-                   act.Remember("agent", f"(could not place {piece})"))
+        self._say("gave_up", piece=piece)
+        self._emit(act.Remember("agent", f"(could not place {piece})"))
         self._end(now, "gave-up")
 
     def _returned(self, now: float, piece: str, state: GameState) -> None:
@@ -300,11 +375,11 @@ class TurnMachine:
         if reported is None or not reported.collisions:
             self._own_moves.pop(piece, None)
             self.last_state = state
-            self._emit(act.Say(f"I couldn't find a clear spot for {piece}, so I put it back where it was."),
-                       act.Remember("agent", f"(could not place {piece}; put it back)"))
+            self._say("gave_up_back", piece=piece)
+            self._emit(act.Remember("agent", f"(could not place {piece}; put it back)"))
         else:  # say what really happened
-            self._emit(act.Say(f"I couldn't find a clear spot for {piece} this turn, sorry."),
-                       act.Remember("agent", f"(could not place {piece})"))
+            self._say("gave_up", piece=piece)
+            self._emit(act.Remember("agent", f"(could not place {piece})"))
         self._end(now, "gave-up")
 
     # ------------------------------------------------------------------ off the path
@@ -316,26 +391,27 @@ class TurnMachine:
                 # A turn began but its frame is unreadable. Only finish ends it: the game build users
                 # run ignores an error frame and would wait on this turn for ever (GAME_FACTS).
                 self._record("unreadable_request", reason=event.reason[:200], answered="finish")
-                self._emit(act.Say(BAD_REQUEST))
+                self._say("bad_request")
                 if t is None:
-                    self._turn = TurnState(None, TurnTimes.of(event.at, self.rules.deadline))
+                    self._turn = TurnState(None, TurnTimes.of(event.at, self.rules.deadline, self.landing_s))
                     self._end(event.at, "unreadable-request")
             elif event.type_hint == "chatRequest":
-                self._emit(act.Say(BAD_CHAT))
+                self._say("bad_chat")
             return
         if self.phase is Phase.SETTLING:
             if event.type_hint == "playFeedback" and t.awaiting:
-                # The awaited feedback did come, unreadable: the animation is over, finish now.
-                t.awaiting, self._quiet_at = False, -math.inf
+                # The awaited feedback did come, unreadable: the play has landed, finish now.
+                self._landed(event.at)
                 self._finish()
             return
-        # The game may be waiting on us with state we cannot read: end the turn cleanly.
+        # The game may be waiting on us with state we cannot read: end the turn cleanly (once a
+        # play out now has landed).
         self._emit(act.Log(logging.INFO, f"turn {t.turn_id} ends early after an unreadable frame"))
         if event.type_hint == "playFeedback" and t.awaiting:
-            t.awaiting, self._quiet_at = False, -math.inf
-            self._emit(act.Say(BAD_FEEDBACK))
+            self._landed(event.at)
+            self._say("bad_feedback")
         else:
-            self._emit(act.Say(BAD_FEEDBACK if t.awaiting else BAD_FRAME))
+            self._say("bad_frame")
         self._end(event.at, "bad-frame")
 
     def _on_timer(self, event: ev.Timer) -> None:
@@ -348,12 +424,22 @@ class TurnMachine:
         if t is None:
             return
         if event.name == WORK and self.phase in (*ASKING, Phase.PLAYING):
-            self._emit(act.Log(logging.WARNING, f"turn {t.turn_id} hit the {self.rules.deadline:.0f} s deadline"),
-                       act.Say(RAN_OUT))
-            self._end(event.at, "deadline")
+            self._work_over(event.at, t)
+        elif event.name == LOST and t.awaiting and self.phase in (Phase.PLAYING, Phase.SETTLING):
+            waited = event.at - (t.sent_at if t.sent_at is not None else event.at)
+            self._emit(act.Log(logging.WARNING, f"turn {t.turn_id}: no feedback {waited:.0f} s after the play; "
+                                                "taking it as lost and finishing"))
+            self._landed(event.at)  # learnt as a very slow play: later plays keep their distance
+            self._record("feedback_lost", turn=t.turn_id, waited_s=round(waited, 3))
+            if self.phase is Phase.SETTLING:
+                self._finish()
+            else:
+                self._say("no_feedback")
+                self._end(event.at, "no-feedback")
         elif event.name == SETTLE and self.phase is Phase.SETTLING:
-            if t.awaiting:
-                self._emit(act.Log(logging.WARNING, f"turn {t.turn_id}: no feedback for the last play; finishing"))
+            if t.awaiting:  # a shutdown waited the landing time learnt so far (the only such case)
+                self._emit(act.Log(logging.WARNING, f"turn {t.turn_id}: stopping; the last play's feedback "
+                                                    "has not come within its usual landing time"))
             self._finish()
         elif event.name == HOLD and self.phase is Phase.PLAYING and t.held is not None:
             self._play(event.at, t.held, t.purpose)
@@ -362,16 +448,45 @@ class TurnMachine:
             self._emit(act.Say(self.rules.thinking_line))
             self._record("thinking", after_s=round(event.at - t.times.started, 3), text=self.rules.thinking_line)
 
+    def _work_over(self, now: float, t: TurnState) -> None:
+        """The turn's work time is over: what is landing lands; nothing new starts."""
+        if self.phase is Phase.PLAYING and t.awaiting:
+            # The play was started with its landing reserved: see it through, whatever the clock says.
+            t.overtime = True
+            self._emit(act.Log(logging.INFO, f"turn {t.turn_id}: work time over; waiting for the play to land"))
+            return
+        self._emit(act.Log(logging.WARNING, f"turn {t.turn_id} hit the {self.rules.deadline:.0f} s deadline"))
+        if self.phase is Phase.ADJUSTING:  # our piece overlaps something: put it back if there is time
+            assert t.pose is not None
+            self._give_up(now, t.pose.piece)
+            return
+        if t.sent == 0:  # deciding, or the first play still held: nothing of ours was played
+            self._say("ran_out")
+            self._emit(act.Remember("agent", "(ran out of time; no piece moved)"))
+            self._end(now, "deadline")
+            return
+        assert t.pose is not None  # a correction held back: the piece overlaps as reported
+        self._say("no_time_fix", piece=t.pose.piece)
+        self._end(now, "deadline")
+
     def _on_shutdown(self, now: float) -> None:
         t = self._turn
         if t is None or self.phase is Phase.FINISHED:
             return
         if self.phase is Phase.SETTLING:  # ending already: only the wait gets shorter
-            self._timer(SETTLE, max(now, self._quiet_at))
+            self._timer(SETTLE, self._shutdown_settle(now, t))
             return
         t.shutdown = True
-        self._emit(act.Say(STOPPING))
+        self._say("stopping")
         self._end(now, "shutdown")
+
+    def _shutdown_settle(self, now: float, t: TurnState) -> float:
+        """A polite stop waits for a landing play's feedback as long as plays take to land here
+        (the hard cap would keep the person stopping the agent waiting), and for the animation."""
+        until = max(now, self._quiet_at)
+        if t.awaiting and t.sent_at is not None:
+            until = max(until, t.sent_at + self.landing_s)
+        return until
 
     def _on_closed(self, now: float) -> None:
         if self._turn is not None:
@@ -382,7 +497,7 @@ class TurnMachine:
         if t is None:
             return
         if event.kind == "play" and t.awaiting:
-            self._quiet_at = event.at + ANIMATION_S + ANIMATION_MARGIN_S  # the animation starts now
+            self._sent(event.at)  # the animation starts now
         elif event.kind == "finish" and self.phase is Phase.FINISHED:
             self._close_turn(event.at, finish_sent=event.ok)
 
@@ -396,7 +511,7 @@ class TurnMachine:
         if self._turn is None or self.phase in (Phase.FINISHED, Phase.IDLE):
             return
         try:
-            self._emit(act.Say(BUG))
+            self._say("bug")
             self._end(now, "internal-error")
         except Exception as again:  # never leave the game waiting: finish, once
             self._emit(act.Record("error", {"where": "turn", "error": f"{type(again).__name__}: {again}"[:500]}))
@@ -414,11 +529,16 @@ class TurnMachine:
         t.held = None
         self._timers.pop(WORK, None)
         self._timers.pop(THINKING, None)
-        if t.awaiting or now < self._quiet_at:
+        if t.awaiting:
+            # Never a finish while a play is landing: wait for its feedback. The LOST timer (the
+            # hard cap) bounds the wait; a shutdown waits the usual landing time at most.
             self.phase = Phase.SETTLING
-            until = max(now, self._quiet_at) if t.shutdown or not t.awaiting \
-                else t.times.settle_until(now, self._quiet_at)
-            self._timer(SETTLE, until)
+            if t.shutdown:
+                self._timer(SETTLE, self._shutdown_settle(now, t))
+            return
+        if now < self._quiet_at:  # an animation we have no feedback to wait for (an earlier turn's)
+            self.phase = Phase.SETTLING
+            self._timer(SETTLE, self._quiet_at)
             return
         self._finish()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.players.base import Decision
@@ -14,9 +14,23 @@ from agent.games.tangram.turn.timing import TurnTimes
 if TYPE_CHECKING:  # the machine reads the config's values, never loads one
     from agent.games.tangram.config import TurnConfig
 
-WORK, SETTLE, HOLD, THINKING = "work", "settle", "hold", "thinking"
-"""The machine's timers: the end of the turn's work, the end of the wait for a feedback, a play held
-back while an earlier play still animates, the "thinking" line."""
+WORK, SETTLE, HOLD, THINKING, LOST = "work", "settle", "hold", "thinking", "lost"
+"""The machine's timers: the end of the turn's work, the end of a wait for the animation (or, on a
+shutdown, for the landing), a play held back while an earlier play still animates, the "thinking"
+line, and the hard cap on the wait for a play's feedback (timing.FEEDBACK_LOST_S)."""
+
+LineName = Literal["ran_out", "no_time", "no_time_fix", "no_time_check", "no_feedback", "no_valid_pose",
+                   "gave_up", "gave_up_back", "bad_feedback", "bad_frame", "bad_request", "bad_chat", "bug",
+                   "stopping"]
+"""The chat lines the turn says on its own (prompts/tangram/turn_lines.j2 has the words)."""
+LINE_NAMES: tuple[LineName, ...] = get_args(LineName)
+
+
+class TurnLines(Protocol):
+    """The words of the turn's own chat lines: ``line`` with its ``piece`` or ``reason``. Pure (a
+    template loaded and checked at start-up, :mod:`agent.games.tangram.turn_lines`)."""
+
+    def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "") -> str: ...
 
 
 class Phase(StrEnum):
@@ -40,12 +54,14 @@ class TurnRules:
     thinking_after_s: float | None = None
     """Say ``thinking_line`` when no play has gone out this long into the turn; None: never."""
     thinking_line: str = ""
+    lines: TurnLines | None = None
+    """The words of the turn's own lines; required (the machine refuses rules without them)."""
 
     @classmethod
-    def of(cls, turn: TurnConfig, thinking: str | None) -> TurnRules:
+    def of(cls, turn: TurnConfig, thinking: str | None, lines: TurnLines) -> TurnRules:
         """The rules of ``turn`` (the config's section); ``thinking``: the rendered line, None when off."""
         return cls(turn.deadline, turn.max_feedback_iterations, turn.thinking_after_s if thinking else None,
-                   thinking or "")
+                   thinking or "", lines)
 
 
 @dataclass
@@ -62,6 +78,10 @@ class TurnState:
     """Plays whose feedback came (corrections count; the move back does not)."""
     sent: int = 0
     """Plays sent (any purpose): a "thinking" line never follows one."""
+    sent_at: float | None = None
+    """When the play out now was sent (its landing time is measured from here)."""
+    overtime: bool = False
+    """The work time ended while a play was landing: that play is seen through, nothing new starts."""
     pose: Pose | None = None
     """The pose of the play out now."""
     purpose: Literal["move", "return"] = "move"
