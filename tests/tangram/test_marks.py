@@ -13,7 +13,7 @@ from PIL import Image
 
 from agent.core.images import prepare_image
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply, first_enum_responder
-from agent.games.tangram.annotate import annotate_board, annotate_drawer
+from agent.games.tangram.annotate import LINE_LIGHT, annotate_board, annotate_drawer
 from agent.games.tangram.config import Config, TangramImageConfig
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, inside_board, is_valid, polygon_px
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, rotation_distance, start_pose
@@ -24,7 +24,7 @@ from agent.games.tangram.protocol import parse_frame
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.game import OBJECTIVES
-from agent.games.tangram.sim.render import BOARD_COLOR, render_board, render_drawer
+from agent.games.tangram.sim.render import render_board, render_drawer
 
 SIDE = 512
 
@@ -45,8 +45,8 @@ def pixels(data: bytes) -> Image.Image:
     return Image.open(io.BytesIO(data)).convert("RGB")
 
 
-def darkness(img: Image.Image, x: int, y: int) -> int:
-    return -sum(img.getpixel((x, y)))
+def brightness(img: Image.Image, x: int, y: int) -> int:
+    return sum(img.getpixel((x, y)))
 
 
 # ---------------------------------------------------------------- the grid
@@ -61,36 +61,45 @@ def test_grid_lines_land_within_a_pixel_of_the_games_transform() -> None:
         ex, _ = game_transform(v, 0, size)
         _, mid_y = game_transform(0, v + 5, size)  # between two horizontal lines
         columns = range(round(ex) - 4, round(ex) + 5)
-        darkest = max(columns, key=lambda c: darkness(marked, c, round(mid_y)))
-        assert abs(darkest - ex) <= 1.0, (v, darkest, ex)
+        brightest = max(columns, key=lambda c: brightness(marked, c, round(mid_y)))
+        assert abs(brightest - ex) <= 1.0, (v, brightest, ex)
         _, ey = game_transform(0, v, size)
         mid_x, _ = game_transform(v + 5, 0, size)
         rows = range(round(ey) - 4, round(ey) + 5)
-        darkest_row = max(rows, key=lambda r: darkness(marked, round(mid_x), r))
-        assert abs(darkest_row - ey) <= 1.0, (v, darkest_row, ey)
+        brightest_row = max(rows, key=lambda r: brightness(marked, round(mid_x), r))
+        assert abs(brightest_row - ey) <= 1.0, (v, brightest_row, ey)
 
 
-def test_the_grid_is_faint_and_the_numbers_are_drawn() -> None:
+def test_the_grid_is_light_on_the_dark_board_and_the_numbers_are_drawn() -> None:
     base = prepared(render_board([]))
     marked = pixels(annotate_board(base, {}, ["grid"]))
     x, _ = game_transform(50, 0, marked.size)
     _, y = game_transform(0, 55, marked.size)
-    line = marked.getpixel((round(x), round(y)))
-    assert all(abs(a - b) <= 90 for a, b in zip(line, BOARD_COLOR, strict=True))  # faint, not black
-    # Numbers along the bottom edge: dark text pixels just above the bottom near x = 50.
+    assert marked.getpixel((round(x), round(y))) == LINE_LIGHT  # the board under it is near-black
+    # Numbers along the bottom edge: white text pixels just above the bottom near x = 50.
     _, bottom = game_transform(50, 0, marked.size)
     box = [(px, py) for px in range(round(x) - 8, round(x) + 9) for py in range(round(bottom) - 14, round(bottom) - 2)]
-    assert any(sum(marked.getpixel(p)) < 150 for p in box)
+    assert any(sum(marked.getpixel(p)) > 700 for p in box)
+
+
+def test_a_grid_line_over_a_light_piece_is_dark() -> None:
+    pose = Pose("Cream", 55, 50, 0)  # covers the line x = 50 around y = 50
+    base = prepared(render_board([pose]))
+    marked = pixels(annotate_board(base, {}, ["grid"]))
+    x, _ = game_transform(50, 0, marked.size)
+    _, y = game_transform(0, 48, marked.size)
+    assert pixels(base).getpixel((round(x) + 3, round(y))) == (250, 193, 147)
+    assert marked.getpixel((round(x), round(y))) == (0, 0, 0)
 
 
 # ---------------------------------------------------------------- labels
 
 
 def label_centre(img: Image.Image, box: tuple[float, float, float, float]) -> tuple[float, float]:
-    """Middle of the label's black halo (nothing else in a piece is that dark)."""
+    """Middle of the label's white text (nothing else on these pieces or the board is that light)."""
     x0, y0, x1, y1 = (round(v) for v in box)
     found = [(x, y) for x in range(max(0, x0), min(img.width, x1)) for y in range(max(0, y0), min(img.height, y1))
-             if sum(img.getpixel((x, y))) < 60]
+             if sum(img.getpixel((x, y))) > 690]
     assert found, "no label text found"
     xs, ys = [p[0] for p in found], [p[1] for p in found]
     return (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
@@ -184,12 +193,12 @@ def test_a_named_candidate_wins_over_whatever_else_the_answer_says() -> None:
 # ---------------------------------------------------------------- end to end
 
 
-def llm_config(base_url: str, tmp_path: Any, candidates: int, annotate: list[str]) -> Config:
+def llm_config(base_url: str, tmp_path: Any, candidates: int, annotate: list[str], source: str = "restored") -> Config:
     return Config.model_validate({
         "player": "llm", "turn": {"deadline": 10},
         "llm": {"base_url": base_url, "api_key_required": False, "request_timeout": 5, "candidates": candidates,
                 "retry": {"max_attempts": 1}},
-        "images": {"annotate": annotate}, "transcripts": {"dir": str(tmp_path / "transcripts")}})
+        "images": {"annotate": annotate, "source": source}, "transcripts": {"dir": str(tmp_path / "transcripts")}})
 
 
 def records(server: Any) -> list[dict[str, Any]]:
@@ -217,7 +226,7 @@ async def test_a_model_naming_candidate_a_plays_it_exactly(tmp_path: Any) -> Non
         schema = request["response_format"]["json_schema"]["schema"]
         assert schema["properties"]["candidate"]["anyOf"][0]["enum"] == ["A", "B", "C"]
         text = request["messages"][1]["content"][0]["text"]
-        assert "Checked candidates" in text and "- A: " in text and "- C: " in text and "faint grid" in text
+        assert "Checked candidates" in text and "- A: " in text and "- C: " in text and "thin grid" in text
     decisions = [r for r in records(server) if r["kind"] == "decision"]
     assert [d["candidate"] for d in decisions] == ["A", "A", "A"]
     assert all(d["image_layers"] == ["grid", "labels", "candidates"] for d in decisions[1:])
@@ -227,10 +236,11 @@ async def test_with_every_switch_off_the_games_pictures_and_no_mark_text_go_out(
     move = {"reasoning": "r", "action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55,
             "relation": None, "anchor": None, "relation2": None, "anchor2": None, "chat": "Roof."}
     async with FakeOpenAI(responder=lambda req: FakeReply.ok_json(move)) as fake, \
-            serve_agent(llm_config(fake.base_url, tmp_path, 0, []), host="127.0.0.1", port=0) as server:
+            serve_agent(llm_config(fake.base_url, tmp_path, 0, [], source="game"), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url, objective="A house") as game:
             game.human_move("Cream", 50, 30, 0)
-            sent_board, sent_drawer = (base64.b64decode(i) for i in game.game.images())
+            # The playRequest's pictures carry the human-turn highlight (Cream lit, the rest dimmed).
+            sent_board, sent_drawer = (base64.b64decode(i) for i in game.game.images(lit="Cream"))
             turn = await game.ai_turn(deadline=10)
             assert turn.finished
         request = fake.chat_requests[0]
@@ -250,7 +260,7 @@ async def test_candidates_alone_and_marks_alone(tmp_path: Any) -> None:
         async with GameClient(server.url, objective="A cat") as game:
             assert (await game.ai_turn(deadline=10)).finished
         text = fake.chat_requests[0].json["messages"][1]["content"][0]["text"]
-        assert "faint grid" in text and "dashed outline" not in text and "name written" not in text
+        assert "thin grid" in text and "dashed outline" not in text and "name written" not in text
         assert "- B: place" in text and "- C:" not in text
 
 

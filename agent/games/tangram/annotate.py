@@ -8,9 +8,14 @@ world-to-screen mapping (:mod:`agent.games.tangram.geometry.screen`), from the s
 
 Layers (``images.annotate``), drawn in this order:
 
-- ``grid``: faint lines every 10 board units, numbered along the bottom and left edges;
+- ``grid``: thin lines every 10 board units, numbered along the bottom and left edges;
 - ``labels``: each piece's name at its centre (the outline's centroid), on the board and in the drawer;
 - ``candidates``: each checked candidate's outline, dashed, and its letter at its centre.
+
+Every mark stays legible on the real game's near-black board and on any piece (issue 49): a line
+pixel is light grey over a dark pixel and black over a light one, whichever contrasts more with the
+pixel under it (WCAG contrast at least 3.2:1 for any colour under it), and text is white with a
+black halo (21:1 against its halo).
 
 Pure functions from PNG/JPEG bytes to bytes; CPU-bound (a few milliseconds at 512 px), so callers
 run them in a worker thread. The game's picture is never changed when no layer applies.
@@ -25,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from agent.games.tangram.geometry.frames import Pose
@@ -33,17 +39,16 @@ from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, b
 from agent.games.tangram.planner.candidates import Candidate
 
 GRID_STEP = 10
-GRID_LINE = (40, 40, 60, 70)
-"""RGBA: dark and mostly transparent, so the pieces stay recognisable under it."""
-GRID_EDGE = (40, 40, 60, 150)
-"""The board's 0 and 100 lines, a little stronger."""
-GRID_TEXT = (20, 20, 30, 255)
-TEXT_HALO = (255, 255, 255, 220)
+LINE_LIGHT = (200, 200, 200)
+"""A line's colour over dark pixels (the board, dark pieces): 9.5:1 on the board's 21, 21, 21."""
+LINE_DARK = (0, 0, 0)
+"""A line's colour over light pixels (Cream, Green, Yellow)."""
+GRID_TEXT = (255, 255, 255, 255)
+TEXT_HALO = (0, 0, 0, 255)
 LABEL_TEXT = (255, 255, 255, 255)
 LABEL_HALO = (0, 0, 0, 255)
 CANDIDATE_LINE = (0, 0, 0, 255)
-CANDIDATE_LINE_LIGHT = (255, 255, 255, 255)
-CANDIDATE_DISC = (255, 255, 255, 235)
+CANDIDATE_DISC = (255, 255, 255, 255)
 REFERENCE_SIDE = 512
 """Font sizes below are for a picture whose longest side is this; they scale with the picture."""
 
@@ -99,21 +104,50 @@ def _text(draw: ImageDraw.ImageDraw, at: Point, text: str, size: int, fill: tupl
               stroke_fill=halo)
 
 
-def _draw_grid(draw: ImageDraw.ImageDraw, size: tuple[int, int]) -> None:
-    w, h = size
-    scale = _scale(size)
-    font_size = round(11 * scale)
-    inset = 2 * scale
+def relative_luminance(rgb: np.ndarray) -> np.ndarray:
+    """WCAG 2 relative luminance of sRGB pixels (..., 3) in 0..255."""
+    c = np.asarray(rgb, dtype=np.float64) / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return np.asarray(lin @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """WCAG 2 contrast ratio (1 to 21) between two arrays of sRGB pixels."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return np.asarray((np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05))
+
+
+def _ink_lines(img: Image.Image, mask: Image.Image) -> None:
+    """Draw the lines of ``mask`` (L, 255 = line) on ``img`` in place, each pixel light or dark,
+    whichever contrasts more with the pixel it covers."""
+    m = np.asarray(mask) > 0
+    if not m.any():
+        return
+    px = np.array(img)
+    under = px[m]
+    light, dark = np.array(LINE_LIGHT), np.array(LINE_DARK)
+    use_light = contrast_ratio(under, light) >= contrast_ratio(under, dark)
+    px[m] = np.where(use_light[:, None], light, dark).astype(np.uint8)
+    img.paste(Image.fromarray(px, img.mode))
+
+
+def _draw_grid_lines(draw: ImageDraw.ImageDraw, size: tuple[int, int]) -> None:
     for v in range(0, 101, GRID_STEP):
-        colour = GRID_EDGE if v in (0, 100) else GRID_LINE
         x, _ = board_to_image(v, 0, size)
         _, y = board_to_image(0, v, size)
         top = board_to_image(v, 100, size)[1]
         bottom = board_to_image(v, 0, size)[1]
         left = board_to_image(0, v, size)[0]
         right = board_to_image(100, v, size)[0]
-        draw.line([(x, top), (x, bottom)], fill=colour, width=1)
-        draw.line([(left, y), (right, y)], fill=colour, width=1)
+        draw.line([(x, top), (x, bottom)], fill=255, width=1)
+        draw.line([(left, y), (right, y)], fill=255, width=1)
+
+
+def _draw_grid_numbers(draw: ImageDraw.ImageDraw, size: tuple[int, int]) -> None:
+    w, h = size
+    scale = _scale(size)
+    font_size = round(11 * scale)
+    inset = 2 * scale
     # Numbers along the bottom (x) and the left (y) edges, kept inside the picture: the board
     # reaches the crop's very edge.
     half = font_size * 0.6
@@ -136,23 +170,32 @@ def _draw_labels(draw: ImageDraw.ImageDraw, poses: Mapping[str, Pose], crop: Cro
         _text(draw, label_point(pose, crop, size), name, font_size, LABEL_TEXT, LABEL_HALO)
 
 
-def _dashed(draw: ImageDraw.ImageDraw, points: Sequence[Point], dash: float, width: int,
-            colours: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
-    """A closed outline in alternating dashes of two colours, readable on any background."""
+def _dashed(draw: ImageDraw.ImageDraw, points: Sequence[Point], dash: float, width: int) -> None:
+    """A closed dashed outline on a line mask (every other dash; the gaps keep it apart from a piece's edge)."""
     for (x0, y0), (x1, y1) in zip(points, [*points[1:], points[0]], strict=True):
         length = math.hypot(x1 - x0, y1 - y0)
         steps = max(1, math.ceil(length / dash))
-        for i in range(steps):
+        for i in range(0, steps, 2):
             a, b = i / steps, (i + 1) / steps
             draw.line([(x0 + (x1 - x0) * a, y0 + (y1 - y0) * a), (x0 + (x1 - x0) * b, y0 + (y1 - y0) * b)],
-                      fill=colours[i % 2], width=width)
+                      fill=255, width=width)
+
+
+def _candidate_outlines(img: Image.Image, candidates: Sequence[Candidate]) -> None:
+    """Each candidate's dashed outline, inked light or dark against what it covers."""
+    scale = _scale(img.size)
+    mask = Image.new("L", img.size, 0)
+    draw = ImageDraw.Draw(mask)
+    for cand in candidates:
+        _dashed(draw, piece_outline(cand.pose, BOARD_CROP, img.size), 6 * scale, max(2, round(2 * scale)))
+    _ink_lines(img, mask)
 
 
 def _draw_candidates(draw: ImageDraw.ImageDraw, candidates: Sequence[Candidate], size: tuple[int, int]) -> None:
+    """Each candidate's letter in a white disc at its centre (the outlines: :func:`_candidate_outlines`)."""
     scale = _scale(size)
     for cand in candidates:
         outline = piece_outline(cand.pose, BOARD_CROP, size)
-        _dashed(draw, outline, 6 * scale, max(2, round(2 * scale)), (CANDIDATE_LINE, CANDIDATE_LINE_LIGHT))
         cx, cy = _centroid(outline)
         r = 9 * scale
         draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=CANDIDATE_DISC, outline=CANDIDATE_LINE,
@@ -166,12 +209,14 @@ def _open(data: bytes) -> Image.Image:
 
 
 @lru_cache(maxsize=8)
-def _grid_layer(size: tuple[int, int]) -> Image.Image:
-    """The grid and its numbers for a picture of ``size``: the same for every board, so drawn once
-    per picture size (the game's pictures keep their size for a whole game) and pasted after."""
-    layer = Image.new("RGBA", size, (0, 0, 0, 0))
-    _draw_grid(ImageDraw.Draw(layer), size)
-    return layer
+def _grid_layers(size: tuple[int, int]) -> tuple[Image.Image, Image.Image]:
+    """(line mask, numbers) for a picture of ``size``: the same for every board, so drawn once per
+    picture size (the game's pictures keep their size for a whole game) and applied after."""
+    lines = Image.new("L", size, 0)
+    _draw_grid_lines(ImageDraw.Draw(lines), size)
+    numbers = Image.new("RGBA", size, (0, 0, 0, 0))
+    _draw_grid_numbers(ImageDraw.Draw(numbers), size)
+    return lines, numbers
 
 
 def _encode(img: Image.Image, encoding: Encoding) -> bytes:
@@ -200,8 +245,11 @@ def annotate_board(data: bytes | Image.Image, board: Mapping[str, Pose], layers:
     else:
         img = _open(data)
     if "grid" in drawn:
-        grid = _grid_layer(img.size)
-        img.paste(grid, (0, 0), grid)
+        lines, numbers = _grid_layers(img.size)
+        _ink_lines(img, lines)
+        img.paste(numbers, (0, 0), numbers)
+    if "candidates" in drawn:
+        _candidate_outlines(img, candidates)
     # An RGBA drawer on the RGB picture blends the translucent colours as it draws.
     draw = ImageDraw.Draw(img, "RGBA")
     if "labels" in drawn:

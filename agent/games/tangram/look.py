@@ -29,12 +29,14 @@ pixels at the 1920 x 1080 reference size, x right and y down.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
-from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop
+from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 
 RGB = tuple[int, int, int]
 Point = tuple[float, float]
+Box = tuple[float, float, float, float]
 
 __all__ = [
     "BOARD_CROP",
@@ -43,6 +45,7 @@ __all__ = [
     "DRAWER_CROP",
     "DRAWER_SIZE",
     "DRAWER_TEXTURE",
+    "DRAWN_POLYGONS",
     "DRAW_ORDER",
     "GAME_LOOK",
     "HUMAN_TURN_DIM",
@@ -51,11 +54,13 @@ __all__ = [
     "PIECE_COLORS",
     "PIECE_COLORS_FLOAT",
     "VINE",
+    "DrawnPolygon",
     "Look",
     "Modulate",
     "Texture",
     "VinePart",
     "dimmed",
+    "drawn_outline",
     "piece_color",
     "tinted",
 ]
@@ -86,6 +91,51 @@ PIECE_COLORS: dict[str, RGB] = {name: _to8(c) for name, c in PIECE_COLORS_FLOAT.
 
 DRAW_ORDER: tuple[str, ...] = ("Purple", "Brown", "Cream", "Red", "Yellow", "Green", "Blue")
 """The scene's node order: a later piece is drawn over an earlier one where they overlap."""
+
+NODE_SCALE = 0.4
+"""Every piece node is scaled by 0.4 in the scene."""
+
+
+@dataclass(frozen=True, slots=True)
+class DrawnPolygon:
+    """A piece's Polygon2D (what is drawn, a little different from its collision shape): its offset,
+    rotation (radians) and scale inside the node, and its points, in the node's pre-scale units."""
+
+    position: Point
+    rotation: float
+    scale: Point
+    points: tuple[Point, ...]
+
+
+DRAWN_POLYGONS: dict[str, DrawnPolygon] = {
+    "Purple": DrawnPolygon((2.80005, -1.20001), 0.785397, (1.0, 1.0),
+                           ((-66.1315, 0.953491), (-3.63159, 65.9535), (61.3685, 0.953613), (-1.13147, -64.0465))),
+    "Brown": DrawnPolygon((8.0, -8.0), 0.0, (1.0, 1.0), ((-40.0, -24.0), (88.0, -24.0), (24.0, 40.0), (-104.0, 40.0))),
+    "Cream": DrawnPolygon((-64.0404, 6.84457), -2.35619, (1.00003, 0.999299),
+                          ((-175.23, 95.7112), (5.07672, 95.7102), (5.07587, -84.7285))),
+    "Red": DrawnPolygon((8.0, -64.0), 2.35619, (1.0, 1.0), ((3.62378, -178.81), (5.3916, 6.80591), (187.472, 5.03833))),
+    "Yellow": DrawnPolygon((24.0, 0.0), 0.785397, (1.0, 1.0),
+                           ((46.2271, -11.7554), (-45.6967, -11.7556), (-45.6968, 80.1682))),
+    "Green": DrawnPolygon((3.05176e-05, 32.0), 0.0, (1.0, 1.0), ((-0.625, -64.5), (-63.125, 0.5), (64.375, 0.5))),
+    "Blue": DrawnPolygon((-96.0, 32.0), -1.57079, (1.0, 1.0),
+                         ((32.4423, 50.48), (-57.7133, 140.636), (122.599, 140.635))),
+}
+"""Each piece's Polygon2D in the scene."""
+
+
+def drawn_outline(name: str, origin: Point, rotation: float) -> list[Point]:
+    """Piece ``name``'s drawn polygon in world pixels, for a node at ``origin`` (world pixels) turned
+    ``rotation`` radians (Godot's: clockwise on screen, y down)."""
+    poly = DRAWN_POLYGONS[name]
+    cp, sp = math.cos(poly.rotation), math.sin(poly.rotation)
+    cn, sn = math.cos(rotation), math.sin(rotation)
+    out = []
+    for x, y in poly.points:
+        x, y = x * poly.scale[0], y * poly.scale[1]
+        lx, ly = x * cp - y * sp + poly.position[0], x * sp + y * cp + poly.position[1]
+        lx, ly = lx * NODE_SCALE, ly * NODE_SCALE
+        out.append((origin[0] + lx * cn - ly * sn, origin[1] + lx * sn + ly * cn))
+    return out
 
 HUMAN_TURN_DIM: float = 145 / 255
 """The human-turn highlight (``Color8(145, 145, 145)`` on every piece but the moved one)."""
@@ -176,10 +226,10 @@ class Look:
     draw_order: tuple[str, ...]
     outline_darken: float | None
     """None: flat pieces (the game). A factor: each piece outlined in its colour times this."""
-    board_panel: Crop | None = None
+    board_panel: Box | None = None
     """Only for a look whose board panel does not fill the crop: (x0, y0, x1, y1) in crop pixels."""
     board_panel_color: RGB | None = None
-    drawer_panel: Crop | None = None
+    drawer_panel: Box | None = None
     drawer_panel_color: RGB | None = None
 
 
@@ -191,8 +241,8 @@ _FLAT_GREY = Texture(median=(58, 64, 74), std=0.0, p5=0.0, p95=0.0, scales=(), s
                      streak_stretch=1.0, seed=0)
 LIGHT_LOOK = Look(name="light", board_texture=_FLAT_GREY, drawer_texture=_FLAT_GREY, vine=(),
                   piece_colors=PIECE_COLORS, draw_order=("Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown"),
-                  outline_darken=0.6, board_panel=(-1, -1, 560, 537), board_panel_color=(238, 234, 224),
-                  drawer_panel=(-4, -5, 215, 210), drawer_panel_color=(74, 60, 52))
+                  outline_darken=0.6, board_panel=(-3.5, -0.85, 559.29, 536.89), board_panel_color=(238, 234, 224),
+                  drawer_panel=(-4.565, -1.9, 214.205, 211.86), drawer_panel_color=(74, 60, 52))
 """The simulator's look before it was calibrated on the real game (a light board, outlined
 pieces): kept only so the look benchmark can print its "before" numbers."""
 

@@ -20,6 +20,7 @@ image pool's threads before the picture is shrunk.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Literal
 
@@ -29,7 +30,7 @@ from PIL import Image, ImageDraw
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
-from agent.games.tangram.look import GAME_LOOK, RGB, Look, dimmed, tinted
+from agent.games.tangram.look import GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
 from agent.games.tangram.paint import empty_crop, paint_pieces
 from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import GameState
@@ -65,9 +66,11 @@ def drawer_of(state: GameState) -> dict[str, Pose]:
 
 
 def outlines(poses: Mapping[str, Pose], which: Which, size: tuple[int, int]) -> dict[str, list[Point]]:
-    """Each piece's outline in the pixels of a ``which`` picture of ``size``."""
+    """Each piece's outline as the game draws it (its Polygon2D) in the pixels of a ``which`` picture of ``size``."""
     crop: Crop = BOARD_CROP if which == "board" else DRAWER_CROP
-    return {name: [world_to_image(p, crop, size) for p in pose.outline_px()] for name, pose in poses.items()}
+    return {name: [world_to_image(p, crop, size)
+                   for p in drawn_outline(name, pose.origin_px, math.radians(pose.rotation))]
+            for name, pose in poses.items()}
 
 
 def state_outlines(state: GameState, which: Which, size: tuple[int, int]) -> dict[str, list[Point]]:

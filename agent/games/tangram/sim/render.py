@@ -5,29 +5,37 @@ screen (880, 115) and the drawer crop 210 x 210 px at (1600, 425). The camera ma
 screen as ``screen = (world - (573, 327)) * 1.67 + (960, 540)``, so a crop pixel is
 ``world * 1.67 + offset``. The look is the real game's (:mod:`agent.games.tangram.look`): a
 near-black textured panel with the vine in the board's top-right corner, flat pieces with no
-outline and no anti-aliasing, the human-turn dimming (``lit``) and the overlap tint (``tinted``)
-when the caller says the game would show them. Rendering is cheap (a few ms) and cached per
-board state by the caller, because every frame carries both images.
+outline and no anti-aliasing (each the scene's Polygon2D), the human-turn dimming (``lit``) and
+the overlap tint (``tinted``) when the caller says the game would show them. Rendering is cheap
+(a few ms) and cached per board state by the caller, because every frame carries both images.
 """
 
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Collection, Iterable
 
 from PIL import Image
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_crop
-from agent.games.tangram.look import GAME_LOOK, PIECE_COLORS, Look
+from agent.games.tangram.look import GAME_LOOK, PIECE_COLORS, Look, drawn_outline
 from agent.games.tangram.paint import empty_crop, paint_pieces
+from agent.games.tangram.sim import scene
 
 __all__ = ["BOARD_CROP", "DRAWER_CROP", "PIECE_COLORS", "board_image", "drawer_image", "render_board",
            "render_drawer", "world_to_crop"]
 
 
 def _outlines(poses: Iterable[Pose], crop: Crop) -> dict[str, list[tuple[float, float]]]:
-    return {p.piece: [world_to_crop(q, crop) for q in p.outline_px()] for p in poses}
+    """Each piece's drawn polygon (the scene's Polygon2D, not its collision shape) in crop pixels,
+    its node placed by the simulator's own reading of the scene."""
+    out = {}
+    for p in poses:
+        origin = scene.simple_to_real((p.x, p.y))
+        out[p.piece] = [world_to_crop(q, crop) for q in drawn_outline(p.piece, origin, math.radians(p.rotation))]
+    return out
 
 
 def _png(img: Image.Image) -> bytes:
