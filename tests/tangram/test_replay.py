@@ -243,3 +243,23 @@ def test_analyze_writes_a_replay_per_tangram_session_linked_from_the_summary(ses
     assert "old.jsonl: no replay: its frames carry no state" in summary
     assert "wrote 1 session replay(s)" in capsys.readouterr().out
     assert all(f"{k} = <b>{v}</b>" in pages[0].read_text() for k, v in TAGS.items())
+
+
+def test_a_turn_cut_short_by_the_next_request_keeps_both_moves_and_says_how_it_ended() -> None:
+    def state(**on: tuple[float, float]) -> dict[str, Any]:
+        return {"on_board": {n: {"position": list(p), "rotation": 0.0, "collisions": []} for n, p in on.items()},
+                "off_board": {}}
+
+    s = {"t": 0.0, "session": "s"}
+    records = [{**s, "kind": "session_start", "game": "tangram", "tags": {}},
+               {**s, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state(Red=(30, 30))},
+               {**s, "kind": "turn_start", "turn": 1},
+               # The game sends the next playRequest before the agent finished turn 1.
+               {**s, "kind": "frame_in", "type": "playRequest", "turn": 2,
+                "state": state(Red=(30, 30), Green=(80, 80))},
+               {**s, "kind": "turn_end", "turn": 1, "outcome": "cancelled", "seconds": 3.0},
+               {**s, "kind": "turn_start", "turn": 2}]
+    replay = build_replay(records)
+    assert [st.anchor for st in replay.steps] == ["start", "human-1", "ai-1", "human-2", "ai-2"]
+    assert replay.steps[2].outcome == "cancelled" and replay.steps[3].moved == ["Green"]
+    assert replay.steps[4].outcome is None and replay.truncated is not None

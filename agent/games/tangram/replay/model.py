@@ -374,8 +374,10 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                 if len(b.notes) < 50:
                     b.notes.append(note)
             if ftype == "playRequest" and turn is not None:
-                human = b.human_step(t)
-                if human.kind == "human":
+                # The human's move ends with this request, also when it cut an AI turn short.
+                cur = b.current()
+                human = cur if cur.kind == "human" and cur.turn is None else b.new_step("human", None, t)
+                if human is not None:
                     human.turn = turn
                     if board is not None:
                         b.set_board(human, board, t)
