@@ -13,17 +13,15 @@ cut short (no ``session_end``) gives the steps up to its last record and says so
 from __future__ import annotations
 
 import itertools
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker, rotation_distance
-from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
+from agent.games.tangram.replay.fields import as_dict, as_list, clip, event_line, num, point, prompt_text
 
 GAME = "tangram"
-MAX_TEXT = 4000
-"""Free texts (chat lines, reasoning, model replies, prompts) are clipped to this on the page."""
 MAX_STEPS = 2000
 """Steps kept per replay: a 20-turn game has about 41; the rest of a runaway file is cut, and said so."""
 MAX_ITEMS = 200
@@ -62,8 +60,6 @@ class Board:
     @staticmethod
     def initial() -> Board:
         """Every piece in the drawer, as a game begins (the state of the first frame replaces it)."""
-        from agent.games.tangram.geometry.pieces import PIECES
-
         return Board({}, {name: PIECES[name].start_rotation for name in PIECE_NAMES})
 
 
@@ -146,38 +142,6 @@ class Replay:
                 f"file is still being written): this replay stops at {last}, its last record written{when}.")
 
 
-# ---------------------------------------------------------------- reading fields safely
-
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _text(value: Any, limit: int = MAX_TEXT) -> str | None:
-    if not isinstance(value, str):
-        return None
-    return value if len(value) <= limit else value[: limit - 1] + "…"
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _point(value: Any) -> tuple[float, float] | None:
-    """A position as the transcript stores it: ``[x, y]`` (the normalised state)."""
-    if isinstance(value, list | tuple) and len(value) == 2:
-        x, y = _num(value[0]), _num(value[1])
-        if x is not None and y is not None:
-            return (x, y)
-    return None
-
-
 def parse_board(state: Any) -> tuple[Board | None, list[str]]:
     """The board of a ``frame_in`` record's ``state`` (as the session normalised it), and what was
     left out; None when there is no usable state."""
@@ -194,8 +158,8 @@ def parse_board(state: Any) -> tuple[Board | None, list[str]]:
         if name not in PIECE_NAMES or not isinstance(entry, dict):
             notes.append(f"on_board entry {str(name)[:30]!r} left out")
             continue
-        marker = _point(entry.get("position"))
-        rotation = _num(entry.get("rotation"))
+        marker = point(entry.get("position"))
+        rotation = num(entry.get("rotation"))
         if marker is None or rotation is None:
             notes.append(f"{name}: no usable position or rotation")
             continue
@@ -204,7 +168,7 @@ def parse_board(state: Any) -> tuple[Board | None, list[str]]:
         on[name] = Placed(name, marker, rotation, hits)
     for name, entry in raw_off.items():
         if name in PIECE_NAMES and name not in on:
-            rotation = _num(entry.get("rotation")) if isinstance(entry, dict) else None
+            rotation = num(entry.get("rotation")) if isinstance(entry, dict) else None
             off[name] = rotation if rotation is not None else 0.0
     return Board(on, off), notes
 
@@ -287,7 +251,7 @@ class _Builder:
         self.cut = False
 
     def rel(self, record: Mapping[str, Any]) -> float | None:
-        t = _num(record.get("t"))
+        t = num(record.get("t"))
         return None if t is None or self.t0 is None else round(t - self.t0, 3)
 
     def new_step(self, kind: StepKind, turn: int | None, t: float | None) -> Step | None:
@@ -354,7 +318,7 @@ def _finish_moves(steps: list[Step]) -> None:
 def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
     """The replay of one tangram transcript's records (in file order); ReplayError when it is none."""
     start = check_transcript(records)
-    times = [t for t in (_num(r.get("t")) for r in records) if t is not None]
+    times = [t for t in (num(r.get("t")) for r in records) if t is not None]
     t0 = min(times) if times else None
     b = _Builder(t0)
     end: Mapping[str, Any] | None = None
@@ -385,7 +349,7 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                     ai = b.new_step("ai", turn, t)
                     if ai is None:
                         break
-                    ai.objective = _text(r.get("objective"), 300)
+                    ai.objective = clip(r.get("objective"), 300)
                     b.ai[turn] = ai
                 continue
             if ftype == "playFeedback":
@@ -394,7 +358,7 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                     b.set_board(target, board, t)
                 continue
             if ftype == "chatRequest":
-                message = _text(r.get("message"))
+                message = clip(r.get("message"))
                 target = step if step is not None and step.outcome is None else b.human_step(t)
                 if board is not None and target.kind != "ai":
                     b.set_board(target, board, t)
@@ -406,18 +370,18 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                 continue
             continue
         if kind == "frame_out":
-            frame = _dict(r.get("frame"))
+            frame = as_dict(r.get("frame"))
             ftype = frame.get("type")
             target = step or (b.current() if b.current().kind == "ai" and b.current().outcome is None
                               else b.human_step(t))
             if ftype == "chat":
-                text = _text(frame.get("message") if isinstance(frame.get("message"), str) else frame.get("content"))
+                text = clip(frame.get("message") if isinstance(frame.get("message"), str) else frame.get("content"))
                 if text is not None:
                     _add(target.chats, ChatLine("agent", text, t, request=r.get("request")))
             elif ftype == "play":
-                pos = _point(frame.get("position"))
+                pos = point(frame.get("position"))
                 piece = frame.get("shape") if frame.get("shape") in PIECE_NAMES else None
-                rotation = _num(frame.get("rotation"))
+                rotation = num(frame.get("rotation"))
                 if piece is not None and pos is not None and rotation is not None:
                     started = b.turn_started.get(turn)
                     _add(target.plays, {"piece": piece, "x": pos[0], "y": pos[1], "rotation": rotation,
@@ -427,7 +391,7 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                 _add(target.events, "finish sent" + (f" at {t - b.turn_started[turn]:.2f} s into the turn"
                                                      if t is not None and turn in b.turn_started else ""))
             elif ftype == "error":
-                _add(target.events, f"error frame sent to the game: {_text(frame.get('message'), 300)}")
+                _add(target.events, f"error frame sent to the game: {clip(frame.get('message'), 300)}")
             continue
         if kind == "turn_start" and turn is not None:
             if t is not None:
@@ -437,44 +401,44 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                 if step is None:
                     break
                 b.ai[turn] = step
-            step.objective = step.objective or _text(r.get("objective"), 300)
+            step.objective = step.objective or clip(r.get("objective"), 300)
             continue
         if kind == "turn_end" and step is not None:
-            step.outcome = _text(r.get("outcome"), 40) or "ended"
-            step.seconds = _num(r.get("seconds"))
+            step.outcome = clip(r.get("outcome"), 40) or "ended"
+            step.seconds = num(r.get("seconds"))
             continue
         if kind == "decision":
             target = step or b.current()
-            source = _text(r.get("source"), 80) or ""
+            source = clip(r.get("source"), 80) or ""
             pose = r.get("pose") if isinstance(r.get("pose"), dict) else None
             _add(target.decisions, {"source": source, "class": source_class(source),
-                                    "reasoning": _text(r.get("reasoning")), "chat": _text(r.get("chat")),
-                                    "pose": pose, "candidate": _text(r.get("candidate"), 8),
+                                    "reasoning": clip(r.get("reasoning")), "chat": clip(r.get("chat")),
+                                    "pose": pose, "candidate": clip(r.get("candidate"), 8),
                                     "adjust": bool(r.get("adjust")), "t": t})
             continue
         if kind == "llm":
             target = step or b.current()
-            images = [i for i in _list(r.get("images")) if isinstance(i, dict)]
+            images = [i for i in as_list(r.get("images")) if isinstance(i, dict)]
             _add(target.llm, {
-                "purpose": _text(r.get("purpose"), 40), "outcome": _text(r.get("outcome"), 40) or "ok",
-                "model": _text(r.get("model"), 80), "latency_s": _num(r.get("latency_s")),
-                "elapsed_s": _num(r.get("elapsed_s")), "prompt_tokens": _num(r.get("prompt_tokens")),
-                "completion_tokens": _num(r.get("completion_tokens")), "error": _text(r.get("error"), 500),
-                "reply": _text(r.get("text")), "prompt": _prompt_text(r.get("messages")),
-                "images": [{"sha256": _text(i.get("sha256"), 80), "file": _text(i.get("file"), 300),
-                            "bytes": _num(i.get("bytes"))} for i in images[:8]],
+                "purpose": clip(r.get("purpose"), 40), "outcome": clip(r.get("outcome"), 40) or "ok",
+                "model": clip(r.get("model"), 80), "latency_s": num(r.get("latency_s")),
+                "elapsed_s": num(r.get("elapsed_s")), "prompt_tokens": num(r.get("prompt_tokens")),
+                "completion_tokens": num(r.get("completion_tokens")), "error": clip(r.get("error"), 500),
+                "reply": clip(r.get("text")), "prompt": prompt_text(r.get("messages")),
+                "images": [{"sha256": clip(i.get("sha256"), 80), "file": clip(i.get("file"), 300),
+                            "bytes": num(i.get("bytes"))} for i in images[:8]],
                 "request": r.get("request")})
             continue
         if kind == "chat_reply":
             asked = b.by_request.get(r.get("request"))
             if asked is not None:
-                asked.reply_seconds = _num(r.get("seconds"))
-                asked.outcome = _text(r.get("outcome"), 40)
+                asked.reply_seconds = num(r.get("seconds"))
+                asked.outcome = clip(r.get("outcome"), 40)
             continue
         if kind == "session_end":
             end = r
             continue
-        text = _event(kind, r)
+        text = event_line(kind, r)
         if text is not None:
             _add((step or b.current()).events, text)
     steps = b.steps
@@ -486,76 +450,9 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
     notes = b.notes
     if clipped:
         notes.append(f"{clipped} record(s) too long or unserialisable when written: not shown")
-    tags = _dict(start.get("tags"))
+    tags = as_dict(start.get("tags"))
     return Replay(session=str(start.get("session") or "?")[:64],
                   tags={str(k)[:40]: str(v)[:80] for k, v in tags.items()},
                   start=dict(start), steps=steps, ended=end is not None,
-                  end_reason=_text(end.get("reason"), 80) if end is not None else None,
+                  end_reason=clip(end.get("reason"), 80) if end is not None else None,
                   last_t=(max(times) - t0) if times and t0 is not None else None, notes=notes)
-
-
-def _prompt_text(messages: Any) -> str | None:
-    """The last user text sent (the turn's prompt), clipped; the system prompt is not repeated."""
-    if not isinstance(messages, list):
-        return None
-    users = [m.get("text") for m in messages if isinstance(m, dict) and m.get("role") == "user"
-             and isinstance(m.get("text"), str)]
-    return _text(users[-1]) if users else None
-
-
-def _fmt_pose(value: Any) -> str:
-    if not isinstance(value, dict):
-        return "?"
-    x, y, rot = _num(value.get("x")), _num(value.get("y")), _num(value.get("rotation"))
-    name = str(value.get("piece"))[:20]
-    if x is None or y is None or rot is None:
-        return name
-    return f"{name} at ({x:.1f}, {y:.1f}) turned {rot:.0f}°"
-
-
-def _event(kind: Any, r: Mapping[str, Any]) -> str | None:
-    """One readable line for the other records a step shows; None for those it does not."""
-    match kind:
-        case "thinking":
-            after = _num(r.get("after_s"))
-            return f"said the thinking line {after:.1f} s into the turn" if after is not None else "thinking line"
-        case "repair":
-            if r.get("proposed") == r.get("repaired"):
-                return None  # checked and left as it was: nothing to tell
-            return (f"repaired {_fmt_pose(r.get('proposed'))} to {_fmt_pose(r.get('repaired'))}"
-                    f" ({_text(r.get('reason'), 200) or 'no reason'})")
-        case "salvage":
-            return (f"salvaged the model's {_text(r.get('purpose'), 20)} answer ({_text(r.get('salvage'), 40)}): "
-                    f"said {_text(r.get('said'), 200)}; played {_text(r.get('played'), 200)}")
-        case "reask":
-            sent = "re-asked" if r.get("sent") else "could not re-ask in time"
-            return f"{sent}: {_text(r.get('problem'), 40)} ({_text(r.get('detail'), 200)})"
-        case "stale_feedback":
-            return f"the game reported collisions our geometry does not see for {_text(r.get('piece'), 20)}: sent again"
-        case "late_feedback":
-            return "feedback of the last play arrived while the turn was ending"
-        case "unreadable_request":
-            return f"unreadable playRequest ({_text(r.get('reason'), 200)}), answered with finish"
-        case "game_error":
-            return f"the game reported an error: {_text(r.get('message'), 300)}"
-        case "error":
-            return f"agent error in {_text(r.get('where'), 20)}: {_text(r.get('error'), 300)}"
-        case "bad_frame":
-            return f"unreadable frame from the game: {_text(r.get('reason'), 200)}"
-        case "build_mismatch":
-            return f"the game's pieces differ from the agent's table: {_text(r.get('detail'), 300)}"
-        case "image_error":
-            return f"{_text(r.get('image'), 20)} picture left out of the prompt: {_text(r.get('reason'), 200)}"
-        case "guard":
-            return f"guard replaced {_text(r.get('model_choice'), 200)} by {_text(r.get('replacement'), 200)}"
-        case "console_mode":
-            return f"console: {_text(r.get('who'), 40)} switched to {_text(r.get('mode'), 40)}"
-        case "intervention":
-            return (f"console: {_text(r.get('who'), 40)} {_text(r.get('action'), 40)}"
-                    + (f" ({_text(r.get('final'), 300)})" if isinstance(r.get("final"), str) else ""))
-    return None
-
-
-def boards_of(replay: Replay) -> Iterable[tuple[Step, Board]]:
-    for step in replay.steps:
-        yield step, step.board
