@@ -2,6 +2,13 @@
 drawing the marked board and drawer pictures, each timed on the boards of figures being built.
 
     .venv/bin/python -m benchmarks.tangram.bench_marks [--rounds 5]
+    .venv/bin/python -m benchmarks.tangram.bench_marks --contrast [--captures DIR]
+
+``--contrast`` measures instead how legible the marks are (issue 49): the WCAG contrast of every
+mark on the same boards in the real game's look (:mod:`agent.games.tangram.legibility`: line pixels
+against the pixels they cover, text against the pixels right around its glyphs), and with
+``--captures`` on real captures too (the formats of ``bench_look``), restored as the agent restores
+them; goals: lines at least 3:1 everywhere, text at least 4.5:1 for 95 % of the pixels around it.
 
 Boards: every objective at every stage of its build (0 to 6 pieces placed by the planner's own
 candidate A), each also with a stray piece dropped in a random free spot; pictures rendered as the
@@ -12,11 +19,13 @@ from __future__ import annotations
 
 import argparse
 import base64
+import io
 import random
 import statistics
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from agent.core.images import prepare_image
@@ -25,8 +34,12 @@ from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.geometry.collide import is_valid
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.legibility import LINE_MIN, Contrast, board_contrast, drawer_contrast
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
+from agent.games.tangram.players.base import board_of
+from agent.games.tangram.protocol import GameState
+from agent.games.tangram.repaint import drawer_of, repainter
 from agent.games.tangram.sim.game import OBJECTIVES
 from agent.games.tangram.sim.render import render_board, render_drawer
 
@@ -68,11 +81,64 @@ def line(label: str, ms: list[float]) -> str:
     return f"{label:<44} n={len(ms):<5} median {statistics.median(ms):6.2f} ms  p95 {p95:6.2f} ms  max {ms[-1]:6.2f} ms"
 
 
+def contrast(cases: list[tuple[str, dict[str, Pose]]], captures: Path | None) -> None:
+    from PIL import Image
+
+    from benchmarks.tangram.bench_look import load_captures
+
+    cfg = TangramImageConfig(max_side=512)
+    results: dict[str, list[Contrast]] = {}
+
+    def measure(label: str, board_b64: str, drawer_b64: str | None, state: GameState | None,
+                board: dict[str, Pose], drawer: dict[str, Pose], objective: str) -> None:
+        board_img = prepare_image(board_b64, cfg, repaint=repainter(cfg.source, state, "board") if state else None)
+        base = Image.open(io.BytesIO(board_img.data)).convert("RGB")
+        offer = propose_candidates(objective, board, 3)
+        for c in board_contrast(base, board, offer.candidates):
+            results.setdefault(f"{label}: {c.kind}", []).append(c)
+        if drawer_b64 is not None:
+            drawer_img = prepare_image(drawer_b64, cfg,
+                                       repaint=repainter(cfg.source, state, "drawer") if state else None)
+            for c in drawer_contrast(Image.open(io.BytesIO(drawer_img.data)).convert("RGB"), drawer):
+                results.setdefault(f"{label}: {c.kind}", []).append(c)
+
+    for objective, board in cases:
+        drawer = {n: start_pose(n) for n in PIECE_NAMES if n not in board}
+        measure("simulator", base64.b64encode(render_board(board.values())).decode(),
+                base64.b64encode(render_drawer(drawer.values())).decode(), None, board, drawer, objective)
+    shots = load_captures(captures) if captures else []
+    def b64(img: Any) -> str:
+        buf = io.BytesIO()
+        img.save(buf, "PNG")
+        return base64.b64encode(buf.getvalue()).decode()
+
+    for cap in shots:
+        if cap.board is None:
+            continue
+        measure("real", b64(cap.board), b64(cap.drawer) if cap.drawer is not None else None, cap.state,
+                board_of(cap.state), drawer_of(cap.state), "A house")
+    real = f" and {len(shots)} real captures (restored)" if shots else " (no real capture given)"
+    print(f"mark contrast (WCAG) on {len(cases)} simulator boards in the real game's look{real}, pictures at 512 px")
+    print(f"{'marks':<40} {'pixels':>8} {'>= goal':>8} {'p5':>6} {'min':>6}  goal")
+    for label, rows in results.items():
+        pixels = sum(r.pixels for r in rows)
+        share = sum(r.share_ok * r.pixels for r in rows if r.pixels) / max(pixels, 1)
+        p5 = min(r.p5 for r in rows if r.pixels)
+        low = min(r.minimum for r in rows if r.pixels)
+        goal = f"min >= {rows[0].threshold:g}" if rows[0].threshold == LINE_MIN else f"p5 >= {rows[0].threshold:g}"
+        print(f"{label:<40} {pixels:8d} {share:8.1%} {p5:6.2f} {low:6.2f}  {goal}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5, help="timings per board")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--contrast", action="store_true", help="measure the marks' contrast instead of their cost")
+    ap.add_argument("--captures", type=Path, help="with --contrast: real captures to measure too")
     args = ap.parse_args()
+    if args.contrast:
+        contrast(boards(args.seed), args.captures)
+        return
     library = load_library()
     cases = boards(args.seed)
     search: dict[int, list[float]] = {3: [], 6: []}

@@ -181,25 +181,57 @@ def _dashed(draw: ImageDraw.ImageDraw, points: Sequence[Point], dash: float, wid
                       fill=255, width=width)
 
 
-def _candidate_outlines(img: Image.Image, candidates: Sequence[Candidate]) -> None:
-    """Each candidate's dashed outline, inked light or dark against what it covers."""
-    scale = _scale(img.size)
-    mask = Image.new("L", img.size, 0)
+def candidate_line_mask(size: tuple[int, int], candidates: Sequence[Candidate]) -> Image.Image:
+    """The candidates' dashed outlines as a line mask (L, 255 = line) for a picture of ``size``."""
+    scale = _scale(size)
+    mask = Image.new("L", size, 0)
     draw = ImageDraw.Draw(mask)
     for cand in candidates:
-        _dashed(draw, piece_outline(cand.pose, BOARD_CROP, img.size), 6 * scale, max(2, round(2 * scale)))
+        _dashed(draw, piece_outline(cand.pose, BOARD_CROP, size), 6 * scale, max(2, round(2 * scale)))
+    return mask
+
+
+def _candidate_outlines(img: Image.Image, candidates: Sequence[Candidate]) -> None:
+    """Each candidate's dashed outline, inked light or dark against what it covers."""
+    _ink_lines(img, candidate_line_mask(img.size, candidates))
+
+
+def grid_layers(size: tuple[int, int]) -> tuple[Image.Image, Image.Image]:
+    """(line mask, numbers layer) of the grid for a picture of ``size`` (shared: do not draw on them)."""
+    return _grid_layers(size)
+
+
+def ink_lines(img: Image.Image, mask: Image.Image) -> None:
+    """Draw a line mask on ``img`` in place, each pixel light or dark against the pixel it covers."""
     _ink_lines(img, mask)
 
 
-def _draw_candidates(draw: ImageDraw.ImageDraw, candidates: Sequence[Candidate], size: tuple[int, int]) -> None:
+def text_layer(kind: str, size: tuple[int, int], poses: Mapping[str, Pose] | None = None,
+               candidates: Sequence[Candidate] = (), crop: Crop = BOARD_CROP) -> Image.Image:
+    """One text layer on its own (RGBA, transparent elsewhere), as :func:`annotate_board` draws it:
+    ``labels`` (the pieces' names; ``crop`` says which picture) or ``letters`` (the candidates' discs)."""
+    layer = Image.new("RGBA", size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+    if kind == "labels":
+        font = round(13 * _scale(size)) if crop == BOARD_CROP else max(9, round(11 * max(size) / 210))
+        _draw_labels(draw, poses or {}, crop, size, font)
+    elif kind == "letters":  # the discs' rims left out: only the letters are text
+        _draw_candidates(draw, candidates, size, disc_outline=False)
+    else:
+        raise ValueError(f"no text layer {kind!r}")
+    return layer
+
+
+def _draw_candidates(draw: ImageDraw.ImageDraw, candidates: Sequence[Candidate], size: tuple[int, int],
+                     disc_outline: bool = True) -> None:
     """Each candidate's letter in a white disc at its centre (the outlines: :func:`_candidate_outlines`)."""
     scale = _scale(size)
     for cand in candidates:
         outline = piece_outline(cand.pose, BOARD_CROP, size)
         cx, cy = _centroid(outline)
         r = 9 * scale
-        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=CANDIDATE_DISC, outline=CANDIDATE_LINE,
-                     width=max(1, round(1.5 * scale)))
+        draw.ellipse([cx - r, cy - r, cx + r, cy + r], fill=CANDIDATE_DISC,
+                     outline=CANDIDATE_LINE if disc_outline else CANDIDATE_DISC, width=max(1, round(1.5 * scale)))
         draw.text((cx, cy), cand.letter, font=_font(round(13 * scale)), fill=CANDIDATE_LINE, anchor="mm")
 
 
