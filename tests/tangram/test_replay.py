@@ -19,6 +19,7 @@ from agent.games.tangram.replay import ReplayError, transcript_replay
 from agent.games.tangram.replay.__main__ import main as replay_main
 from agent.games.tangram.replay.board import board_picture, drawer_picture, hex_color
 from agent.games.tangram.replay.model import build_replay, source_class
+from agent.games.tangram.replay.page import render_page, step_view
 from tests.tangram.replay_support import (
     TAGS,
     board_points,
@@ -263,3 +264,31 @@ def test_a_turn_cut_short_by_the_next_request_keeps_both_moves_and_says_how_it_e
     assert [st.anchor for st in replay.steps] == ["start", "human-1", "ai-1", "human-2", "ai-2"]
     assert replay.steps[2].outcome == "cancelled" and replay.steps[3].moved == ["Green"]
     assert replay.steps[4].outcome is None and replay.truncated is not None
+
+
+def test_each_play_of_a_turn_shows_its_own_feedback_and_the_board_after_it() -> None:
+    def state(hits: list[str], **on: tuple[float, float]) -> dict[str, Any]:
+        return {"on_board": {n: {"position": list(p), "rotation": 0.0, "collisions": hits if n == "Blue" else []}
+                             for n, p in on.items()}, "off_board": {}}
+
+    def play(x: float) -> dict[str, Any]:
+        return {"type": "play", "shape": "Blue", "position": [x, 30], "rotation": 0}
+
+    s = {"t": 0.0, "session": "s"}
+    records = [{**s, "kind": "session_start", "game": "tangram", "tags": {}},
+               {**s, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state([], Red=(30, 30))},
+               {**s, "kind": "turn_start", "turn": 1},
+               {**s, "kind": "frame_out", "turn": 1, "frame": play(31)},
+               {**s, "kind": "frame_in", "type": "playFeedback", "turn": 1,
+                "state": state(["Red"], Red=(30, 30), Blue=(31, 30))},
+               {**s, "kind": "frame_out", "turn": 1, "frame": play(60)},
+               {**s, "kind": "frame_in", "type": "playFeedback", "turn": 1,
+                "state": state([], Red=(30, 30), Blue=(60, 30))},
+               {**s, "kind": "turn_end", "turn": 1, "outcome": "played", "seconds": 2.0}]
+    replay = build_replay(records)
+    view = step_view(replay.steps[2], replay)
+    first, second = view["plays"]
+    assert first["collisions"] == ["Red"] and second["collisions"] == []
+    assert {shape.piece for shape in first["board"].shapes} == {"Red", "Blue"} and second["board"] is None
+    page = render_page(replay, source="s.jsonl")
+    assert page.count('class="play-board"') == 1 and "reported collisions: Red" in page

@@ -80,6 +80,16 @@ def event_line(kind: Any, r: Mapping[str, Any]) -> str | None:
             return f"the game reported collisions our geometry does not see for {clip(r.get('piece'), 20)}: sent again"
         case "late_feedback":
             return "feedback of the last play arrived while the turn was ending"
+        case "landing":
+            seconds, reserve = num(r.get("seconds")), num(r.get("reserve_s"))
+            if seconds is None:
+                return None
+            return f"the game answered the play after {seconds:.1f} s" + (
+                f" (now {reserve:.1f} s reserved for a play to land)" if reserve is not None else "")
+        case "feedback_lost":
+            waited = num(r.get("waited_s"))
+            return "no feedback for the last play" + (f" after {waited:.0f} s" if waited is not None else "") + \
+                ": taken as lost, turn finished"
         case "unreadable_request":
             return f"unreadable playRequest ({clip(r.get('reason'), 200)}), answered with finish"
         case "game_error":

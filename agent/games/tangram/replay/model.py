@@ -98,6 +98,8 @@ class Step:
     seconds: float | None = None
     objective: str | None = None
     state_seen: bool = False
+    feedback: list[Board] = field(default_factory=list)
+    """The board of each ``playFeedback`` of an AI turn, in order: the board after each of its plays."""
     """Whether a frame of this step carried a state (else the board is the step before's)."""
 
     @property
@@ -356,6 +358,7 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
                 target = step or b.current()
                 if board is not None:
                     b.set_board(target, board, t)
+                    _add(target.feedback, board)
                 continue
             if ftype == "chatRequest":
                 message = clip(r.get("message"))

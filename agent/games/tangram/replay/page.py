@@ -72,9 +72,15 @@ def _clock(seconds: float | None) -> str:
 
 def step_view(step: Step, replay: Replay) -> dict[str, Any]:
     dim = step.kind == "human"  # the game's human-turn highlight: the moved piece in full colour
-    final_hits = {name: list(p.collisions) for name, p in step.board.on_board.items()}
-    plays = [{**play, "collisions": final_hits.get(play["piece"], []) if i == len(step.plays) - 1 else None}
-             for i, play in enumerate(step.plays)]
+    plays = []
+    for i, play in enumerate(step.plays):
+        # Plays and feedbacks come in pairs, in order: the board after each play, and what collided.
+        after = step.feedback[i] if i < len(step.feedback) else None
+        placed = after.on_board.get(play["piece"]) if after is not None else None
+        plays.append({**play, "collisions": list(placed.collisions) if placed is not None else None,
+                      "landed": after is not None,
+                      "board": board_picture(after, [play["piece"]]) if after is not None and len(step.plays) > 1
+                      and i < len(step.plays) - 1 else None})
     return {"index": step.index, "anchor": step.anchor, "label": step.label, "kind": step.kind, "turn": step.turn,
             "clock": _clock(step.t), "board": board_picture(step.board, step.moved, dim_others=dim),
             "drawer": drawer_picture(step.board, step.moved, dim_others=dim), "moves": step.moves,
