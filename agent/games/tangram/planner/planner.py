@@ -260,7 +260,7 @@ class Planner:
     def _honour_place(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
         """Put the piece flush against the anchor the partner named, if there is room."""
         st = self.state
-        values = {"piece": req.piece, "relation": req.direction, "anchor": req.anchor}
+        values: dict[str, Any] = {"piece": req.piece, "relation": req.direction, "anchor": req.anchor}
         if req.anchor in board and req.anchor != req.piece:
             others = {n: p for n, p in board.items() if n != req.piece}
             pose = resolve_relation(req.piece, req.relation, req.anchor, others)

@@ -204,9 +204,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("where", piece=piece, slot=slot, part=part_words, question=True)
         if has("how_are_you"):
             return Request("how_are_you", question=True)
-        for intent in ("next", "progress", "plan", "help"):
-            if has(intent):
-                return Request(intent, question=True)  # type: ignore[arg-type]
+        for asked in ("next", "progress", "plan", "help"):
+            if has(asked):
+                return Request(asked, question=True)
         return Request("other", question=True)
 
     if has("where") and (piece or slot):
@@ -255,7 +255,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("disagree", piece=piece)
     for intent in ("wait", "help", "next", "progress", "plan"):
         if has(intent):
-            return Request(intent)  # type: ignore[arg-type]
+            return Request(intent)
     if has("for_you"):
         return Request("for_you", piece=piece, slot=slot)
     for intent in ("thanks", "how_are_you", "bye", "greeting", "smalltalk"):

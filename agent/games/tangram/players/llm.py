@@ -30,6 +30,7 @@ from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.players.base import Decision, Player, TurnView
 from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, mark_images
+from agent.games.tangram.players.replies import contradicts_move, degenerate
 from agent.games.tangram.players.resolve import move_to_pose
 from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.salvage import Problem, Salvage, salvage_answer
@@ -63,6 +64,8 @@ class LLMPlayer:
         self.marks_board = "grid" in config.images.annotate
         """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
+        self._offline: Player | None = None
+        """The offline planner that answers when a chat reply cannot be shown and no planner was given."""
         """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
 
     # ------------------------------------------------------------------ decisions
@@ -114,13 +117,42 @@ class LLMPlayer:
                                   compact=self._compact("chat", context, marks.images))
         assert result is not None
         reply = result.data.get("reply") if isinstance(result.data, dict) else None
-        if isinstance(reply, str) and reply.strip():
-            return reply
-        if result.text and result.data is None and not result.error:
-            return result.text  # a model that ignored the JSON request still said something useful
-        if self.planner is not None and self.config.llm.fallback_to_planner:
-            return await self.planner.chat(view)
-        return "Sorry, I couldn't think of an answer just now."
+        if not isinstance(reply, str) and result.text and result.data is None and not result.error:
+            reply = result.text  # a model that ignored the JSON request may still have said something useful
+        if not isinstance(reply, str):
+            why = f"no reply ({result.error})" if result.error else "no reply"
+        else:
+            partner = [e.text for e in view.memory.recent() if e.speaker == "player"] or [view.message]
+            if partner[-1] != view.message:
+                partner.append(view.message)
+            prompt = [_text_of(m) for m in messages]
+            reason = await asyncio.to_thread(degenerate, reply, partner=partner, prompt=prompt)
+            if reason is None:
+                return reply
+            why = reason
+        return await self._answer_instead(view, reply, why)
+
+    async def _answer_instead(self, view: TurnView, said: str | None, why: str) -> str:
+        """The model's reply cannot be shown: answer from what the player knows (the offline
+        planner's reading of the line and the board), and record the swap."""
+        answerer = self.planner if self.planner is not None else self._offline_answerer()
+        try:
+            reply = await answerer.chat(view)
+        except Exception:  # the honest line below still goes out
+            log.exception("the offline chat answer failed")
+            reply = "Sorry, I couldn't think of an answer just now."
+        self.transcript.record("chat_replaced", reason=why, model_reply=None if said is None else said[:300],
+                               reply=reply, by="planner")
+        log.info("model chat reply not shown (%s); answered from the planner", why)
+        return reply
+
+    def _offline_answerer(self) -> Player:
+        """The offline planner, made on first need when the config gave the player none."""
+        if self._offline is None:
+            from agent.games.tangram.players.planner import PlannerPlayer
+
+            self._offline = PlannerPlayer(self.config)
+        return self._offline
 
     async def _decide(self, view: TurnView, template: str, context: dict[str, Any], marks: Marks) -> Decision:
         """Ask; play a named candidate exactly, else salvage what the answer allows; re-ask once with
@@ -179,7 +211,8 @@ class LLMPlayer:
                 # Played exactly as offered, whatever else the answer says; the model's words are kept.
                 texts = [str(data[k]) if isinstance(data.get(k), str) else "" for k in ("chat", "reasoning")]
                 default = f"I'm placing {chosen.piece} as the {chosen.part}."
-                return _seen(Decision(chosen.pose, texts[0] or default, texts[1], source, chosen.letter), marks)
+                line = self._move_line(texts[0], chosen.piece, default, purpose)
+                return _seen(Decision(chosen.pose, line, texts[1], source, chosen.letter), marks)
             if letter is not None:
                 offered = ", ".join(marks.candidates.letters) or "none"
                 notes.append(Salvage("field_dropped", f"candidate {str(letter)[:20]!r}", "the answer's own move",
@@ -204,7 +237,22 @@ class LLMPlayer:
                                    played=note.played, why=note.why)
         if notes:
             source += "+salvage"
-        return _seen(Decision(pose, move.chat or f"I'm placing {move.piece}.", move.reasoning, source), marks)
+        line = self._move_line(move.chat or "", pose.piece, f"I'm placing {pose.piece}.", purpose)
+        return _seen(Decision(pose, line, move.reasoning, source), marks)
+
+    def _move_line(self, chat: str, piece: str, default: str, purpose: str) -> str:
+        """The model's line for its move, or ``default`` (recorded) when it is empty, degenerate, or
+        names other pieces than the one played."""
+        if not chat.strip():
+            return default
+        why = degenerate(chat, language=False)
+        if why is None and contradicts_move(chat, piece):
+            why = f"it names other pieces than the one played ({piece})"
+        if why is None:
+            return chat
+        self.transcript.record("chat_replaced", purpose=purpose, reason=why, model_reply=chat[:300], reply=default,
+                               by="default")
+        return default
 
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
         return move_to_pose(move, view.state)
@@ -309,6 +357,16 @@ class LLMPlayer:
                           images=shown, **extra)
         self._latencies.append(time.monotonic() - started)
         return result
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    """A prompt message's text parts joined (images left out)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
 
 
 def _seen(decision: Decision, marks: Marks | None) -> Decision:
