@@ -65,12 +65,25 @@ class Human:
         await self.rec.until(lambda e: e.src == "console" and e.text.startswith(f"{RUNNER_TAG} websocket open"),
                              since, self.step_s, "the game's socket to the agent to open")
 
-    async def end_turn(self) -> Event:
+    async def end_turn(self, then_send: str = "") -> Event:
+        """Press End Turn; the playRequest it sent. With ``then_send`` (text already typed in the chat
+        box) Send is pressed right after, before the game draws again, so the chatRequest reaches the
+        agent during its turn however slowly the game draws."""
         since = self.rec.cursor
-        await self.click(END_TURN)
+        x, y = self.at(*END_TURN.center())
+        await self.page.mouse.move(x, y)
+        await frames(self.page, 2)
+        await self.page.mouse.click(x, y)
+        if then_send:
+            await self.page.mouse.click(*self.at(*SEND.center()))
         event = await self.rec.until(lambda e: e.src == "game" and e.type == "playRequest", since, self.step_s,
                                      "the playRequest after End Turn")
         self.rec.note("human", "end turn")
+        if then_send:
+            await self.rec.until(
+                lambda e: e.src == "game" and e.type == "chatRequest" and e.msg.get("message") == then_send,
+                since, self.step_s, f"the chatRequest for {then_send!r}")
+            self.rec.note("human", "chat", message=then_send)
         return event
 
     async def type_chat(self, text: str) -> None:

@@ -86,13 +86,11 @@ async def fake_llm(enabled: bool) -> AsyncIterator[str | None]:
 
 async def play_ai_turn(human: Human, rec: Recorder, step: TurnPlan, turn_timeout: float) -> str:
     """End the human's turn and see the AI's turn through; how it ended."""
-    if step.chat_during:  # typed now, sent the moment the AI's turn starts (typing takes the game seconds)
+    if step.chat_during:  # typed now, sent as the AI's turn starts (typing takes the slow game many seconds)
         await human.type_chat(step.chat_during)
     since = rec.cursor  # the agent may answer before End Turn's own wait is over
-    request = await human.end_turn()
+    request = await human.end_turn(then_send=step.chat_during)
     ws = request.ws
-    if step.chat_during:
-        await human.send_chat(step.chat_during)
     if step.reload:
         first = await rec.until(lambda e: e.src == "agent" and e.ws == ws and e.type in ("play", "finish", "error"),
                                 since, turn_timeout, "the AI's first play before the reload")
