@@ -11,7 +11,8 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from agent.core.config import PROJECT_DIR, GameConfig, GuardedLLMConfig, StrictModel
+from agent.core import resources
+from agent.core.config import GameConfig, GuardedLLMConfig, StrictModel
 from agent.core.net import ListenConfig
 
 EARLY_CLIENT_TIMEOUT_S = 30.0
@@ -46,7 +47,9 @@ class ForgeConfig(GameConfig):
     llm: GuardedLLMConfig = Field(default_factory=GuardedLLMConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     decision: DecisionConfig = Field(default_factory=DecisionConfig)
-    prompts_dir: Path = Field(PROJECT_DIR / "prompts" / "forge", description="Folder of Jinja2 templates.")
+    # The shipped folder, in a checkout or an installed wheel (agent/data/prompts/forge).
+    prompts_dir: Path = Field(default_factory=lambda: resources.prompts_dir("forge"),
+                              description="Folder of Jinja2 templates.")
 
     @model_validator(mode="after")
     def _resolve(self) -> ForgeConfig:
