@@ -444,7 +444,7 @@ class Planner:
         if req.intent == "progress":
             self.last_reply_kind = "progress"
             return self._progress(fit, board)
-        if req.intent in ("thanks", "how_are_you", "ack", "smalltalk"):
+        if req.intent in ("thanks", "praise", "how_are_you", "ack", "smalltalk"):
             return say(req.intent, progress=self._progress(fit, board))
         if req.intent in ("greeting", "bye", "identity", "help"):
             return say(req.intent, **base)

@@ -24,7 +24,7 @@ from agent.games.tangram.planner.phrases import Phrases
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
                  "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
-                 "bye", "identity", "for_you", "ack", "smalltalk", "unclear", "other"]
+                 "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other"]
 
 # Words of part names too common to identify a part on their own ("left" wall, "upper" hull).
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
@@ -251,18 +251,22 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("yes")
     if has("undo"):
         return Request("undo", piece=piece)
-    if has("disagree") or (words[:1] == ["no"] and not pieces):
+    if has("disagree") or (not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))):
         return Request("disagree", piece=piece)
     for intent in ("wait", "help", "next", "progress", "plan"):
         if has(intent):
             return Request(intent)
     if has("for_you"):
         return Request("for_you", piece=piece, slot=slot)
-    for intent in ("thanks", "how_are_you", "bye", "greeting", "smalltalk"):
+    for intent in ("thanks", "how_are_you", "bye", "greeting"):
         if has(intent):
             return Request(intent)  # type: ignore[arg-type]
+    if has("praise") and len(words) <= 4:
+        return Request("praise")
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
+    if has("smalltalk"):
+        return Request("smalltalk")
     if has("yes") and len(words) <= 4:
         return Request("ack")
     return Request("other")
