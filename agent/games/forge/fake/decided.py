@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent.games.forge import heuristic
+from agent.games.forge import guard, heuristic
+from agent.games.forge.cards import read_effect
+from agent.games.forge.decisions import BlockDecision
 from agent.games.forge.fake.catalogue import OPP, Table
 from agent.games.forge.models import ActionState, AttackState, BlockState, TargetState, parse_request
 from agent.games.forge.view import build_view
@@ -34,6 +36,10 @@ def positions(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     t.mine("Serra Angel", "Grizzly Bears")
     t.theirs("Hill Giant")
     out.append(("lethal attack in the air", t.attack()))
+    t = Table(turn=8, phase="COMBAT_DECLARE_ATTACKERS", opp_life=5)
+    t.mine("Serra Angel", "Air Elemental")
+    t.theirs("Hill Giant")
+    out.append(("all in, one attacker is not lethal", t.attack()))  # 8 in the air against 5, 4 alone
     t = Table(turn=9, phase="COMBAT_DECLARE_BLOCKERS", my_turn=False, my_life=5)
     t.mine("Llanowar Elves", "Savannah Lions")
     out.append(("chump to survive", t.block(t.theirs("Craw Wurm", "Hill Giant"))))
@@ -41,6 +47,38 @@ def positions(dialect: str) -> list[tuple[str, dict[str, Any]]]:
     t.mine("Wall of Omens", "Llanowar Elves")
     out.append(("block to survive", t.block(t.theirs("Hill Giant", "Savannah Lions"))))
     return out
+
+
+def decided(body: dict[str, Any]) -> str | None:
+    """The kind of decided position ``body`` is (lethal burn, lethal target, lethal attack, survival
+    block), as the guard defines them (docs/forge.md, "The guard"), or None: what a benchmark counts
+    whatever the game or the catalogue put in front of the agent."""
+    request = parse_request(body)
+    view = build_view(request)
+    opts = request.options
+    if isinstance(opts, ActionState):
+        lethal = any(o.index is not None and heuristic.burns_for_lethal(o, view) for o in opts.options)
+        return "lethal burn" if lethal else None
+    if isinstance(opts, TargetState):
+        facts = view.facts(request.context.spellName)
+        effect = read_effect(request.context.spellDescription or facts.oracle or opts.title)
+        if opts.max < 1 or not effect.damage_to_players or effect.damage <= 0:
+            return None
+        for t in opts.targets:
+            mine = t.name == view.me.name or (t.id is not None and t.id == view.me.id)
+            life = t.life if t.life is not None else view.opp.life
+            if t.type.lower() == "player" and not mine and 0 < life <= effect.damage:
+                return "lethal target"
+        return None
+    if isinstance(opts, AttackState):
+        player = heuristic.opponent_defender(opts, view)
+        if player is None or view.opp.life <= 0:
+            return None
+        attackers = [a for _, a in heuristic.attacker_creatures(opts, view)]
+        return "lethal attack" if heuristic.damage_through(attackers, view) >= view.opp.life else None
+    assert isinstance(opts, BlockState)
+    # Decided when taking it all is lethal and some blocks keep us alive (the guard finds them).
+    return "survival block" if guard.review(request, view, BlockDecision(())) is not None else None
 
 
 def kept(body: dict[str, Any], decision: dict[str, Any]) -> bool:

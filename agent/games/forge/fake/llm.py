@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from agent.core.testing.fake_openai import FakeReply
+from agent.core.testing.random_schema import random_instance, request_schema
 
 _OPTION = re.compile(r"^(-?\d+): (.*)$", re.MULTILINE)
 
@@ -72,7 +73,9 @@ def sensible(seed: int = 0, delay: float = 0.0) -> Any:
 
 
 CHAOS = ("sensible", "out_of_range", "duplicates", "wrong_shape", "strings", "prose", "truncated", "empty",
-         "http_500", "http_400", "stall", "garbage", "negative", "too_many")
+         "http_500", "http_400", "stall", "garbage", "negative", "too_many", "http_429", "random_json")
+"""``http_429``: rate limited (with a Retry-After); ``random_json``: a random instance of the request's
+schema (legal options only, chosen at random: a careless model under structured output)."""
 
 
 def chaotic(seed: int = 0, stall_s: float = 5.0, delay: float = 0.0) -> Any:
@@ -118,6 +121,13 @@ def chaotic(seed: int = 0, stall_s: float = 5.0, delay: float = 0.0) -> Any:
             return FakeReply.stall(stall_s, content=sensible_content(body, rng))
         if mode == "garbage":
             return FakeReply.garbage()
+        if mode == "http_429":
+            return FakeReply.rate_limited(retry_after=0.2)
+        if mode == "random_json":
+            schema = request_schema(body)
+            if schema is not None:
+                return FakeReply.ok_json(random_instance(schema, rng), delay=delay)
+            return FakeReply.ok_json({"reasoning": "random", "index": rng.randint(-3, 30)}, delay=delay)
         if mode == "negative":
             return FakeReply.ok_json({"index": -7, "indices": [-1], "attacks": [{"attacker": -1, "defender": -1}],
                                       "blocks": [{"blocker": -2, "attacker": -3}], "reasoning": "neg"}, delay=delay)
