@@ -54,25 +54,37 @@ def drawer_points(state: dict[str, Any]) -> dict[str, list[tuple[float, float]]]
 def expected_steps(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any] | None]]:
     """(anchor, state) of every step the replay must show, in order: the start (None: all in the
     drawer), then per AI turn k the human's move (the state of playRequest k) and the AI's turn (the
-    state of turn k's last playFeedback, or the playRequest's when it made no play)."""
+    state of turn k's last playFeedback, or the playRequest's when it made no play); and when the
+    transcript ends during a human's move that no playRequest closed, that move (anchor ``human-s``,
+    the state of the last chatRequest after the last AI turn ended)."""
     steps: list[tuple[str, dict[str, Any] | None]] = [("start", None)]
     last: dict[int, dict[str, Any]] = {}
-    order: list[int] = []
+    ended: set[int] = set()
+    pending: dict[str, Any] | None = None
     for r in records:
-        if r["kind"] != "frame_in" or "turn" not in r:
+        if r["kind"] == "turn_end":
+            ended.add(r["turn"])
+        if r["kind"] != "frame_in":
             continue
-        if r["type"] == "playRequest":
-            order.append(r["turn"])
-            last[r["turn"]] = r["state"]
-            steps.append((f"human-{r['turn']}", r["state"]))
-        elif r["type"] == "playFeedback":
-            last[r["turn"]] = r["state"]
-    out = []
+        turn = r.get("turn")
+        if r["type"] == "playRequest" and turn is not None:
+            pending = None
+            last[turn] = r["state"]
+            steps.append((f"human-{turn}", r["state"]))
+        elif r["type"] == "playFeedback" and turn is not None:
+            last[turn] = r["state"]
+        elif r["type"] == "chatRequest" and isinstance(r.get("state"), dict):
+            open_turns = [k for k in last if k not in ended]
+            if not open_turns:  # between AI turns: the human's move is still open
+                pending = r["state"]
+    out: list[tuple[str, dict[str, Any] | None]] = []
     for anchor, state in steps:
         out.append((anchor, state))
         if anchor.startswith("human-"):
             turn = int(anchor.split("-")[1])
             out.append((f"ai-{turn}", last[turn]))
+    if pending is not None:
+        out.append(("human-s", pending))
     return out
 
 
@@ -95,3 +107,53 @@ def close(a: list[tuple[float, float]], b: list[tuple[float, float]], tol: float
     if len(a) != len(b):
         return False
     return all(abs(p[0] - q[0]) <= tol and abs(p[1] - q[1]) <= tol for p, q in zip(a, b, strict=True))
+
+
+def same_anchor(shown: str | None, expected: str) -> bool:
+    """``human-s`` stands for any still-open human move (``human-s<index>``)."""
+    return shown == expected or (expected == "human-s" and bool(shown) and str(shown).startswith("human-s"))
+
+
+def walk_page(driver: Any, page: Path, records: list[dict[str, Any]]) -> int:
+    """Open ``page`` in ``driver`` and step through it with the next button and the right arrow key in
+    turn, checking at every step that the step shown is the one expected, that every piece's polygon
+    (board and drawer) is the pose the transcript's state recorded, and in the end that the chat lines
+    were shown in the transcript's order. AssertionError on the first difference; the steps checked."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    def shown() -> Any:
+        sections = driver.find_elements(By.CSS_SELECTOR, "section.step:not([hidden])")
+        assert len(sections) == 1, f"{len(sections)} steps on screen"
+        return sections[0]
+
+    def polygons(section: Any, svg: str) -> dict[str, list[tuple[float, float]]]:
+        return {p.get_attribute("data-piece"): parse_points(p.get_attribute("points"))
+                for p in section.find_elements(By.CSS_SELECTOR, f"svg.{svg} polygon.piece")}
+
+    expected = expected_steps(records)
+    driver.get(page.as_uri())
+    seen_chat: list[tuple[str, str]] = []
+    for i, (anchor, state) in enumerate(expected):
+        section = shown()
+        assert same_anchor(section.get_attribute("data-anchor"), anchor), (i, section.get_attribute("data-anchor"))
+        assert driver.find_element(By.ID, "slider").get_attribute("value") == str(i)
+        board, drawer = polygons(section, "board"), polygons(section, "drawer")
+        if state is None:
+            assert board == {} and len(drawer) == 7
+        else:
+            want, want_drawer = board_points(state), drawer_points(state)
+            assert set(board) == set(want) and set(drawer) == set(want_drawer), anchor
+            assert all(close(board[n], want[n]) for n in want), anchor
+            assert all(close(drawer[n], want_drawer[n]) for n in want_drawer), anchor
+        for line in section.find_elements(By.CSS_SELECTOR, "ol.chats li.chat"):
+            who = "human" if "human" in line.get_attribute("class").split() else "agent"
+            seen_chat.append((who, line.find_element(By.CSS_SELECTOR, ".text").text))
+        if i % 2:  # both ways forward, in turn
+            driver.find_element(By.ID, "next").click()
+        else:
+            ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    assert same_anchor(shown().get_attribute("data-anchor"), expected[-1][0])  # stays on the last step
+    assert seen_chat == chat_lines(records), "chat lines differ"
+    return len(expected)

@@ -16,16 +16,7 @@ import pytest
 from agent.games.tangram.replay import transcript_replay
 from tests.skips import in_ci
 from tests.tangram.console_support import browser_or_skip_reason, start_browser
-from tests.tangram.replay_support import (
-    board_points,
-    chat_lines,
-    close,
-    drawer_points,
-    expected_steps,
-    parse_points,
-    read,
-    simulated_transcript,
-)
+from tests.tangram.replay_support import chat_lines, read, simulated_transcript, walk_page
 
 REASON = browser_or_skip_reason()
 # In CI the browser fixture fails instead: a broken install must not pass as a skip.
@@ -71,38 +62,10 @@ def shown(driver: Any) -> Any:
     return sections[0]
 
 
-def polygons(section: Any, svg: str) -> dict[str, list[tuple[float, float]]]:
-    return {p.get_attribute("data-piece"): parse_points(p.get_attribute("points"))
-            for p in section.find_elements(By.CSS_SELECTOR, f"svg.{svg} polygon.piece")}
-
-
 def test_stepping_through_shows_every_recorded_pose_and_the_chat_in_order(browser: Any, made: Any) -> None:
     records, page = made
-    expected = expected_steps(records)
-    assert len(expected) == 1 + 2 * TURNS
-    browser.get(page.as_uri())
-    seen_chat: list[tuple[str, str]] = []
-    for i, (anchor, state) in enumerate(expected):
-        section = shown(browser)
-        assert section.get_attribute("data-anchor") == anchor
-        assert browser.find_element(By.ID, "slider").get_attribute("value") == str(i)
-        board, drawer = polygons(section, "board"), polygons(section, "drawer")
-        if state is None:
-            assert board == {} and len(drawer) == 7
-        else:
-            want, want_drawer = board_points(state), drawer_points(state)
-            assert set(board) == set(want) and set(drawer) == set(want_drawer), anchor
-            assert all(close(board[n], want[n]) for n in want), anchor
-            assert all(close(drawer[n], want_drawer[n]) for n in want_drawer), anchor
-        for line in section.find_elements(By.CSS_SELECTOR, "ol.chats li.chat"):
-            who = "human" if "human" in line.get_attribute("class").split() else "agent"
-            seen_chat.append((who, line.find_element(By.CSS_SELECTOR, ".text").text))
-        if i % 2:  # alternate the two ways forward
-            browser.find_element(By.ID, "next").click()
-        else:
-            ActionChains(browser).send_keys(Keys.ARROW_RIGHT).perform()
-    assert shown(browser).get_attribute("data-anchor") == expected[-1][0]  # stays on the last step
-    assert seen_chat == chat_lines(records) and any(who == "human" for who, _ in seen_chat)
+    assert walk_page(browser, page, records) == 1 + 2 * TURNS
+    assert any(who == "human" for who, _ in chat_lines(records))
 
 
 def test_a_turns_link_the_slider_the_timeline_and_the_keys_lead_to_that_turn(browser: Any, made: Any) -> None:

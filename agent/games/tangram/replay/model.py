@@ -112,7 +112,9 @@ class Step:
     def label(self) -> str:
         if self.kind == "start":
             return "Start"
-        return f"{'AI turn' if self.kind == 'ai' else 'Human move'} {self.turn if self.turn is not None else '?'}"
+        if self.turn is None:  # a human move no playRequest has closed yet: the transcript ends in it
+            return "Human move (still open)" if self.kind == "human" else "AI turn (no id)"
+        return f"{'AI turn' if self.kind == 'ai' else 'Human move'} {self.turn}"
 
 
 @dataclass
