@@ -292,3 +292,14 @@ def test_each_play_of_a_turn_shows_its_own_feedback_and_the_board_after_it() -> 
     assert {shape.piece for shape in first["board"].shapes} == {"Red", "Blue"} and second["board"] is None
     page = render_page(replay, source="s.jsonl")
     assert page.count('class="play-board"') == 1 and "reported collisions: Red" in page
+
+
+def test_the_humans_time_is_from_the_ai_turns_end_to_the_next_request() -> None:
+    state: dict[str, Any] = {"on_board": {}, "off_board": {}}
+    records = [{"t": 100.0, "session": "s", "kind": "session_start", "game": "tangram", "tags": {}},
+               {"t": 104.0, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state},
+               {"t": 104.0, "kind": "turn_start", "turn": 1},
+               {"t": 106.5, "kind": "turn_end", "turn": 1, "outcome": "passed", "seconds": 2.5},
+               {"t": 113.0, "kind": "frame_in", "type": "playRequest", "turn": 2, "state": state}]
+    replay = build_replay(records)
+    assert [step_view(s, replay)["human_seconds"] for s in replay.steps] == [None, 4.0, None, 6.5, None]

@@ -98,6 +98,8 @@ class Step:
     seconds: float | None = None
     objective: str | None = None
     state_seen: bool = False
+    ended_t: float | None = None
+    """When an AI turn's ``turn_end`` was written (seconds since the session's first record)."""
     feedback: list[Board] = field(default_factory=list)
     """The board of each ``playFeedback`` of an AI turn, in order: the board after each of its plays."""
     """Whether a frame of this step carried a state (else the board is the step before's)."""
@@ -410,6 +412,7 @@ def build_replay(records: Sequence[Mapping[str, Any]]) -> Replay:
             continue
         if kind == "turn_end" and step is not None:
             step.outcome = clip(r.get("outcome"), 40) or "ended"
+            step.ended_t = t
             step.seconds = num(r.get("seconds"))
             continue
         if kind == "decision":

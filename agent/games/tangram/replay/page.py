@@ -70,6 +70,16 @@ def _clock(seconds: float | None) -> str:
     return f"{int(m)}:{s:04.1f}"
 
 
+def human_seconds(step: Step, replay: Replay) -> float | None:
+    """How long a human's move took: from the AI turn before it ending (or the session's start) to
+    the playRequest that closed it."""
+    if step.kind != "human" or step.turn is None or step.t is None:
+        return None
+    before = replay.steps[step.index - 1] if step.index >= 1 else None
+    since = before.ended_t if before is not None and before.kind == "ai" else 0.0 if step.index == 1 else None
+    return round(step.t - since, 3) if since is not None else None
+
+
 def step_view(step: Step, replay: Replay) -> dict[str, Any]:
     dim = step.kind == "human"  # the game's human-turn highlight: the moved piece in full colour
     plays = []
@@ -89,7 +99,8 @@ def step_view(step: Step, replay: Replay) -> dict[str, Any]:
                        "outcome": c.outcome} for c in step.chats],
             "decisions": step.decisions, "plays": plays, "events": step.events, "llm": step.llm,
             "outcome": step.outcome, "seconds": step.seconds, "objective": step.objective,
-            "state_seen": step.state_seen, "on_board": len(step.board.on_board)}
+            "state_seen": step.state_seen, "on_board": len(step.board.on_board),
+            "human_seconds": human_seconds(step, replay)}
 
 
 def _started(start: Mapping[str, Any]) -> str:
