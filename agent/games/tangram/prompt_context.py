@@ -24,6 +24,8 @@ TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
 REASK_TEMPLATE = "reask"
 """Also required when ``llm.max_reasks`` is above 0: the corrective message after an unusable answer."""
 NO_PROBLEM = {"kind": "", "detail": "", "piece": "", "missing": []}
+MOVED_BY = {"agent": "you", "partner": "your partner"}
+"""``on_board[].moved_by``: who moved the piece last, in the prompt's own words (the model is "you")."""
 
 
 def _round(v: float) -> float:
@@ -54,7 +56,8 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
     made here: :func:`board_text`)."""
     on_board = [
         {"name": name, "x": _round(p.position[0]), "y": _round(p.position[1]),
-         "rotation": _round(normalize_rotation(p.rotation)), "collisions": list(p.collisions)}
+         "rotation": _round(normalize_rotation(p.rotation)), "collisions": list(p.collisions),
+         "moved_by": MOVED_BY.get(view.movers.get(name, ""), "")}
         for name, p in sorted(view.state.on_board.items())
     ]
     off_board = [n for n in PIECE_NAMES if n not in view.state.on_board]
@@ -107,7 +110,7 @@ def sample_context(candidates: int = 2) -> dict[str, Any]:
     from agent.games.tangram.players.base import Decision
     view = TurnView(objective="A house", state=state, memory=memory, board_png=b"", drawer_png=b"",
                     message="Can you use Blue?", collisions=["Cream"],
-                    previous=Decision(Pose("Cream", 40.0, 40.0, 90.0), "x"), attempt=1)
+                    previous=Decision(Pose("Cream", 40.0, 40.0, 90.0), "x"), attempt=1, movers={"Red": "agent"})
     context = build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.")
     from agent.games.tangram.planner.candidates import propose_candidates
 
