@@ -165,7 +165,8 @@ async def test_the_guarded_player_replaces_records_and_passes_illegal_moves_thro
     assert action == TTT.move_to_action(2)
     assert records == [("guard", {"rule": "win-in-one", "model_choice": "row 3 column 3",
                                   "replacement": "row 1 column 3", "engine_turn": 5,
-                                  "reason": "row 1 column 3 wins at once; the model chose row 3 column 3"})]
+                                  "reason": "row 1 column 3 wins at once; the model chose row 3 column 3",
+                                  "replaced_source": "model"})]
     assert [m.move for m in player.moves] == [2] and len(player.overrides) == 1
     illegal = await player.choose(Turn(TTT, position, 0, 5))
     assert illegal.data == {"row": 9, "column": 9} and len(records) == 1  # the client refuses it

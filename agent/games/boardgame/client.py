@@ -234,15 +234,18 @@ class MatchClient:
                 return None
         # The player ran out of attempts or time: the offline player always has a legal move.
         fallback = self._fallback_for(rules)
+        turn = Turn(rules, position, seat, state.turn)
+        source = "fallback"
         try:
-            action = await self._ask(fallback, Turn(rules, position, seat, state.turn))
+            action = await self._ask(fallback, turn)
         except InvalidChoice:
             action = None
         if action is None:
             legal = rules.legal_moves(position)
             if not legal:  # _impossible() lets no such board through; a plugin might still disagree
                 raise ClientError(f"the engine's state of match {state.match_id} has no legal move for us")
-            action = rules.move_to_action(legal[0])
+            action, source = rules.move_to_action(legal[0]), "last-resort"
+        action = await self._settle(turn, action, source)
         answer, _ = await self._call(functools.partial(self._perform, action))
         if answer is not None:
             log.warning("the engine refused the offline player's %s: %s", _show(action), answer)
@@ -315,6 +318,23 @@ class MatchClient:
         except Exception:  # a player bug must not lose the turn
             log.exception("%s failed to choose an action", label)
         return None
+
+    async def _settle(self, turn: Turn, action: WireAction, source: str) -> WireAction:
+        """The match's player has the last word on an action chosen for it by someone else (the
+        guarded LLM player's guard, :meth:`Player.settle`), within one decision's time."""
+        player = self._player
+        if player is None:
+            return action
+        try:
+            settled: WireAction = await asyncio.wait_for(player.settle(turn, action, source),
+                                                         self.settings.decision_seconds)
+            return settled
+        except TimeoutError:
+            log.warning("the guard took longer than %g s on the %s move; it stands", self.settings.decision_seconds,
+                        source)
+        except Exception:  # the fallback's legal move must not be lost to a bug
+            log.exception("settling the %s move failed; it stands", source)
+        return action
 
     async def _still_our_turn(self, before: GetStateResponse) -> bool:
         state = await self._call(self._get_state)

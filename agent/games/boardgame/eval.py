@@ -153,12 +153,14 @@ class LLMUse:
         fallbacks = sum(r.fallbacks for r in tally.results)
         rules = self.overrides()
         guarded = sum(rules.values())
-        model = moves - fallbacks - guarded
+        of_fallbacks = sum(p.fallback_overrides for p in self.players if isinstance(p, GuardedPlayer))
+        model = moves - fallbacks - (guarded - of_fallbacks)
         share = 100 / max(1, moves)
         detail = ", ".join(f"{rule} {n}" for rule, n in sorted(rules.items()))
         return (f"{tally.name} moves: {moves}; the model's {model} ({model * share:.1f} %), guard overrides "
                 f"{guarded} ({guarded * share:.1f} %{f': {detail}' if detail else ''}), offline fallbacks "
-                f"{fallbacks} ({fallbacks * share:.1f} %); llm.guard {self.guard}")
+                f"{fallbacks} ({fallbacks * share:.1f} %, {of_fallbacks} of them replaced by the guard); "
+                f"llm.guard {self.guard}")
 
 
 @dataclass

@@ -70,6 +70,13 @@ class Player(ABC):
         tables between its moves.
         """
 
+    async def settle(self, turn: Turn, action: WireAction, source: str = "fallback") -> WireAction:
+        """The last word on ``action``, chosen for this player's turn by someone else (``source``:
+        the offline fallback after this player failed, or the client's last resort): the action to
+        send. Most players have none; the guarded LLM player puts its guard here, so what the
+        fallback chose meets the same guard as the model's own moves."""
+        return action
+
 
 class MovePlayer(Player):
     """A player that is a pure function of the position, run in a worker thread (searches take CPU)."""

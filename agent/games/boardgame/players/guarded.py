@@ -29,8 +29,10 @@ MAX_KEPT = 1_000
 class GuardedMove:
     position: Any
     move: int
-    """The move sent: the model's, or the guard's replacement."""
+    """The move sent: the chosen one, or the guard's replacement."""
     override: Override | None
+    source: str = "model"
+    """Who chose the move the guard saw: model, fallback (the offline player) or last-resort."""
 
 
 class GuardedPlayer(Player, TextPlayer):
@@ -43,10 +45,18 @@ class GuardedPlayer(Player, TextPlayer):
         self._prover: Prover = make_prover(rules, seconds)
         self._transcript = transcript
         self.overrides: list[Override] = []
+        self.fallback_overrides = 0
+        """Overrides of a move the model did not choose (the offline fallback's)."""
         self.moves: list[GuardedMove] = []
 
     async def choose(self, turn: Turn) -> WireAction:
         action: WireAction = await self.inner.choose(turn)
+        return await self.settle(turn, action, "model")
+
+    async def settle(self, turn: Turn, action: WireAction, source: str = "fallback") -> WireAction:
+        """The one place that decides what is sent for this player: the model's legal move (whether
+        it came as the schema's label, from a salvaged reply or after a re-ask) and the offline
+        fallback's alike meet the guard here."""
         rules = turn.rules
         try:
             move = rules.check_action(turn.position, turn.seat, action.type, action.data)
@@ -54,19 +64,21 @@ class GuardedPlayer(Player, TextPlayer):
             return action  # illegal: the client refuses it and tells the model why
         try:
             override = await asyncio.to_thread(review, rules, turn.position, move, self._prover)
-        except Exception:  # a guard bug must not cost the model's legal move
-            log.exception("the guard failed; the model's move stands")
+        except Exception:  # a guard bug must not cost a legal move
+            log.exception("the guard failed; the %s move stands", source)
             override = None
         if len(self.moves) < MAX_KEPT:
-            self.moves.append(GuardedMove(turn.position, move if override is None else override.move, override))
+            self.moves.append(GuardedMove(turn.position, move if override is None else override.move, override,
+                                          source))
         if override is None:
             return action
         self.overrides.append(override)
-        log.info("guard (%s): %s", override.rule, override.reason)
+        self.fallback_overrides += source != "model"
+        log.info("guard (%s, %s move): %s", override.rule, source, override.reason)
         if self._transcript is not None:
             self._transcript.record("guard", rule=override.rule, model_choice=rules.describe_move(move),
                                     replacement=rules.describe_move(override.move), reason=override.reason,
-                                    engine_turn=turn.turn)
+                                    engine_turn=turn.turn, replaced_source=source)
         return rules.move_to_action(override.move)
 
     async def choose_text(self, turn: TextTurn) -> WireAction:
