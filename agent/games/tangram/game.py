@@ -30,9 +30,18 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="serve the experimenter console (default 127.0.0.1:8080; see docs/console.md)")
     group.add_argument("--console-token", metavar="TOKEN",
                        help="token for a console off loopback (default: a new one, printed at start)")
+    from agent.games.tangram.webgame.launch import add_arguments as add_browser_game_arguments
+
+    add_browser_game_arguments(group)
 
 
 def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
+    from agent.games.tangram.webgame.launch import BrowserGameError, check_arguments
+
+    try:
+        check_arguments(args)  # --browser-game: one line for a bad folder or template, before anything listens
+    except BrowserGameError as exc:
+        raise ConfigError(str(exc)) from exc
     server = apply_listen_arguments(config.server, args)
     return config.model_copy(update={"server": server, "console": _console_arguments(config, args)})
 
@@ -68,9 +77,20 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     from agent.core.redact import Secrets
     from agent.games.tangram.factory import PlayerSource, make_player_factory
     from agent.games.tangram.server import AgentServer, ServerSetupError
+    from agent.games.tangram.webgame.launch import BrowserGame, BrowserGameError, request_from
+    from agent.games.tangram.webgame.launch import start as start_browser_game
 
     factory = make_player_factory(config)
     secrets = Secrets(config.secret_values())
+    browser: BrowserGame | None = None
+    browser_request = request_from(args)
+    if browser_request is not None:
+        try:
+            browser = await start_browser_game(browser_request)
+        except BrowserGameError as exc:
+            await factory.aclose()
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     console = None
     source: PlayerSource = factory
     if config.console.enabled:
@@ -80,6 +100,8 @@ async def main(config: Config, args: argparse.Namespace) -> int:
             console, source = await start_console(config, factory, secrets)
         except ConsoleSetupError as exc:
             await factory.aclose()
+            if browser is not None:
+                await browser.stop()
             print(f"error: {exc}", file=sys.stderr)
             return 2
         token = f"?token={config.console.token}" if config.console.token else ""
@@ -93,11 +115,15 @@ async def main(config: Config, args: argparse.Namespace) -> int:
             await factory.aclose()
             if console is not None:
                 await console.stop()
+            if browser is not None:
+                await browser.stop()
             print(f"error: {exc}", file=sys.stderr)
             return 2
         model = config.llm.model if config.player == "llm" else "offline planner"
         print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
               "Ctrl-C stops.", file=sys.stderr, flush=True)
+        if browser is not None:
+            browser.announce(server.port)
         if config.transcripts.enabled:
             tags = ", ".join(f"{k}={v}" for k, v in sorted(config.tags.items()))
             log.info("transcripts go to %s%s", config.transcripts.dir, f" (tags: {tags})" if tags else "")
@@ -110,6 +136,8 @@ async def main(config: Config, args: argparse.Namespace) -> int:
         log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
     if console is not None:
         await console.stop()
+    if browser is not None:
+        await browser.stop()
     await factory.aclose()
     return 0
 

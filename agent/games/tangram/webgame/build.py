@@ -163,6 +163,35 @@ def copy_own_build(tree: SourceTree, files: dict[str, int], target: Path) -> Bui
     return BuiltGame.load(target)
 
 
+@dataclass(frozen=True)
+class BuildPlan:
+    """What ``build_game`` will do, decided from cheap checks only (no picture decoded, nothing written)."""
+
+    tree: SourceTree
+    own_build: dict[str, int] | None
+    """The clone's complete exe/ files, when it has them."""
+    template: Template | None
+
+
+def plan_build(gaips: Path, template_path: Path | None, cache: Path | None = None) -> BuildPlan:
+    """Check the inputs of a build; BuildError with one line for a folder that is no GAIPS clone, a
+    template of another engine version or with files missing, or no template when one is needed."""
+    tree = open_gaips(gaips)
+    try:
+        own = _own_build(tree)
+        if own is not None:
+            return BuildPlan(tree, own, None)
+        if template_path is None:
+            missing = ", ".join(own_build_missing(tree))
+            raise BuildError(f"{gaips} has no complete web build in exe/ ({missing} missing): give a Godot 4 web "
+                             "export template with --godot-web (see docs/browser-game.md)")
+        template = open_template(template_path, cache or default_cache())
+        check_engine(template, engine_feature(read_settings(tree).features))
+        return BuildPlan(tree, None, template)
+    except (SourceError, ProjectError, TemplateError) as exc:
+        raise BuildError(str(exc)) from exc
+
+
 def build_game(gaips: Path, template_path: Path | None, cache: Path | None = None,
                target: Path | None = None) -> BuiltGame:
     """The servable game for a GAIPS clone: its own complete web build, or one built with a template.
@@ -171,20 +200,17 @@ def build_game(gaips: Path, template_path: Path | None, cache: Path | None = Non
     the sources and the template have not changed. Raises BuildError with one line.
     """
     cache = cache or default_cache()
-    tree = open_gaips(gaips)
+    plan = plan_build(gaips, template_path, cache)
+    tree = plan.tree
     try:
-        own = _own_build(tree)
-        if own is not None:
+        if plan.own_build is not None:
             folder = target or cache / f"own-{_key(tree.identity())}"
             if target is None and (folder / "build.json").is_file():
                 return BuiltGame.load(folder)
-            return copy_own_build(tree, own, folder)
-        if template_path is None:
-            missing = ", ".join(own_build_missing(tree))
-            raise BuildError(f"{gaips} has no complete web build in exe/ ({missing} missing): give a Godot 4 web "
-                             "export template with --godot-web (see docs/browser-game.md)")
-        template = open_template(template_path, cache)
-        check_engine(template, engine_feature(read_settings(tree).features))
+            return copy_own_build(tree, plan.own_build, folder)
+        template = plan.template
+        if template is None:  # plan_build returns a template whenever there is no own build
+            raise BuildError(f"{gaips}: no web build and no template")
         folder = target or cache / _key(tree.identity(), template.identity())
         if target is None and (folder / "build.json").is_file():
             return BuiltGame.load(folder)

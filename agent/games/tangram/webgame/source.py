@@ -7,6 +7,7 @@ missing instead of failing half-way.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Protocol
 MAX_FILE_BYTES = 64 * 1024 * 1024
 """No single source file of a game we pack is larger; a bigger one is treated as missing."""
 IGNORED_DIRS = (".git", ".godot", ".import")
+MAX_FILES = 100_000
 
 
 class SourceError(ValueError):
@@ -49,12 +51,16 @@ class FolderTree:
     def sizes(self) -> dict[str, int | None]:
         if self._sizes is None:
             found: dict[str, int | None] = {}
-            for path in sorted(self.root.rglob("*")):
-                rel = path.relative_to(self.root)
-                if rel.parts[0] in IGNORED_DIRS or not path.is_file():
-                    continue
-                size = path.stat().st_size
-                found[rel.as_posix()] = size if size <= MAX_FILE_BYTES else None
+            for folder, dirs, files in os.walk(self.root):
+                dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS)
+                for name in sorted(files):
+                    path = Path(folder) / name
+                    if not path.is_file():
+                        continue
+                    if len(found) >= MAX_FILES:
+                        raise SourceError(f"{self.root} holds more than {MAX_FILES} files: not a game project")
+                    size = path.stat().st_size
+                    found[path.relative_to(self.root).as_posix()] = size if size <= MAX_FILE_BYTES else None
             self._sizes = found
         return self._sizes
 
@@ -139,4 +145,4 @@ def open_tree(folder: Path) -> SourceTree:
             return GitTree(candidate, label=str(candidate))
     if (folder / ".git").exists():
         return GitTree(folder, label=str(folder))
-    return FolderTree(folder)
+    raise SourceError(f"{folder} holds no project.godot and is no git repository")

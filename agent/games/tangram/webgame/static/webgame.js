@@ -28,6 +28,14 @@
   toggle.addEventListener("click", () => { panel.hidden = !panel.hidden; });
   if (params.get("console") === "1") panel.hidden = false;
 
+  // Only these engine flags may come from the address (?verbose=1&fps=1), for looking into a slow game.
+  function engineArgs() {
+    const args = [];
+    if (params.get("verbose") === "1") args.push("--verbose");
+    if (params.get("fps") === "1") args.push("--print-fps");
+    return args;
+  }
+
   function fail(text) {
     show(text, true);
     log(text, true);
@@ -58,7 +66,7 @@
       fileSizes: build.fileSizes,
       canvas: canvas,
       canvasResizePolicy: 0, // the canvas stays 1920 x 1080; CSS scales it to the window
-      args: [],
+      args: engineArgs(),
       focusCanvas: true,
       ensureCrossOriginIsolationHeaders: false,
       experimentalVK: false,
