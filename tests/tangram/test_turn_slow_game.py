@@ -29,7 +29,7 @@ from agent.games.tangram.turn.timing import (
 from tests.tangram.turn_support import LINES, Driver
 
 GREEN = Pose("Green", 50.0, 50.0, 0.0)
-CLEAR = {"Green": (50, 50, 0, [])}
+CLEAR: dict[str, tuple[float, float, float, list[str]]] = {"Green": (50, 50, 0, [])}
 PLACED = "I placed Cream as the chest: big pieces first."
 """The planner's line from the real-game transcript that was followed by "I ran out of time"."""
 
