@@ -42,7 +42,7 @@ DEFAULT_LANGUAGE = "en"
 LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ru", "uk", "tr", "zh", "ja", "ko", "ar", "hi", "sv",
              "da", "no", "fi", "cs", "ro", "hu", "el", "he", "id", "vi", "th")
 """The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
-_SCHEMA = re.compile(r'[{}\[\]]|"\s*:|\breply\b\s*["\':]|\bjson\b|\bschema\b|\{\{|\}\}', re.IGNORECASE)
+_SCHEMA = re.compile(r'[{}\[\]]|"\s*:|\breply\b\s*["\':]|\bjson\b|\bschema\b|<[^<>]{1,40}>', re.IGNORECASE)
 _FIELD_WORDS = frozenset({"reply", "chat", "reasoning", "answer", "json", "string", "null", "none", "message", "text",
                          "your reply", "reply here", "your answer", "type string"})
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)

@@ -1,0 +1,47 @@
+"""Which model chat lines may be shown to the partner (players/replies.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.games.tangram.players.replies import contradicts_move, degenerate, partner_language
+
+PROMPT = ['Your partner wrote in the chat: "move blue left"\nObjective: "A fish".\nReply to your partner in '
+          'one or two short, friendly sentences, as a collaborator: suggest, do not order.']
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "...", "?!", "…", "-", "a", '{"reply": "..."}', '{"reply": "Sure"}',
+                                   "reply", "Reply", "JSON", "<your message>", "{{ reply }}", '"reply": "ok"',
+                                   "move blue left", "Move Blue left!",
+                                   "Your partner wrote in the chat: move blue left",
+                                   "Reply to your partner in one or two short friendly sentences",
+                                   "好的，我会把蓝色向左移动。", "Хорошо, я передвину синий налево.",
+                                   "Claro, vou mover o azul para a esquerda.",
+                                   "Vale, muevo la pieza azul a la izquierda.",
+                                   "D'accord, je vais déplacer le triangle bleu à gauche."])
+def test_degenerate_lines_are_not_shown(reply: str) -> None:
+    assert degenerate(reply, partner=["move blue left"], prompt=PROMPT) is not None
+
+
+@pytest.mark.parametrize("reply", ["OK!", "Sure, I'll move Blue left on my turn.", "Done soon!",
+                                   "Good idea: Blue goes left of Red next turn.",
+                                   "I'm placing Brown as the fin.", "Purple is the eye of the fish.",
+                                   "Thanks! The fish needs a tail: I'll add Green there.", "I <3 this fish",
+                                   "Left it is. I'll shift Blue a bit on my next turn."])
+def test_sound_lines_are_shown(reply: str) -> None:
+    assert degenerate(reply, partner=["move blue left"], prompt=PROMPT) is None
+
+
+def test_the_partners_own_language_is_fine_and_english_always_is() -> None:
+    partner = ["podes mover o azul para a esquerda, por favor?"]
+    assert partner_language(partner) == "pt"
+    assert degenerate("Claro, vou mover o azul para a esquerda na minha vez.", partner=partner) is None
+    assert degenerate("Sure, I'll move Blue left on my turn.", partner=partner) is None  # the offline answer's language
+    assert degenerate("好的，我会把蓝色向左移动。", partner=partner) is not None
+    assert partner_language(["ok"]) == "en"  # too short to tell: the game's language
+
+
+def test_a_move_line_must_not_name_only_other_pieces() -> None:
+    assert contradicts_move("I put Red on top as the roof.", "Blue")
+    assert not contradicts_move("I put Blue under Red.", "Blue")
+    assert not contradicts_move("Placing the medium triangle now.", "Blue")
