@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 from pathlib import Path
 
 import yaml
 
-from agent.analyze.tables import Price, Transcript, build_tables, find_transcripts, read_transcript
+from agent.analyze.replays import FileResult, analyse_file, page_names
+from agent.analyze.tables import Price, combine, find_transcripts
 from agent.core.extras import MissingExtra, require
 
 MAX_FILES = 100_000
+MAX_JOBS = 8
+CHUNK = 8
+"""Transcripts handed to a worker at a time."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="group the summary by this tag (repeatable; default: every tag that varies)")
     parser.add_argument("--prices", type=Path,
                         help="YAML of model: {input: USD, output: USD} per million tokens (default: shipped list)")
+    parser.add_argument("--jobs", type=int, default=0, metavar="N",
+                        help="processes reading transcripts and writing replays (default: one per core, "
+                             f"at most {MAX_JOBS}; 1: none besides this one)")
     return parser
 
 
@@ -54,6 +63,18 @@ def load_prices(path: Path | None) -> dict[str, Price]:
     return prices
 
 
+def analyse_files(paths: Sequence[Path], out: Path, prices: Mapping[str, Price], jobs: int) -> list[FileResult]:
+    """Every transcript's rows and replay, in the order of ``paths``; over ``jobs`` processes when
+    there is more than one and enough files to share."""
+    names = page_names(paths)
+    jobs = jobs if jobs > 0 else min(os.cpu_count() or 1, MAX_JOBS)
+    if jobs <= 1 or len(paths) <= CHUNK:
+        return [analyse_file(p, n, out, prices) for p, n in zip(paths, names, strict=True)]
+    with ProcessPoolExecutor(max_workers=min(jobs, MAX_JOBS)) as pool:
+        return list(pool.map(analyse_file, paths, names, [out] * len(paths), [prices] * len(paths),
+                             chunksize=CHUNK))
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -76,19 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(f"error: no *.jsonl transcripts in {args.transcripts}", file=sys.stderr)
         return 2
-    from agent.analyze.replays import ReplayWriter
-
-    replays = ReplayWriter(args.out)
-
-    def read_all() -> Iterator[Transcript]:
-        for path in paths:  # one transcript in memory at a time: its rows are kept, its records are not
-            transcript = read_transcript(path)
-            replays.add(transcript)
-            yield transcript
-
-    tables = build_tables(read_all(), prices)
-    tables.skipped += replays.skipped
-    written = write_summary(tables, args.out, args.by, args.transcripts, replays.links)
+    results = analyse_files(paths, args.out, prices, args.jobs)
+    tables = combine(r.rows for r in results)
+    links = [r.link for r in results if r.link is not None]
+    tables.skipped += [r.skipped for r in results if r.skipped is not None]
+    written = write_summary(tables, args.out, args.by, args.transcripts, links)
     guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
     plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
     offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "
@@ -98,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}, {thinking} thinking lines")
     for path in [*written.files, written.html]:
         print(f"wrote {path}")
-    if replays.links:
-        print(f"wrote {len(replays.links)} session replay(s) in {args.out / 'replays'}")
+    if links:
+        print(f"wrote {len(links)} session replay(s) in {args.out / 'replays'}")
     return 0
 
 

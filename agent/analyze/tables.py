@@ -211,9 +211,13 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
 
 
 def build_tables(transcripts: Iterable[Transcript], prices: Mapping[str, Price]) -> Tables:
+    return combine(session_rows(transcript, prices) for transcript in transcripts)
+
+
+def combine(parts: Iterable[Tables]) -> Tables:
+    """Each transcript's rows, one table of each kind."""
     tables = Tables()
-    for transcript in transcripts:
-        rows = session_rows(transcript, prices)
+    for rows in parts:
         tables.sessions += rows.sessions
         tables.turns += rows.turns
         tables.chats += rows.chats

@@ -303,3 +303,18 @@ def test_the_humans_time_is_from_the_ai_turns_end_to_the_next_request() -> None:
                {"t": 113.0, "kind": "frame_in", "type": "playRequest", "turn": 2, "state": state}]
     replay = build_replay(records)
     assert [step_view(s, replay)["human_seconds"] for s in replay.steps] == [None, 4.0, None, 6.5, None]
+
+
+def test_two_processes_write_the_same_tables_and_pages_as_one(session: Path, tmp_path: Path) -> None:
+    src = tmp_path / "t"
+    for i in range(12):  # more than one worker's share
+        folder = src / f"day{i % 2}"  # the same file name in two folders gets two pages
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"s{i // 2}.jsonl").write_bytes(session.read_bytes())
+    outs = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        assert analyze_main([str(src), "--out", str(out), "--jobs", jobs]) == 0
+        pages = sorted((out / "replays").glob("*.html"))
+        outs[jobs] = ((out / "sessions.csv").read_text(), [(p.name, p.read_text()) for p in pages])
+    assert outs["1"] == outs["2"] and len(outs["1"][1]) == 12
