@@ -19,6 +19,8 @@ MAGIC = b"GST2"
 FORMAT_VERSION = 1
 DATA_FORMAT_PNG = 1
 PNG_TAG = b"PNG "
+IMAGE_AT = 36
+"""The image part starts after ``GST2`` and eight u32 fields."""
 MAX_SIDE = 16384
 """Godot's own limit for an Image side (Image::MAX_WIDTH is 2^24, but textures past 16384 fail on GPUs)."""
 MAX_PIXELS = 64 * 1024 * 1024
@@ -75,18 +77,18 @@ def ctex_bytes(image: Image.Image) -> bytes:
 
 def read_ctex(data: bytes) -> Texture:
     """The PNG inside a .ctex of the kind ``ctex_bytes`` writes."""
-    if len(data) < 52 or data[:4] != MAGIC:
+    if len(data) < IMAGE_AT + 20 or data[:4] != MAGIC:
         raise TextureError("not a Godot compressed texture (no GST2 header)")
     version, width, height = struct.unpack_from("<III", data, 4)
     if version > FORMAT_VERSION:
         raise TextureError(f"compressed texture format {version} is newer than we read")
-    data_format, w16, h16, mipmaps, image_format = struct.unpack_from("<IHHII", data, 32)
+    data_format, w16, h16, mipmaps, image_format = struct.unpack_from("<IHHII", data, IMAGE_AT)
     if data_format != DATA_FORMAT_PNG:
         raise TextureError(f"texture data format {data_format} is not PNG")
     if mipmaps:
         raise TextureError("texture has mipmaps; we read single PNGs only")
-    (size,) = struct.unpack_from("<I", data, 48)
-    tagged = data[52:52 + size]
+    (size,) = struct.unpack_from("<I", data, IMAGE_AT + 16)
+    tagged = data[IMAGE_AT + 20:IMAGE_AT + 20 + size]
     if len(tagged) != size:
         raise TextureError("compressed texture is truncated")
     if not tagged.startswith(PNG_TAG):
