@@ -20,12 +20,12 @@ MOVE = {"action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55, "r
         "chat": "I put Red on top as the roof.", "reasoning": "roof first"}
 
 
-def llm_config(base_url: str, tmp_path, **llm: Any) -> Config:
+def llm_config(base_url: str, tmp_path, deadline: float = 8, **llm: Any) -> Config:
     return Config.model_validate({
         "player": "llm",
         "llm": {"base_url": base_url, "api_key_required": False, "request_timeout": 5,
                 "retry": {"max_attempts": 3, "initial_backoff": 0.05, "max_backoff": 0.2}, **llm},
-        "turn": {"deadline": 8},
+        "turn": {"deadline": deadline},
         "transcripts": {"dir": str(tmp_path / "transcripts")},
     })
 
@@ -109,10 +109,12 @@ async def test_server_error_then_success(tmp_path):
 
 
 async def test_chat_during_a_slow_play_is_answered_before_the_play(tmp_path):
+    # A first turn keeps the slow real game's landing time (6 s) in reserve: 12 s leave the 2 s
+    # model, the chat and the game's textured pictures room enough on a loaded machine.
     async with FakeOpenAI(responder=replies(move_delay=2.0)) as fake, \
-            serve_agent(llm_config(fake.base_url, tmp_path), host="127.0.0.1", port=0) as server:
+            serve_agent(llm_config(fake.base_url, tmp_path, deadline=12), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url) as game:
-            turn_task = asyncio.create_task(game.ai_turn(deadline=10))
+            turn_task = asyncio.create_task(game.ai_turn(deadline=14))
             await fake.wait_for_requests(1)
             chat = await game.chat("How is it going?", timeout=5)
             assert chat.reply == "Sure, happy to help!"

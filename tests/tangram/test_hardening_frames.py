@@ -157,11 +157,11 @@ async def test_a_bad_frame_in_place_of_the_feedback_ends_the_turn():
 
 async def test_frame_over_the_limit_closes_that_connection_with_1009_only(tmp_path, caplog):
     caplog.set_level(logging.WARNING)
-    config = planner_config(server={"max_frame_bytes": 64 * 1024})
+    config = planner_config(server={"max_frame_bytes": 512 * 1024})  # a real-look frame is about 230 KB
     async with serve_agent(config, host="127.0.0.1", port=0) as server:
         async with GameClient(server.url, seed=1) as other, GameClient(server.url, seed=2) as hostile:
             assert (await other.ai_turn(deadline=10)).finished
-            await hostile.send_raw("x" * (64 * 1024 + 1))
+            await hostile.send_raw("x" * (512 * 1024 + 1))
             await wait_until(lambda: not hostile.connected, what="the hostile connection to close")
             assert hostile._ws is not None and hostile._ws.close_code == 1009
             await wait_until(lambda: len(server.sessions) == 1, what="the hostile session to end")
@@ -171,7 +171,7 @@ async def test_frame_over_the_limit_closes_that_connection_with_1009_only(tmp_pa
                 assert (await newcomer.ai_turn(deadline=10)).finished
             assert_agent_frames_valid(other)
     lines = [r.getMessage() for r in caplog.records if "1009" in r.getMessage()]
-    assert len(lines) == 1 and "65536" in lines[0]
+    assert len(lines) == 1 and "524288" in lines[0]
 
 
 def big_png(min_bytes: int) -> str:
@@ -192,7 +192,7 @@ async def test_a_6_mb_frame_is_taken_with_the_default_limit(tmp_path):
             serve_agent(llm_config(fake.base_url, tmp_path, deadline=20), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url) as game:
             drawer = game.game.images()[1]
-            game.game.images = lambda: (board, drawer)  # type: ignore[method-assign]
+            game.game.images = lambda *_: (board, drawer)  # type: ignore[method-assign]
             turn = await game.ai_turn(deadline=20)
             assert turn.finished and [p.shape for p in turn.plays] == ["Green"]
             assert max(s.size for s in game.sent) > 6 * 1024 * 1024
@@ -210,7 +210,7 @@ async def test_broken_images_and_unknown_pieces_still_give_a_normal_turn(tmp_pat
     async with FakeOpenAI(responder=good_replies()) as fake, \
             serve_agent(llm_config(fake.base_url, tmp_path), host="127.0.0.1", port=0) as server:
         async with GameClient(server.url) as game:
-            game.game.images = lambda: ("!!! not base64 !!!", png)  # type: ignore[method-assign]
+            game.game.images = lambda *_: ("!!! not base64 !!!", png)  # type: ignore[method-assign]
             game.game.state = lambda real=game.game.state: {  # type: ignore[method-assign]
                 **real(), "on_board": {**real()["on_board"], "Pink": {"position": {"position": "(5, 5)"}}}}
             turn = await game.ai_turn(deadline=10)

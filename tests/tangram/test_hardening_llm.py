@@ -174,7 +174,7 @@ async def test_100_connect_disconnect_cycles_leave_nothing_behind(tmp_path):
             nonlocal calls
             stall["on"] = i % 2 == 1
             async with GameClient(server.url, seed=i) as game:
-                game.game.images = lambda: images  # type: ignore[method-assign] # rendering is the slow part
+                game.game.images = lambda *_: images  # type: ignore[method-assign] # rendering is the slow part
                 if stall["on"]:
                     await game.send_frame(game.game.start_ai_turn())
                     await wait_until(lambda: bool(fake.chat_requests) and fake.in_flight == 1, what="the LLM call")
