@@ -45,3 +45,33 @@ def test_a_piece_unchanged_keeps_its_mover_and_one_back_in_the_drawer_is_forgott
     ledger.observe(state())
     assert ledger.snapshot() == {}
     assert pieces_of({"Red": "agent", "Blue": "partner", "Green": "agent"}, "agent") == ["Red", "Green"]
+
+
+def test_a_play_on_its_way_is_landing_until_a_board_shows_it_or_a_new_turn_starts() -> None:
+    ledger = Movers()
+    blue = Pose("Blue", 70.0, 37.0, 0.0)
+    ledger.sent("Blue", blue.x, blue.y, blue.rotation)
+    ledger.observe(state())  # a chat request sent before the play landed
+    assert set(ledger.landing()) == {"Blue"}
+    ledger.observe(state(blue))  # its feedback
+    assert ledger.landing() == {}
+    ledger.sent("Red", 40.0, 50.0, 0.0)
+    ledger.observe(state(blue), new_turn=True)  # the game put it back or lost it: the turn is over
+    assert ledger.landing() == {}
+
+
+async def test_a_chat_answered_while_a_play_lands_speaks_of_the_play_as_made() -> None:
+    """Seen in the simulator: "I placed Blue as the tail" went out, then a chat request whose board
+    predates the play got "Blue ... it's still in the drawer"."""
+    from agent.core.memory import Memory
+    from agent.games.tangram.players.base import TurnView
+    from agent.games.tangram.players.planner import PlannerPlayer
+
+    player = PlannerPlayer()
+    first = await player.play(TurnView("A fish", state(), Memory()))
+    assert first.pose is not None
+    blue = first.pose
+    view = TurnView("A fish", state(), Memory(), message=f"where does {blue.piece} go?",
+                    landing={blue.piece: blue})
+    reply = await player.chat(view)
+    assert "drawer" not in reply and blue.piece in reply, reply

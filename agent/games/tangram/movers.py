@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from agent.games.tangram.geometry.frames import normalize_rotation, pose_from_marker
+from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker
 from agent.games.tangram.protocol import GameState
 
 Mover = Literal["agent", "partner"]
@@ -41,13 +41,23 @@ class Movers:
     """Piece -> who moved it last, ordered from the oldest move to the newest."""
     _seen: dict[str, tuple[float, float, float]] = field(default_factory=dict)
     _sent: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    _landing: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    """Plays sent that no board has shown yet: a chat answered meanwhile must not call them undone."""
 
     def sent(self, piece: str, x: float, y: float, rotation: float) -> None:
         """The agent sent a play: ``piece``'s node origin to (x, y), turned to ``rotation``."""
         self._sent[piece] = (x, y, rotation)
+        self._landing[piece] = (x, y, rotation)
 
-    def observe(self, state: GameState) -> None:
-        """A frame's board: every piece seen somewhere new gets its mover."""
+    def landing(self) -> dict[str, Pose]:
+        """The agent's plays on their way: sent, not yet on a board the game reported."""
+        return {name: Pose(name, x, y, r) for name, (x, y, r) in self._landing.items()}
+
+    def observe(self, state: GameState, *, new_turn: bool = False) -> None:
+        """A frame's board: every piece seen somewhere new gets its mover. ``new_turn`` (a
+        playRequest): the plays of earlier turns have landed or never will."""
+        if new_turn:
+            self._landing.clear()
         for name in list(self._seen):
             if name not in state.on_board:  # back in the drawer (the game snaps it there)
                 del self._seen[name]
@@ -58,6 +68,8 @@ class Movers:
             except (KeyError, ValueError):  # an unknown piece name: nothing to track
                 continue
             here = (pose.x, pose.y, piece.rotation)
+            if name in self._landing and _close(self._landing[name], here, SENT_UNITS, TURNED_DEG):
+                del self._landing[name]
             before = self._seen.get(name)
             if before is not None and _close(before, here, MOVED_UNITS, TURNED_DEG):
                 continue

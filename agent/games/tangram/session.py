@@ -211,7 +211,7 @@ class Session:
             log.warning("%s: %s frame: ignored %s", self.peer, frame.type, "; ".join(frame.state.ignored[:5]))
         self._check_build(frame.state)
         if frame.type in ("playRequest", "playFeedback", "chatRequest"):
-            self.movers.observe(frame.state)
+            self.movers.observe(frame.state, new_turn=frame.type == "playRequest")
         if frame.type == "playRequest":
             self.stats["turns"] += 1
             await self._feed(ev.TurnRequested(self.clock.now(), ids["turn"], frame))

@@ -49,7 +49,8 @@ class Views:
         pending = asyncio.ensure_future(self._prepare_both(wanted, frame.state))
         view = TurnView(objective=frame.objective, state=frame.state, memory=self.memory, image_mime=mime,
                         message=frame.message, decide_by=decide_by, pending_images=pending,
-                        movers=self.movers.snapshot() if self.movers is not None else {})
+                        movers=self.movers.snapshot() if self.movers is not None else {},
+                        landing=self.movers.landing() if self.movers is not None else {})
         return view if lazy_images else await view.with_images()
 
     async def _prepare_both(self, wanted: dict[str, Any], state: GameState) -> tuple[Any, bytes | None]:

@@ -253,7 +253,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("undo", piece=piece)
     if has("disagree") or (not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))):
         return Request("disagree", piece=piece)
-    for intent in ("wait", "help", "next", "progress", "plan"):
+    for intent in ("why", "wait", "help", "next", "progress", "plan"):
         if has(intent):
             return Request(intent)
     if has("for_you"):
@@ -261,7 +261,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     for intent in ("thanks", "how_are_you", "bye", "greeting"):
         if has(intent):
             return Request(intent)  # type: ignore[arg-type]
-    if has("praise") and len(words) <= 4:
+    if has("praise") or (has("praise_word") and len(words) <= 4):
         return Request("praise")
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)

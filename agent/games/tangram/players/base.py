@@ -65,6 +65,8 @@ class TurnView:
     movers: Mapping[str, str] = field(default_factory=dict)
     """Who moved each piece on the board last ("agent" or "partner"), newest move last
     (:mod:`agent.games.tangram.movers`); empty when the session does not track it."""
+    landing: Mapping[str, Pose] = field(default_factory=dict)
+    """The agent's plays sent but not yet on this frame's board (a chat answered while a play lands)."""
     pending_images: asyncio.Future[tuple[Any, bytes | None]] | None = None
     """Board and drawer images still being prepared when the session handed over the view, so a
     player can do its own preparation meanwhile; :meth:`with_images` waits for them."""

@@ -33,7 +33,10 @@ class PlannerPlayer:
                                    view.movers)
 
     async def chat(self, view: TurnView) -> str:
-        return self.planner.chat(view.objective, view.board(), view.message, view.movers)
+        # A play on its way counts as made: the line that announced it has gone out already.
+        board = {**view.board(), **view.landing}
+        movers = {**view.movers, **dict.fromkeys(view.landing, "agent")}
+        return self.planner.chat(view.objective, board, view.message, movers)
 
     def suggest(self, view: TurnView) -> tuple[Decision, str]:
         """What the planner would play now and a one-line hint for an LLM prompt, computed by a
