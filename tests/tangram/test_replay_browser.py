@@ -94,3 +94,29 @@ def test_a_turns_link_the_slider_the_timeline_and_the_keys_lead_to_that_turn(bro
     browser.execute_script("location.hash = '#ai-1'")  # a link followed within the page (hashchange)
     WebDriverWait(browser, 10, poll_frequency=0.05).until(
         lambda d: shown(d).get_attribute("data-anchor") == "ai-1")
+
+
+def test_a_kept_picture_the_model_got_shows_when_its_turn_does(browser: Any, tmp_path: Path) -> None:
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(buffer, "PNG")
+    (tmp_path / "s.files").mkdir()
+    (tmp_path / "s.files" / "aa.png").write_bytes(buffer.getvalue())
+    state: dict[str, Any] = {"on_board": {}, "off_board": {}}
+    records = [{"t": 1.0, "kind": "session_start", "session": "s", "game": "tangram", "tags": {}},
+               {"t": 2.0, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state},
+               {"t": 2.0, "kind": "turn_start", "turn": 1},
+               {"t": 3.0, "kind": "llm", "turn": 1, "purpose": "play", "outcome": "ok",
+                "images": [{"sha256": "aa", "bytes": 99, "file": "s.files/aa.png"}]}]
+    page = tmp_path / "s.html"
+    page.write_text(transcript_replay(records, tmp_path / "s.jsonl"), encoding="utf-8")
+    browser.get(page.as_uri())
+    img = browser.find_element(By.CSS_SELECTOR, 'section.step[data-anchor="ai-1"] img.sent')
+    assert img.get_attribute("src") is None  # not decoded before its step is shown
+    browser.find_element(By.CSS_SELECTOR, '#timeline a[href="#ai-1"]').click()
+    browser.execute_script("document.querySelector('section.step[data-anchor=\"ai-1\"] details').open = true")
+    WebDriverWait(browser, 10, poll_frequency=0.05).until(
+        lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 40)
