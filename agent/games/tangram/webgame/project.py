@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from agent.games.tangram.webgame.ctex import TextureError, ctex_bytes, decode_picture
+from agent.games.tangram.webgame.importer import apply_import_options
 from agent.games.tangram.webgame.source import SourceTree
 
 TEXT_RESOURCES = (".tscn", ".tres", ".gd", ".gdshader", ".gdshaderinc")
@@ -297,10 +298,12 @@ class _Collector:
             if re.fullmatch(r"uid://[a-z0-9]+", uid):
                 self.uids[uid] = f"res://{path}"
             import_text = import_data
+            params = settings.get("params", {})
         else:
             target = f"res://.godot/imported/{path.rsplit('/', 1)[-1]}-webgame.ctex"
             import_text = (f'[remap]\n\nimporter="texture"\ntype="CompressedTexture2D"\npath="{target}"\n'
                            'metadata={\n"vram_texture": false\n}\n').encode()
+            params = {}
         ctex_path = target.removeprefix("res://")
         if ctex_path in self.project.files:
             self.add(path + ".import", import_text)
@@ -311,7 +314,7 @@ class _Collector:
         if source is not None and actual is not None:
             self._renamed(path, actual, by)
             try:
-                image = decode_picture(source, f"res://{actual}")
+                image = apply_import_options(decode_picture(source, f"res://{actual}"), params)
             except TextureError as exc:
                 self.project.warnings.append(f"{exc}; packed a stand-in instead")
         if image is None:
