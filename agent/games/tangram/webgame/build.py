@@ -24,7 +24,7 @@ from agent.games.tangram.webgame.project import ProjectError, collect_project, e
 from agent.games.tangram.webgame.source import SourceError, SourceTree, open_tree
 from agent.games.tangram.webgame.template import Template, TemplateError, check_engine, open_template
 
-BUILDER_VERSION = "1"
+BUILDER_VERSION = "2"
 """Bump when what a build holds changes, so old cached builds are not reused."""
 OWN_BUILD = ("exe/index.html", "exe/index.js", "exe/index.wasm", "exe/index.pck")
 PAGE_FILES = ("index.html", "webgame.js", "webgame.css")
