@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.games.tangram.players.replies import contradicts_move, degenerate, partner_language
+from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim, partner_language
 
 PROMPT = ['Your partner wrote in the chat: "move blue left"\nObjective: "A fish".\nReply to your partner in '
           'one or two short, friendly sentences, as a collaborator: suggest, do not order.']
@@ -45,3 +45,14 @@ def test_a_move_line_must_not_name_only_other_pieces() -> None:
     assert contradicts_move("I put Red on top as the roof.", "Blue")
     assert not contradicts_move("I put Blue under Red.", "Blue")
     assert not contradicts_move("Placing the medium triangle now.", "Blue")
+
+
+def test_a_reply_must_not_claim_moves_or_owners_that_are_false() -> None:
+    movers = {"Cream": "agent", "Red": "agent", "Purple": "partner"}
+    assert false_claim("I placed Blue next to Purple.", movers)  # Blue is in the drawer
+    assert false_claim("I moved Purple up.", movers)  # the partner moved Purple last
+    assert false_claim("Your Red was where the belly goes.", movers)  # the case: the agent's own Red
+    assert false_claim("My Purple is the eye.", movers)
+    assert false_claim("I put Red on top as the roof.", movers) is None
+    assert false_claim("I will put Blue next to your Purple on my turn.", movers) is None
+    assert false_claim("I placed Blue next to Purple.", {}) is None  # no ledger: nothing judged

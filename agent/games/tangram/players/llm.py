@@ -30,7 +30,7 @@ from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.players.base import Decision, Player, TurnView
 from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, mark_images
-from agent.games.tangram.players.replies import contradicts_move, degenerate
+from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim
 from agent.games.tangram.players.resolve import move_to_pose
 from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.salvage import Problem, Salvage, salvage_answer
@@ -127,6 +127,8 @@ class LLMPlayer:
                 partner.append(view.message)
             prompt = [_text_of(m) for m in messages]
             reason = await asyncio.to_thread(degenerate, reply, partner=partner, prompt=prompt)
+            if reason is None:
+                reason = false_claim(reply, view.movers)
             if reason is None:
                 return reply
             why = reason

@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from wordnet_lookup import is_wordnet_term
@@ -71,6 +71,29 @@ def degenerate(reply: str, *, partner: Sequence[str] = (), prompt: Iterable[str]
     if _copied(words, prompt):
         return "a copy of the prompt"
     return _other_language(text, words, partner) if language else None
+
+
+_CLAIM = re.compile(r"\bI(?:'ve| have)? (?:just )?(?:put|placed|moved|turned|rotated|added) (?:the |my |your )?(" +
+                    "|".join(PIECE_NAMES) + r")\b", re.IGNORECASE)
+_OWNER = re.compile(r"\b(your|my) (" + "|".join(PIECE_NAMES) + r")\b", re.IGNORECASE)
+
+
+def false_claim(reply: str, movers: Mapping[str, str]) -> str | None:
+    """What ``reply`` says falsely of who moved which piece (None: nothing found): "I placed Red"
+    when the agent did not move Red last, "your Red" for the agent's piece, "my Red" for the
+    partner's. ``movers``: who moved each piece on the board last (the session's ledger); without
+    it nothing is judged."""
+    if not movers:
+        return None
+    for m in _CLAIM.finditer(reply):
+        piece = m.group(1).capitalize()
+        if movers.get(piece) != "agent":
+            return f"it claims a move the agent did not make ({piece})"
+    for m in _OWNER.finditer(reply):
+        piece, owner = m.group(2).capitalize(), m.group(1).lower()
+        if piece in movers and movers[piece] != ("partner" if owner == "your" else "agent"):
+            return f"it says '{owner} {piece}' of the {movers[piece]}'s piece"
+    return None
 
 
 def contradicts_move(chat: str, piece: str) -> bool:
