@@ -178,3 +178,20 @@ def test_a_folder_that_is_no_gaips_clone_is_one_line(tmp_path, make, message):
     with pytest.raises(BuildError, match=message) as info:
         plan_build(make(folder), write_template(tmp_path / "tpl"))
     assert "\n" not in str(info.value)
+
+
+def test_a_build_finished_first_by_another_process_is_kept(tmp_path):
+    from agent.games.tangram.webgame.build import build_from_sources
+    from agent.games.tangram.webgame.template import open_template
+
+    template = write_template(tmp_path / "tpl")
+    project = write_project(tmp_path / "p")
+    first = build_game(project, template, cache=tmp_path / "cache")
+    stamp = (first.folder / "index.pck").stat().st_mtime_ns
+    # A second process that started before the first one finished builds the same key again.
+    build_from_sources(FolderTree(project), open_template(template, tmp_path / "cache"), first.folder, replace=False)
+    assert (first.folder / "index.pck").stat().st_mtime_ns == stamp
+    assert sorted(p.name for p in first.folder.parent.iterdir() if p.name.startswith(first.folder.name)) == \
+        [first.folder.name]  # its temporary folder is gone
+    forced = build_game(project, template, cache=tmp_path / "cache", target=first.folder)
+    assert (forced.folder / "index.pck").stat().st_mtime_ns != stamp

@@ -100,15 +100,24 @@ def _key(*parts: str) -> str:
     return digest.hexdigest()[:20]
 
 
-def _place(target: Path, fill: Callable[[Path], None]) -> None:
-    """Fill a fresh temporary folder, then move it to ``target`` (replacing an old build)."""
+def _place(target: Path, fill: Callable[[Path], None], replace: bool) -> None:
+    """Fill a fresh temporary folder, then move it to ``target``.
+
+    A cache folder (``replace`` False) that another process finished first is kept and ours dropped:
+    same key, same contents, and that process may be serving it. A forced folder is replaced.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=target.name + ".", dir=target.parent))
     try:
         fill(tmp)
-        if target.exists():
+        if replace and target.exists():
             shutil.rmtree(target)
-        tmp.rename(target)
+        try:
+            tmp.rename(target)
+        except OSError:
+            if replace or not (target / "build.json").is_file():
+                raise
+            shutil.rmtree(tmp, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -132,8 +141,8 @@ def _write_page(folder: Path, config: dict[str, object]) -> None:
     (folder / "webgame.json").write_text(json.dumps(config, indent=1) + "\n")
 
 
-def build_from_sources(tree: SourceTree, template: Template, target: Path) -> BuiltGame:
-    """Pack the project in ``tree`` for ``template``'s engine into ``target`` (replaced if present)."""
+def build_from_sources(tree: SourceTree, template: Template, target: Path, replace: bool = True) -> BuiltGame:
+    """Pack the project in ``tree`` for ``template``'s engine into ``target``."""
     project = collect_project(tree)
     check_engine(template, project.engine_feature)
     built = BuiltGame(target, "built from the sources", template.version_text, project.warnings, project.notes)
@@ -147,11 +156,11 @@ def build_from_sources(tree: SourceTree, template: Template, target: Path) -> Bu
                              "fileSizes": {k: v for k, v in sizes.items() if k.endswith((".wasm", ".pck"))}})
         BuiltGame(folder, built.kind, built.engine, built.warnings, built.notes).save()
 
-    _place(target, fill)
+    _place(target, fill, replace)
     return built
 
 
-def copy_own_build(tree: SourceTree, files: dict[str, int], target: Path) -> BuiltGame:
+def copy_own_build(tree: SourceTree, files: dict[str, int], target: Path, replace: bool = True) -> BuiltGame:
     def fill(folder: Path) -> None:
         for name in files:
             data = tree.read(name)
@@ -159,7 +168,7 @@ def copy_own_build(tree: SourceTree, files: dict[str, int], target: Path) -> Bui
                 (folder / name.removeprefix("exe/")).write_bytes(data)
         BuiltGame(folder, "own web build", "as exported by the game's authors").save()
 
-    _place(target, fill)
+    _place(target, fill, replace)
     return BuiltGame.load(target)
 
 
@@ -207,13 +216,13 @@ def build_game(gaips: Path, template_path: Path | None, cache: Path | None = Non
             folder = target or cache / f"own-{_key(tree.identity())}"
             if target is None and (folder / "build.json").is_file():
                 return BuiltGame.load(folder)
-            return copy_own_build(tree, plan.own_build, folder)
+            return copy_own_build(tree, plan.own_build, folder, replace=target is not None)
         template = plan.template
         if template is None:  # plan_build returns a template whenever there is no own build
             raise BuildError(f"{gaips}: no web build and no template")
         folder = target or cache / _key(tree.identity(), template.identity())
         if target is None and (folder / "build.json").is_file():
             return BuiltGame.load(folder)
-        return build_from_sources(tree, template, folder)
+        return build_from_sources(tree, template, folder, replace=target is not None)
     except (SourceError, ProjectError, TemplateError) as exc:
         raise BuildError(str(exc)) from exc
