@@ -26,7 +26,7 @@ if REASON is None:
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
 TURNS = 5
 
@@ -120,3 +120,20 @@ def test_a_kept_picture_the_model_got_shows_when_its_turn_does(browser: Any, tmp
     browser.execute_script("document.querySelector('section.step[data-anchor=\"ai-1\"] details').open = true")
     WebDriverWait(browser, 10, poll_frequency=0.05).until(
         lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img) == 40)
+
+
+def test_play_steps_on_by_itself_until_paused(browser: Any, made: Any) -> None:
+    _, page = made
+    browser.get(page.as_uri())
+    Select(browser.find_element(By.ID, "speed")).select_by_value("0.5")
+    browser.find_element(By.ID, "play").click()
+    assert browser.find_element(By.ID, "play").text == "pause"
+    WebDriverWait(browser, 15, poll_frequency=0.05).until(
+        lambda d: d.find_element(By.ID, "slider").get_attribute("value") == "2")
+    browser.find_element(By.ID, "play").click()
+    assert browser.find_element(By.ID, "play").text == "play"
+    held = browser.find_element(By.ID, "slider").get_attribute("value")
+    # Paused: a later step is never shown by itself (checked after longer than two periods).
+    WebDriverWait(browser, 2).until(lambda d: d.execute_script(
+        "return new Promise(r => setTimeout(() => r(true), 1200))"))
+    assert browser.find_element(By.ID, "slider").get_attribute("value") == held
