@@ -11,7 +11,8 @@ sends for its LLM player goes through the guarded player (the model's, a re-ask'
 fallback's, the last resort's), which keeps each with its position; each is audited afresh:
 
 - a **decided position** is one where a move wins at once, or where some move loses by force and
-  another does not (tic-tac-toe: the exact solver; connect four: one ply, the opponent's win next);
+  another does not (tic-tac-toe: the exact solver; connect four: one ply, the opponent's win next,
+  in a position a search of four times the guard's budget does not prove lost whatever we play);
 - a move **throws it away** when it misses the win, or loses by force while another move did not
   (connect four also gets the search audit of benchmarks/boardgame/bench_guard.py, at the guard's
   budget and twice it).
@@ -45,24 +46,35 @@ def _wins(rules: GameRules[Any], position: Any, move: int) -> bool:
     return outcome is not None and outcome.winner == rules.to_move(position)
 
 
-def audit(rules: GameRules[Any], moves: list[GuardedMove]) -> tuple[int, int]:
-    """(decided positions, thrown away) over ``moves`` (each the move sent and its position)."""
+def audit(rules: GameRules[Any], moves: list[GuardedMove], search: float) -> tuple[int, int]:
+    """(decided positions, thrown away) over ``moves`` (each the move sent and its position).
+
+    Connect four: a move "loses" when the opponent can win at once after it, and the position
+    counts only when a search of four times the guard's budget finds a move it cannot prove losing
+    (a position already lost by force is nobody's to throw away)."""
     if rules.name == "tictactoe":
         solver = Solver(rules)
 
         def loses(position: Any, move: int) -> bool:
             return solver.value(rules.play(position, move)) > 0
+
+        def saveable(position: Any) -> bool:
+            return True
     else:
         prover = OnePlyProver(rules)
+        root = SearchProver(rules, 4 * search)
 
         def loses(position: Any, move: int) -> bool:
             return prover.loses(position, move)
+
+        def saveable(position: Any) -> bool:
+            return root.safe_move(position) is not None
     decided = thrown = 0
     for entry in moves:
         legal = list(rules.legal_moves(entry.position))
         wins = [m for m in legal if _wins(rules, entry.position, m)]
         losing = [m for m in legal if m not in wins and loses(entry.position, m)]
-        if not wins and not (losing and len(losing) < len(legal)):
+        if not wins and not (losing and len(losing) < len(legal) and saveable(entry.position)):
             continue
         decided += 1
         thrown += (entry.move not in wins) if wins else (entry.move in losing)
@@ -79,7 +91,7 @@ def report(game: str, evaluation: Evaluation, refused: int, seconds: float, sear
     tally = evaluation.a
     sent = sum(len(r.decisions) for r in tally.results)
     moves = guarded_moves(evaluation)
-    decided, thrown = audit(rules, moves)
+    decided, thrown = audit(rules, moves, search)
     outcomes = [r.outcome for r in tally.results]
     slowest = max((d.seconds for r in tally.results for d in r.decisions), default=0.0)
     by_source: dict[str, int] = {}
