@@ -113,3 +113,37 @@ def test_serves_the_game_next_to_the_agent_and_stops_on_sigterm(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_browser_is_opened_only_where_a_graphical_one_is(monkeypatch):
+    import webbrowser
+
+    from agent.games.tangram.webgame import launch
+
+    opened = []
+
+    class Controller:
+        def __init__(self, name):
+            self.name = name
+
+        def open(self, url, new=0):
+            opened.append((self.name, url))
+            return True
+
+    monkeypatch.setattr(launch.sys, "platform", "linux")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(webbrowser, "get", lambda: Controller("firefox"))
+    assert launch.open_browser("http://localhost:8060/") is False  # no display: nothing to open
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setattr(webbrowser, "get", lambda: Controller("lynx"))
+    assert launch.open_browser("http://localhost:8060/") is False  # would take over the agent's terminal
+    monkeypatch.setattr(webbrowser, "get", lambda: Controller("firefox"))
+    assert launch.open_browser("http://localhost:8060/") is True
+    assert opened == [("firefox", "http://localhost:8060/")]
+
+    def no_browser():
+        raise webbrowser.Error("could not locate runnable browser")
+
+    monkeypatch.setattr(webbrowser, "get", no_browser)
+    assert launch.open_browser("http://localhost:8060/") is False
