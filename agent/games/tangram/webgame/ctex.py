@@ -47,7 +47,9 @@ def encode_png(image: Image.Image) -> tuple[bytes, int]:
         has_alpha = image.mode in ("PA", "RGBa", "La") or "transparency" in image.info or image.mode.endswith("A")
         image = image.convert("RGBA" if has_alpha else "RGB")
     out = io.BytesIO()
-    image.save(out, format="PNG", compress_level=6)
+    # Level 1: the GAIPS pictures pack in 10 s instead of 16 s, for a pack of 9.3 MB instead of 7.2 MB
+    # (served on loopback, so its size hardly matters); still lossless.
+    image.save(out, format="PNG", compress_level=1)
     return out.getvalue(), IMAGE_FORMATS[image.mode]
 
 
