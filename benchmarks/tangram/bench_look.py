@@ -45,7 +45,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.repaint import drawer_of, outlines
+from agent.games.tangram.repaint import drawer_of, outlines, restore
 from agent.games.tangram.sim.render import board_image, drawer_image
 
 INSET_PX = 3
@@ -84,6 +84,21 @@ def _png(b64: Any) -> Image.Image | None:
     return Image.open(io.BytesIO(base64.b64decode(text))).convert("RGB")
 
 
+def _saved_frame(record: Any, folder: Path) -> tuple[str, GameState, Image.Image | None, Image.Image | None] | None:
+    """A real-game runner's event (``{"src": "game", "msg": frame, "images": {"board_img": file}}``):
+    the frame's state with its pictures read from the files beside the event log."""
+    if not isinstance(record, dict) or not isinstance(record.get("msg"), dict) \
+            or not isinstance(record.get("images"), dict) or not isinstance(record["msg"].get("state"), dict):
+        return None
+    pictures = []
+    for key in ("board_img", "drawer_img"):
+        name = record["images"].get(key)
+        file = (folder / name).resolve() if isinstance(name, str) else None
+        pictures.append(Image.open(file).convert("RGB") if file and file.is_file() and folder.resolve() in file.parents
+                        else None)
+    return str(record["msg"].get("type", "")), GameState.from_raw(record["msg"]["state"]), pictures[0], pictures[1]
+
+
 def load_captures(folder: Path) -> list[Capture]:
     out: list[Capture] = []
     for path in sorted(folder.rglob("*")):
@@ -101,9 +116,14 @@ def load_captures(folder: Path) -> list[Capture]:
             text = path.read_text(errors="replace")
             docs = [json.loads(line) for line in text.splitlines() if line.strip().startswith("{")] \
                 if path.suffix == ".jsonl" else [json.loads(text)]
-            for i, frame in enumerate(f for doc in docs for f in _frames(doc)):
-                out.append(Capture(f"{path.stem}#{i}", GameState.from_raw(frame["state"]),
-                                   _png(frame.get("board_img")), _png(frame.get("drawer_img"))))
+            for i, doc in enumerate(docs):
+                saved = _saved_frame(doc, path.parent)
+                if saved is not None:
+                    out.append(Capture(f"{path.parent.name}/{path.stem}#{i}:{saved[0]}", *saved[1:]))
+                    continue
+                for j, frame in enumerate(_frames(doc)):
+                    out.append(Capture(f"{path.stem}#{i}.{j}", GameState.from_raw(frame["state"]),
+                                       _png(frame.get("board_img")), _png(frame.get("drawer_img"))))
     return out[:MAX_CAPTURES]
 
 
@@ -127,9 +147,9 @@ def _l2(a: Any, b: Any) -> float:
     return float(np.sqrt(((np.asarray(a, dtype=float) - np.asarray(b, dtype=float)) ** 2).sum()))
 
 
-def read_look(real: Image.Image, poses: dict[str, Pose], which: str) -> tuple[str | None, tuple[str, ...]]:
-    """(lit piece, tinted pieces) as the real picture shows them: the piece at full colour when the
-    others are dimmed; the pieces nearer their tinted colour than their own."""
+def read_look(real: Image.Image, poses: dict[str, Pose], which: str) -> tuple[bool, list[str], tuple[str, ...]]:
+    """(some piece dimmed, the pieces at full colour, the tinted pieces) as the real picture shows
+    them: each piece is taken for the nearest of its full, dimmed and tinted colours."""
     px = np.asarray(real).astype(float)
     shown: dict[str, np.ndarray] = {}
     for name, outline in outlines(poses, which, real.size).items():  # type: ignore[arg-type]
@@ -143,7 +163,7 @@ def read_look(real: Image.Image, poses: dict[str, Pose], which: str) -> tuple[st
     dimmed = [n for n, c in shown.items() if n not in tinted
               and _l2(c, looks.piece_color(n, dim=True)) < _l2(c, looks.PIECE_COLORS[n])]
     full = [n for n in shown if n not in tinted and n not in dimmed]
-    return (full[0] if dimmed and len(full) == 1 else None), tinted
+    return bool(dimmed), full, tinted
 
 
 def compare(real: Image.Image, ours: Image.Image, poses: dict[str, Pose], which: str) -> dict[str, float]:
@@ -172,23 +192,77 @@ def compare(real: Image.Image, ours: Image.Image, poses: dict[str, Pose], which:
     }
 
 
-def measure(captures: list[Capture]) -> dict[str, dict[str, dict[str, float]]]:
-    """{look: {crop: metric means}} over every capture."""
+def _poses(cap: Capture, which: str) -> dict[str, Pose]:
+    if cap.no_pieces:
+        return {}
+    return board_of(cap.state) if which == "board" else drawer_of(cap.state)
+
+
+def _kind(cap: Capture) -> str:
+    return cap.name.rpartition(":")[2] if ":" in cap.name else "screenshot"
+
+
+def measure(captures: list[Capture], seen_by_kind: dict[str, list[int]] | None = None,
+            ) -> dict[str, dict[str, dict[str, float]]]:
+    """{look: {crop: metric means}} over every capture; ``seen_by_kind`` gets, per frame type,
+    [pictures, with the human-turn dimming, with a tint, with a tint while the state says no collision]."""
     rows: dict[str, dict[str, list[dict[str, float]]]] = {}
     for cap in captures:
-        for which, real in (("board", cap.board), ("drawer", cap.drawer)):
-            if real is None:
-                continue
-            poses = {} if cap.no_pieces else board_of(cap.state) if which == "board" else drawer_of(cap.state)
-            lit, tinted = read_look(real, poses, which)
+        crops = {which: (real, _poses(cap, which))
+                 for which, real in (("board", cap.board), ("drawer", cap.drawer)) if real is not None}
+        seen = {which: read_look(real, poses, which) for which, (real, poses) in crops.items()}
+        highlight = any(h for h, _, _ in seen.values())
+        # The highlight leaves one piece at full colour, in either crop (or none when it is hidden).
+        full = [name for _, names, _ in seen.values() for name in names]
+        lit = (full[0] if len(full) == 1 else "(none)") if highlight else None
+        if seen_by_kind is not None:
+            tint = any(t for _, _, t in seen.values())
+            clean = all(not p.collisions for p in cap.state.on_board.values())
+            tally = seen_by_kind.setdefault(_kind(cap), [0, 0, 0, 0])
+            for i, flag in enumerate((True, highlight, tint, tint and clean)):
+                tally[i] += int(flag)
+        for which, (real, poses) in crops.items():
+            tinted = seen[which][2]
             for look in (looks.LIGHT_LOOK, looks.GAME_LOOK):
                 draw = board_image if which == "board" else drawer_image
                 calibrated = look is looks.GAME_LOOK
                 ours = draw(poses.values(), lit=lit if calibrated else None, tinted=tinted if calibrated else (),
                             look=look)
                 rows.setdefault(look.name, {}).setdefault(which, []).append(compare(real, ours, poses, which))
-    return {name: {which: {k: statistics.fmean(r[k] for r in runs) for k in runs[0]} for which, runs in crops.items()}
-            for name, crops in rows.items()}
+    return {name: {which: {k: _mean([r[k] for r in runs]) for k in runs[0]} for which, runs in by_crop.items()}
+            for name, by_crop in rows.items()}
+
+
+def _mean(values: list[float]) -> float:
+    """The mean of the values that exist (a capture with no piece in a crop has no piece error)."""
+    known = [v for v in values if v == v]
+    return statistics.fmean(known) if known else float("nan")
+
+
+def restored_check(captures: list[Capture]) -> dict[str, float]:
+    """What the model gets from the real pictures (``images.source: restored``): pieces still shown
+    dimmed or tinted, and the mean RGB distance of each piece's inside from its true colour."""
+    pictures = dimmed = tinted = 0
+    before: list[float] = []
+    after: list[float] = []
+    for cap in captures:
+        for which, real in (("board", cap.board), ("drawer", cap.drawer)):
+            poses = _poses(cap, which)
+            if real is None or not poses:
+                continue
+            fixed = restore(real, outlines(poses, which, real.size), which)  # type: ignore[arg-type]
+            pictures += 1
+            some_dim, _, tint = read_look(fixed, poses, which)
+            dimmed += int(some_dim)
+            tinted += int(bool(tint))
+            for picture, errors in ((real, before), (fixed, after)):
+                px = np.asarray(picture).astype(float)
+                for name, outline in outlines(poses, which, real.size).items():  # type: ignore[arg-type]
+                    inside = _shrink(_mask(real.size, [outline]), INSET_PX)
+                    if inside.sum() > 20:
+                        errors.append(_l2(px[inside].mean(axis=0), looks.PIECE_COLORS[name]))
+    return {"pictures": pictures, "dimmed": dimmed, "tinted": tinted,
+            "error_before": _mean(before), "error_after": _mean(after)}
 
 
 def texture_captures(gaips: Path) -> list[Capture]:
@@ -237,16 +311,24 @@ def main() -> None:
         ap.error("give --captures DIR or --gaips DIR")
     if not captures:
         sys.exit(f"no capture found in {args.captures}: see this script's docstring for the formats")
-    result = measure(captures)
+    seen: dict[str, list[int]] = {}
+    result = measure(captures, seen)
     print(f"simulator pictures against the real game's: {source}")
+    for kind, (n, dim, tint, false_tint) in sorted(seen.items()):
+        print(f"  {kind}: {n} pictures, {dim} with the human-turn dimming, {tint} with an overlap tint "
+              f"({false_tint} of them while the state says no collision)")
     print(f"{'look':<8} {'crop':<7} {'piece':>7} {'max':>7} {'bg median':>10} {'bg pixel':>9} {'bg std':>7} "
           f"{'pixels':>7} {'<=16':>6}")
     for name, crops in result.items():
         for which, m in crops.items():
             print(f"{name:<8} {which:<7} {m['piece']:7.1f} {m['piece_max']:7.1f} {m['background']:10.1f} "
                   f"{m['background_pixel']:9.1f} {m['background_std']:+7.2f} {m['pixels']:7.1f} {m['within16']:6.1%}")
+    check = restored_check(captures)
+    print(f"restored as the model gets them (images.source: restored): {check['pictures']:.0f} pictures with pieces, "
+          f"{check['dimmed']:.0f} still showing a dimmed piece, {check['tinted']:.0f} a tinted one; "
+          f"piece colour error {check['error_before']:.1f} as sent, {check['error_after']:.1f} restored")
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps({"looks": result, "restored": check, "seen": seen}))
 
 
 if __name__ == "__main__":
