@@ -175,6 +175,7 @@ async def test_a_server_that_drops_parts_and_system_gets_strings_and_a_fold(
     caplog.set_level(logging.WARNING)
     async with FakeOpenAI(drops_parts=True, drops_system=True) as fake, client_for(fake) as client:
         fake.enqueue(FakeReply.ok_json({"move": "A"}))
+        await client.ensure_dialect(images=True)  # as the start-up priming does, before the first turn
         result = await client.complete_json(play_messages(), SCHEMA, "move")
         assert result.ok and not result.prompt_short
         (sent,) = fake.chat_requests
@@ -191,6 +192,7 @@ async def test_a_server_that_drops_parts_and_system_gets_strings_and_a_fold(
 async def test_a_server_that_refuses_pictures_gets_none_and_the_prompt_says_so() -> None:
     async with FakeOpenAI(refuses_images=True) as fake, client_for(fake) as client:
         fake.enqueue(FakeReply.ok_json({"move": "A"}))
+        await client.ensure_dialect(images=True)
         result = await client.complete_json(play_messages(), SCHEMA, "move")
         assert result.ok and client.dialect.images == "refused"
         (sent,) = fake.chat_requests
@@ -260,12 +262,12 @@ async def test_one_probe_for_many_concurrent_first_calls() -> None:
 
 async def test_an_unanswered_probe_is_tried_once_more_then_play_goes_on() -> None:
     async with FakeOpenAI(api_key="sk-right") as fake, client_for(fake) as client:
-        first = await client.complete_text([{"role": "user", "content": "hi"}])
-        second = await client.complete_text([{"role": "user", "content": "hi"}])
-        third = await client.complete_text([{"role": "user", "content": "hi"}])
-        assert not first.ok and "401" in (first.error or "")
-        assert not second.ok and not third.ok
-        assert len(fake.probe_requests) == 2  # one failed probe per round, two rounds
+        assert (await client.ensure_dialect()).probed == "not yet"
+        assert len(fake.probe_requests) == 4  # one round: the four message probes at once
+        assert (await client.ensure_dialect()).probed.startswith("probe failed")
+        result = await client.complete_text([{"role": "user", "content": "hi"}])
+        assert not result.ok and "401" in (result.error or "")
+        assert len(fake.probe_requests) == 8  # two rounds, then no more
         assert client.dialect.probed.startswith("probe failed")
 
 

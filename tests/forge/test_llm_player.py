@@ -121,7 +121,7 @@ async def test_games_overlap_while_the_llm_thinks(agent_at: Running) -> None:
             started = time.monotonic()
             exchanges = await asyncio.gather(*(forge.send({**LAND, "gameId": f"g{i}"}) for i in range(10)))
             took = time.monotonic() - started
-        assert fake.max_in_flight == 10
+        assert fake.max_in_flight >= 10  # the ten decisions at once (the start-up priming may be in flight too)
     assert all(e.verdict.valid for e in exchanges)
     assert took < 2.5  # ten 0.5 s decisions, side by side
 

@@ -10,8 +10,9 @@ refusal of a request parameter (a 400/422,
 or a 5xx whose words name it, as llama-cpp-python answers ``json_schema``) changes the endpoint's
 :class:`~agent.core.llm.dialect.Dialect` for this and every later call, and the call asks again.
 
-Before its first call the client probes the endpoint (:mod:`agent.core.llm.probe`): a few one-token
-requests show whether it drops the system message or a list of content parts. After every call it
+Beside its first calls the client probes the endpoint (:mod:`agent.core.llm.probe`): a few one-token
+requests, all at once, show whether it drops the system message or a list of content parts; a first
+call sent in a dialect they disprove is sent again in the one found. After every call it
 compares the server's count of prompt tokens with its own estimate of what it sent; a prompt that
 did not arrive whole is one clear warning and a change of dialect, never silent play.
 
@@ -238,9 +239,11 @@ class LLMClient:
         queue and, given up at its deadline, hold the server for the next decision as well."""
         if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
-        await self.ensure_dialect(priority=priority)  # which server it is
+        await self.endpoint.read_server_once()  # which server it is
         reservation = None
         if self.endpoint.finishes_abandoned:
+            # The probes first: they take the server's slot too, and this call is about to hold it.
+            await self.ensure_dialect(images=has_images(messages), priority=priority)
             reservation = await self._sender.reserve(priority, deadline)
             if reservation is None:
                 busy = "the start-up prompt (priming)" if self._prime_task is not None \
@@ -292,7 +295,7 @@ class LLMClient:
         prompt that does not arrive is found now, not with a player waiting. The compact form goes
         where the full one does not fit the window, as in play."""
         compact = sample.compact
-        return await self._complete(list(sample.messages), sample.schema, sample.schema_name, "play", 1,
+        return await self._complete(list(sample.messages), sample.schema, sample.schema_name, "background", 1,
                                     priming=True, compact=None if compact is None else lambda: compact)
 
     def prime_soon(self, sample: LLMSample) -> None:
@@ -329,7 +332,13 @@ class LLMClient:
         if self._config.prompt_form == "compact":
             compacted()
         wants_images = has_images(messages)
-        await self.ensure_dialect(images=wants_images, priority=priority)
+        # The first calls do not wait for the probe round: they go out with it, in the dialect assumed
+        # so far, and are sent again only when the probes show that dialect was wrong. Not on a server
+        # that answers one request at a time: there a call sent now would only queue behind the probes.
+        probing = await self.endpoint.probing(images=wants_images, priority="play")
+        if probing is not None and self.endpoint.finishes_abandoned:
+            await self.ensure_dialect(images=wants_images, priority="play")
+            probing = None
         text_once = False
         resent = 0
         scale = 1.0
@@ -376,6 +385,15 @@ class LLMClient:
             except Exception as exc:
                 result.error = self._errors.describe(exc, len(result.attempts) - tries_before)
                 break
+            if probing is not None:
+                probing = None
+                await self.ensure_dialect(images=wants_images, priority="play")
+                again = shape_messages(self._with_schema(messages, wire_schema, mode), self.dialect,
+                                       self._notes.render("no_images", {}))
+                if again != sent:
+                    log.info("the endpoint's dialect (%s) was found after this call went out in the one assumed "
+                             "before: sent again", self.dialect.describe())
+                    continue
             if text_once and self.dialect.structured != "text":
                 self.endpoint.adopt(replace(self.dialect, structured="text"), "plain text worked")
             await self._read(completion, result, parse_json=schema is not None, limit=limit)

@@ -9,6 +9,7 @@ learns, every later call uses.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from dataclasses import replace
@@ -25,13 +26,14 @@ from agent.core.llm.dialect import (
     classify_refusal,
     estimate_tokens,
     has_images,
+    judge_image_probe,
     known_dialect,
     short_kind,
 )
 from agent.core.llm.errors import Describer
 from agent.core.llm.gate import LLMGate
 from agent.core.llm.pace import Pace
-from agent.core.llm.probe import PROBE_HEADER, probe_images, probe_messages
+from agent.core.llm.probe import PROBE_HEADER, ImageCounts, image_counts, judge_counts, probe_counts
 from agent.core.llm.reply import prompt_tokens_of
 from agent.core.llm.result import LLMResult, Mode, Priority
 from agent.core.llm.window import is_context_refusal, read_server, window_from_refusal
@@ -89,13 +91,13 @@ class Endpoint:
         """That server's one slot, kept here: requests to it wait in this client (plays before chats),
         not unseen in the server's queue, and a request given up holds it until the server answered."""
         self.grammar_refused = False
-        self._server_read = False
         self.pace = Pace()
         """How long this endpoint's decisions take lately: a call that would end after its
         deadline is not sent."""
         self.last_prompt = ""
         """The text of the last prompt sent, to measure how much of the next one a prefix cache holds."""
-        self._probe_lock = asyncio.Lock()
+        self._server_task: asyncio.Task[None] | None = None
+        self._probe_task: asyncio.Task[None] | None = None
         self._probe_rounds = 0
         self._images_probed = False
 
@@ -134,33 +136,84 @@ class Endpoint:
         """Probe the endpoint once (and its pictures, the first time ``images``); the dialect.
 
         Endpoints whose dialect is known or configured are not probed; one that does not answer
-        the probe is probed once more on a later call, then played as configured."""
-        if self._wants_probe(images):
-            async with self._probe_lock:  # concurrent first calls wait for one probe
-                if not self._server_read:
-                    self._server_read = True
-                    facts = await read_server(str(self._sdk.base_url), self._config.model, self._auth)
-                    self.server_window, self.llama_server = facts.window, facts.llama_server
-                    self.finishes_abandoned = facts.finishes_abandoned
-                    if self.finishes_abandoned:
-                        log.info("LLM endpoint %s is llama-cpp-python's server: it answers one request at a time "
-                                 "and finishes each it began, so a decision's request may run to the decision's "
-                                 "deadline and is not sent twice", self.base_url)
-                    if self.llama_server:
-                        log.info("LLM endpoint %s is llama.cpp's llama-server: answers are held to the schema "
-                                 "by a grammar of ours (no whitespace runs)", self.base_url)
-                    if self.server_window:
-                        log.info("LLM endpoint %s: context window %d tokens", self.base_url, self.server_window)
-                if self.dialect.probed == "not yet":
-                    self._probe_rounds += 1
-                    found = await probe_messages(self.dialect, self._notes, lambda m: self._probe(m, priority))
-                    if found.probed == "probed" or self._probe_rounds >= MAX_PROBE_ROUNDS:
-                        self.adopt(found, "probe")
-                if self._wants_probe(images) and self.dialect.probed == "probed":
-                    self._images_probed = True
-                    self.adopt(await probe_images(self.dialect, self._notes,
-                                                  lambda m: self._probe_image(m, priority)), "image probe")
+        the probe is probed once more on a later call, then played as configured. Concurrent
+        callers share one probe round; a caller that gives up does not end it for the others."""
+        for _ in range(2):  # the round under way, then one for what it did not ask (the pictures)
+            probe_round = await self.probing(images=images, priority=priority)
+            if probe_round is None:
+                break
+            await asyncio.shield(probe_round)
+            if self.dialect.probed != "probed":
+                break  # no answer: this call goes on as configured, a later one probes again
         return self.dialect
+
+    async def probing(self, *, images: bool = False, priority: Priority = "play") -> asyncio.Future[None] | None:
+        """The probe round under way (started now when one is wanted and none runs), or None when the
+        dialect needs no probe; first reads which server it is (two GETs at once, no model call), so
+        :attr:`finishes_abandoned` and the window are known when this returns."""
+        await self.read_server_once()
+        running = self._probe_task
+        if running is not None and not running.done():
+            return running
+        if not self._wants_probe(images):
+            return None
+        self._probe_task = asyncio.get_running_loop().create_task(self._probe_round(images, priority))
+        return self._probe_task
+
+    async def read_server_once(self) -> None:
+        """Ask the server which it is and its window, once (only for an endpoint that is probed)."""
+        if self._server_task is None:
+            if self.dialect.probed != "not yet":
+                return
+            self._server_task = asyncio.get_running_loop().create_task(self._read_server())
+        await asyncio.shield(self._server_task)
+
+    async def aclose(self) -> None:
+        """Cancel a probe round or server read still under way (the client is closing)."""
+        tasks = [t for t in (self._probe_task, self._server_task) if t is not None and not t.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _read_server(self) -> None:
+        facts = await read_server(str(self._sdk.base_url), self._config.model, self._auth)
+        self.server_window, self.llama_server = facts.window, facts.llama_server
+        self.finishes_abandoned = facts.finishes_abandoned
+        if self.finishes_abandoned:
+            log.info("LLM endpoint %s is llama-cpp-python's server: it answers one request at a time "
+                     "and finishes each it began, so a decision's request may run to the decision's "
+                     "deadline and is not sent twice", self.base_url)
+        if self.llama_server:
+            log.info("LLM endpoint %s is llama.cpp's llama-server: answers are held to the schema "
+                     "by a grammar of ours (no whitespace runs)", self.base_url)
+        if self.server_window:
+            log.info("LLM endpoint %s: context window %d tokens", self.base_url, self.server_window)
+
+    async def _probe_round(self, images: bool, priority: Priority) -> None:
+        """One round: the message probes and (where pictures are wanted) the image probe, every request
+        at once; each finding is judged against the dialect as it is when the answers are in, so what
+        a call learnt meanwhile (a refused parameter) stays."""
+        texts = self.dialect.probed == "not yet"
+        pictures = images and self.dialect.sends_images and not self._images_probed
+        image_probe = image_counts(self._notes, lambda m: self._probe_image(m, priority)) if pictures else None
+        found: ImageCounts | None = None
+        if texts:
+            self._probe_rounds += 1
+            message_probe = probe_counts(self._notes, lambda m: self._probe(m, priority))
+            if image_probe is None:
+                counts = await message_probe
+            else:
+                counts, found = await asyncio.gather(message_probe, image_probe)
+            judged = judge_counts(self.dialect, counts)
+            if judged.probed == "probed" or self._probe_rounds >= MAX_PROBE_ROUNDS:
+                self.adopt(judged, "probe")
+        elif image_probe is not None and self.dialect.probed == "probed":
+            found = await image_probe
+        elif image_probe is not None:
+            image_probe.close()  # never awaited: the endpoint was not probed
+        if found is not None and self.dialect.probed == "probed" and self.dialect.sends_images:
+            self._images_probed = True
+            self.adopt(judge_image_probe(self.dialect, *found), "image probe")
 
     def _wants_probe(self, images: bool) -> bool:
         if self.dialect.probed == "not yet":
@@ -201,9 +254,13 @@ class Endpoint:
     async def _probe_request(self, messages: list[dict[str, Any]], priority: Priority) -> Any:
         timeout = min(self._config.request_timeout, PROBE_TIMEOUT_S)
         request: dict[str, Any] = {"model": self._config.model, "messages": messages, self.limit_key: 1}
-        async with self._gate.slot(priority), asyncio.timeout(timeout):
-            return await self._sdk.chat.completions.create(**request, timeout=timeout,
-                                                           extra_headers={PROBE_HEADER: "dialect"})
+        async with contextlib.AsyncExitStack() as stack:
+            if self.finishes_abandoned:  # one request at a time: the probes wait here, not in the server's queue
+                await stack.enter_async_context(self.server_slot.slot(priority))
+            await stack.enter_async_context(self._gate.slot(priority))
+            async with asyncio.timeout(timeout):
+                return await self._sdk.chat.completions.create(**request, timeout=timeout,
+                                                               extra_headers={PROBE_HEADER: "dialect"})
 
     # ---- learning from what play meets ---------------------------------------------------------------
 

@@ -10,11 +10,12 @@ from contextlib import asynccontextmanager
 
 from agent.core.llm.result import Priority
 
-_PRIORITY_RANK: dict[Priority, int] = {"play": 0, "chat": 1}
+_PRIORITY_RANK: dict[Priority, int] = {"play": 0, "chat": 1, "background": 2}
 
 
 class LLMGate:
-    """At most ``limit`` LLM requests in flight; waiting plays are served before waiting chats.
+    """At most ``limit`` LLM requests in flight; waiting plays are served before waiting chats, and
+    both before the start-up priming.
 
     One gate per process (the client owns one; pass the same gate to several clients to share
     it), so a game flooded with chat cannot use up the provider's rate limit for the others, and

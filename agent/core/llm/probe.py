@@ -3,12 +3,14 @@
 A server that drops the system message or a list of content parts says nothing about it; only its
 count of prompt tokens shows it. The probe sends the same short text four ways (a user message
 alone, after a system message, as text parts, as a string) with ``max_tokens`` 1 and compares the
-counts, then, for a call with images, one tiny picture. Differences of counts cancel each server's
+counts, and, for a client that sends images, the text with and without one tiny picture: all of
+these requests at once, so finding the dialect costs one short round trip. Differences of counts cancel each server's
 own template overhead, so the rule needs no per-server numbers.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import logging
@@ -17,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
-from agent.core.llm.dialect import Dialect, ProbeCounts, estimate_tokens, judge_image_probe, judge_probes
+from agent.core.llm.dialect import Dialect, ProbeCounts, estimate_tokens, judge_probes
 from agent.core.prompts import PromptSet
 
 log = logging.getLogger(__name__)
@@ -38,31 +40,44 @@ def probe_texts(prompts: PromptSet) -> tuple[str, str]:
             prompts.render("probe_user", {}))
 
 
-async def probe_messages(dialect: Dialect, prompts: PromptSet, send: Send) -> Dialect:
-    """The dialect with its content and system rules found (``probed`` says how it went)."""
+async def probe_counts(prompts: PromptSet, send: Send) -> ProbeCounts | None:
+    """The server's prompt-token counts for the same text sent four ways, all four requests at once
+    (one round trip, not four); None when the endpoint did not answer the plain one."""
     system, user = probe_texts(prompts)
-    base = await send([{"role": "user", "content": user}])
-    if base is None:
-        return replace(dialect, probed="probe failed: the endpoint did not answer the probe")
-    with_system = await send([{"role": "system", "content": system}, {"role": "user", "content": user}])
     joined = f"{system}\n\n{user}"
-    as_parts = await send([{"role": "user", "content": [{"type": "text", "text": joined}]}])
-    as_string = await send([{"role": "user", "content": joined}])
-    counts = ProbeCounts(base=base, with_system=with_system, as_parts=as_parts, as_string=as_string,
-                         probe_tokens=estimate_tokens([{"role": "system", "content": system}]))
+    base, with_system, as_parts, as_string = await asyncio.gather(
+        send([{"role": "user", "content": user}]),
+        send([{"role": "system", "content": system}, {"role": "user", "content": user}]),
+        send([{"role": "user", "content": [{"type": "text", "text": joined}]}]),
+        send([{"role": "user", "content": joined}]))
+    if base is None:
+        return None
+    return ProbeCounts(base=base, with_system=with_system, as_parts=as_parts, as_string=as_string,
+                       probe_tokens=estimate_tokens([{"role": "system", "content": system}]))
+
+
+def judge_counts(dialect: Dialect, counts: ProbeCounts | None) -> Dialect:
+    """The dialect with its content and system rules found (``probed`` says how it went)."""
+    if counts is None:
+        return replace(dialect, probed="probe failed: the endpoint did not answer the probe")
     found = judge_probes(dialect, counts)
     log.debug("dialect probe counts %s -> %s", counts, found.describe())
     return found
 
 
-async def probe_images(dialect: Dialect, prompts: PromptSet, send: SendImage) -> Dialect:
-    """The dialect with whether a picture is taken and seen; only asked where parts arrive."""
+ImageCounts = tuple[int | None, int | None, bool]
+"""The image probe's prompt tokens without and with the picture, and whether the server refused it."""
+
+
+async def image_counts(prompts: PromptSet, send: SendImage) -> ImageCounts:
+    """The image probe's two requests, at once."""
     _, user = probe_texts(prompts)
-    base, _ = await send([{"role": "user", "content": [{"type": "text", "text": user}]}])
-    with_image, refused = await send([{"role": "user", "content": [
-        {"type": "text", "text": user},
-        {"type": "image_url", "image_url": {"url": tiny_png_url(), "detail": "low"}}]}])
-    return judge_image_probe(dialect, base, with_image, refused)
+    (base, _), (with_image, refused) = await asyncio.gather(
+        send([{"role": "user", "content": [{"type": "text", "text": user}]}]),
+        send([{"role": "user", "content": [
+            {"type": "text", "text": user},
+            {"type": "image_url", "image_url": {"url": tiny_png_url(), "detail": "low"}}]}]))
+    return base, with_image, refused
 
 
 def tiny_png_url() -> str:

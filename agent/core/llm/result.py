@@ -9,7 +9,8 @@ Mode = Literal["json_schema", "json_object_schema", "json_object", "text"]
 """How JSON is asked for: OpenAI's ``json_schema``; ``json_object`` with the schema inside (the
 llama.cpp family's form, enforced there by a grammar); plain ``json_object``; plain text with the
 schema told in words."""
-Priority = Literal["play", "chat"]
+Priority = Literal["play", "chat", "background"]
+"""Who waits on a request: a decision, a chat reply, or nobody (the start-up priming): served in that order."""
 """Who is waiting: a turn the game is waiting on goes before a chat answer."""
 
 

@@ -10,6 +10,7 @@ prompt-arrival check sees). ``llm.context_tokens`` in the config overrides them 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
@@ -126,24 +127,34 @@ class ServerFacts:
 
 async def read_server(base_url: str, model: str, headers: dict[str, str]) -> ServerFacts:
     """Ask the server for its context window (llama-server's /props, the model list) and which server
-    it is (llama-server, llama-cpp-python); nothing known when it does not say. Never raises: a server
-    without these routes is the common case."""
+    it is (llama-server, llama-cpp-python), both at once; nothing known when it does not say. Never
+    raises: a server without these routes is the common case."""
     root = re.sub(r"/v\d+/?$", "", base_url.rstrip("/"))
     reads: tuple[tuple[str, Callable[[Any], int | None]], ...] = (
         (f"{root}/props", window_from_props),
         (f"{base_url.rstrip('/')}/models", lambda body: window_from_models(body, model)))
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=READ_TIMEOUT_S), headers=headers) as http:
-        for url, read in reads:
-            try:
-                async with http.get(url) as response:
-                    if response.status != 200 or (response.content_length or 0) > MAX_BODY_BYTES:
-                        continue
-                    body = await response.content.read(MAX_BODY_BYTES + 1)
-                parsed = json.loads(body) if len(body) <= MAX_BODY_BYTES else None
-            except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
-                log.debug("context window not read from %s: %s", url, type(exc).__name__)
-                continue
-            found, llama, serial = read(parsed), is_llama_server(parsed), is_llama_cpp_python(parsed)
-            if found or llama or serial:
-                return ServerFacts(found, llama, serial)
+        bodies = await asyncio.gather(*(_get_json(http, url) for url, _ in reads))
+    for (_, read), parsed in zip(reads, bodies, strict=True):
+        if parsed is _NOTHING:
+            continue
+        found, llama, serial = read(parsed), is_llama_server(parsed), is_llama_cpp_python(parsed)
+        if found or llama or serial:
+            return ServerFacts(found, llama, serial)
     return ServerFacts()
+
+
+_NOTHING = object()
+
+
+async def _get_json(http: aiohttp.ClientSession, url: str) -> Any:
+    """The JSON body of ``GET url`` (None when it is not JSON), or ``_NOTHING`` when it failed."""
+    try:
+        async with http.get(url) as response:
+            if response.status != 200 or (response.content_length or 0) > MAX_BODY_BYTES:
+                return _NOTHING
+            body = await response.content.read(MAX_BODY_BYTES + 1)
+        return json.loads(body) if len(body) <= MAX_BODY_BYTES else None
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        log.debug("context window not read from %s: %s", url, type(exc).__name__)
+        return _NOTHING

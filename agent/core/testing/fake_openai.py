@@ -248,6 +248,7 @@ class FakeOpenAI:
         refuses_grammar: bool = False,
         llama_cpp_python: bool = False,
         prime_delay: float = 0.0,
+        probe_delay: float = 0.0,
     ) -> None:
         self.default_content = default_content
         self.context_window = context_window
@@ -264,6 +265,8 @@ class FakeOpenAI:
         self._one_at_a_time = asyncio.Lock()
         self.prime_delay = prime_delay
         """Seconds a priming request takes (a cold server's first read of a long prompt)."""
+        self.probe_delay = probe_delay
+        """Seconds a dialect probe takes (a server that answers every request in the same time)."""
         self.refuses_grammar = refuses_grammar
         """Answer a request carrying a GBNF ``grammar`` with a 400, as a server that cannot parse it would."""
         self.default_delay = default_delay
@@ -447,7 +450,7 @@ class FakeOpenAI:
             if reply is None and record in self.probe_requests:
                 # a dialect probe or the priming: counted below like any request, never scripted
                 priming = record.headers.get(PROBE_HEADER.lower()) == "prime"
-                reply = FakeReply.ok("OK", delay=self.prime_delay if priming else 0.0)
+                reply = FakeReply.ok("OK", delay=self.prime_delay if priming else self.probe_delay)
             if reply is None:
                 reply = await self._next_reply(record.json)
             return await self._send(request, reply, record.json)
