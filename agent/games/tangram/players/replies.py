@@ -108,16 +108,20 @@ def _words(text: str) -> list[str]:
 
 
 def _copied(words: list[str], prompt: Iterable[str]) -> bool:
-    """Most of the line's word 4-grams are the prompt's, or it opens with six words of the prompt."""
-    if len(words) < COPY_MIN_WORDS:
+    """Most of the line's word 4-grams are the prompt's, it opens with six words of the prompt, or
+    the whole line (two words or more) is a run of the prompt's words ("A fish": the objective)."""
+    if len(words) < 2:
         return False
+    texts = [_words(text) for text in prompt]
+    if len(words) < COPY_MIN_WORDS:
+        n = len(words)
+        return any(w[i:i + n] == words for w in texts for i in range(len(w) - n + 1))
     grams = {tuple(words[i:i + COPY_NGRAM]) for i in range(len(words) - COPY_NGRAM + 1)}
-    opening = tuple(words[:COPY_MIN_WORDS])
+    opening = words[:COPY_MIN_WORDS]
     seen: set[tuple[str, ...]] = set()
-    for text in prompt:
-        w = _words(text)
+    for w in texts:
         seen.update(tuple(w[i:i + COPY_NGRAM]) for i in range(len(w) - COPY_NGRAM + 1))
-        if any(tuple(w[i:i + COPY_MIN_WORDS]) == opening for i in range(len(w) - COPY_MIN_WORDS + 1)):
+        if any(w[i:i + COPY_MIN_WORDS] == opening for i in range(len(w) - COPY_MIN_WORDS + 1)):
             return True
     return len(grams & seen) >= COPY_SHARE * len(grams)
 
