@@ -110,8 +110,17 @@ def built_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _data_files(top: Path) -> set[str]:
-    return {p.relative_to(top).as_posix() for p in top.rglob("*")
-            if p.is_file() and p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
+    """Every non-Python file under ``top``: the tracked ones in a git checkout (a stray local file
+    is nobody's data), else every file on disk."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-z", "--", str(top)], cwd=ROOT, capture_output=True)
+    if listed.returncode == 0 and listed.stdout:
+        paths = [ROOT / name for name in listed.stdout.decode().split("\0") if name]
+    else:
+        paths = [p for p in top.rglob("*") if p.is_file()]
+    return {p.relative_to(top).as_posix() for p in paths
+            if p.suffix not in (".py", ".pyc") and "__pycache__" not in p.parts
             and not any(part.startswith(".") for part in p.relative_to(top).parts)}
 
 
