@@ -137,3 +137,37 @@ def test_the_default_source_is_restored() -> None:
     assert TangramImageConfig().source == "restored"
     with pytest.raises(ValueError):
         TangramImageConfig(source="painted")  # type: ignore[arg-type]
+
+
+async def test_the_model_gets_the_play_requests_pieces_in_their_own_colours(tmp_path: object) -> None:
+    """End to end: the simulator's playRequest after a human move is dimmed; the pictures in the
+    LLM request are not (board and drawer), and with images.source: game they are."""
+    from pathlib import Path
+
+    from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+    from agent.games.tangram.config import Config
+    from agent.games.tangram.server import serve_agent
+    from agent.games.tangram.sim.client import GameClient
+
+    move = {"reasoning": "r", "action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55,
+            "relation": None, "anchor": None, "relation2": None, "anchor2": None, "chat": "Roof."}
+    dimmed = [look.dimmed(c) for c in look.PIECE_COLORS.values()]
+    for source, want_dimmed in (("restored", False), ("game", True)):
+        config = Config.model_validate({
+            "player": "llm", "turn": {"deadline": 15},
+            "llm": {"base_url": "http://127.0.0.1:9", "api_key_required": False, "request_timeout": 5,
+                    "retry": {"max_attempts": 1}},
+            "images": {"source": source, "max_side": 1024},
+            "transcripts": {"dir": str(Path(str(tmp_path)) / source)}})
+        async with FakeOpenAI(responder=lambda req: FakeReply.ok_json(move)) as fake:
+            config = config.model_copy(update={"llm": config.llm.model_copy(update={"base_url": fake.base_url})})
+            async with serve_agent(config, host="127.0.0.1", port=0) as server, \
+                    GameClient(server.url, objective="A house") as game:
+                game.game.place("Purple", 80, 80, 0)  # on the board before this turn: dimmed with the drawer
+                game.human_move("Cream", 50, 30, 0)
+                assert (await game.ai_turn(deadline=15)).finished
+            urls = fake.chat_requests[0].image_urls()
+        assert len(urls) == 2
+        for url in urls:
+            img = Image.open(io.BytesIO(base64.b64decode(url.partition(",")[2]))).convert("RGB")
+            assert (_count_near(img, dimmed, 2) > 200) == want_dimmed, source
