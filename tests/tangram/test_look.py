@@ -131,3 +131,25 @@ def test_the_drawer_shows_the_pieces_in_their_start_places() -> None:
     img = drawer_image(list(game.current_poses().values()))
     for name in PIECE_NAMES:
         assert _at(img, game.pose_now(name), DRAWER_CROP) == look.PIECE_COLORS[name], name
+
+
+async def test_a_run_with_false_tint_shows_the_tint_on_feedback_pictures(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from agent.games.tangram.config import Config
+    from agent.games.tangram.sim.runner import RunOptions, run_in_process
+
+    options = RunOptions(games=1, turns=2, human="cooperative", seed=3, tween=0.0, false_tint=True)
+    config = Config.model_validate({"transcripts": {"dir": str(Path(str(tmp_path)) / "t")}})
+    results = await run_in_process(config, options, Path(str(tmp_path)) / "agent")
+    game = results[0].game
+    assert game.false_tint and all(t.ended_by == "finish" for t in game.turns)
+    played = [p for t in game.turns for p in t.plays]
+    assert played and all(p.collisions == [] for p in played)
+    last = played[-1]
+    board = _img(game.play_feedback_frame(last)["board_img"])
+    pose = game.pose_now(last.shape)
+    x, y = label_point(pose, BOARD_CROP, board.size)
+    under = empty_crop("board").getpixel((round(x), round(y)))
+    want = look.tinted(look.PIECE_COLORS[last.shape], under)  # type: ignore[arg-type]
+    assert all(abs(a - b) <= 1 for a, b in zip(board.getpixel((round(x), round(y))), want, strict=True))

@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "'source' honours them (the current source)")
     p.add_argument("--stale-collisions", action="store_true",
                    help="report a played piece's collisions one physics step short of its target, as Godot can")
+    p.add_argument("--false-tint", action="store_true",
+                   help="feedback pictures show the moved piece and its neighbour in the overlap tint while the "
+                        "state says no collision, as the real game did in 2 of 4 turns")
     p.add_argument("--state-layout", choices=("dict", "list"), default="dict",
                    help="on_board/off_board as objects (current game) or lists (older build)")
     p.add_argument("--transcripts", type=Path, metavar="DIR",
@@ -104,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                              objective=args.objective, deadline=deadline, chat_timeout=args.chat_timeout,
                              tween=args.tween, parallel=parallel, state_layout=args.state_layout,
                              build=args.build, stale_collisions=args.stale_collisions,
-                             feedback_delay=args.feedback_delay)
+                             feedback_delay=args.feedback_delay, false_tint=args.false_tint)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

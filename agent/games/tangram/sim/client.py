@@ -142,10 +142,11 @@ class GameClient:
                  human: str | ScriptedHuman | None = None, tween: float = 0.0,
                  state_layout: StateLayout = "dict", build: Build = "shipped", stale_collisions: bool = False,
                  max_size: int = MAX_AGENT_FRAME, open_timeout: float = 10.0, chat_timeout: float = 30.0,
-                 feedback_delay: FeedbackDelay | None = None) -> None:
+                 feedback_delay: FeedbackDelay | None = None, false_tint: bool = False) -> None:
         self.url = url
         self.game = SimGame(objective, state_layout=state_layout, build=build, animation=tween,
-                            stale_collisions=stale_collisions, feedback_delay=feedback_delay, feedback_seed=seed)
+                            stale_collisions=stale_collisions, feedback_delay=feedback_delay, feedback_seed=seed,
+                            false_tint=false_tint)
         self.human = make_human(human, seed, objective) if isinstance(human, str) else human
         self.tween = tween
         self.chat_timeout = chat_timeout

@@ -56,6 +56,8 @@ class RunOptions:
     build: Build = "shipped"
     """"shipped": the game build users run (ignores ``error``); "source": the current source."""
     stale_collisions: bool = False
+    false_tint: bool = False
+    """Feedback pictures tint the moved piece and its neighbour whatever the state says (the real game's glitch)."""
     feedback_delay: FeedbackDelay | None = None
     """None: each feedback follows its play's tween and a frame; else drawn per play (sim/feedback.py)."""
 
@@ -155,7 +157,7 @@ async def play_game(url: str, index: int, options: RunOptions,
     client = GameClient(url, objective=objective, seed=seed, human=options.human, tween=options.tween,
                         state_layout=options.state_layout, build=options.build,
                         stale_collisions=options.stale_collisions, chat_timeout=options.chat_timeout,
-                        feedback_delay=options.feedback_delay)
+                        feedback_delay=options.feedback_delay, false_tint=options.false_tint)
     result = GameResult(index, seed, objective, options.human, url, client.game, wall_start=time.time())
     played = 0
     try:
