@@ -310,3 +310,12 @@ def test_the_agent_port_must_be_an_unprivileged_port(tmp_path: Path) -> None:
         options_from(build_parser().parse_args(_args(tmp_path, "--agent-port", "80")))
     assert options_from(build_parser().parse_args(_args(tmp_path, "--agent-port", "5071"))).agent_port == 5071
     assert agent_config({}, tmp_path, port=5071)["server"]["port"] == 5071
+
+
+def test_decisions_are_counted_by_source_from_transcript_lines() -> None:
+    from benchmarks.tangram.real_game.report import decision_sources
+
+    lines = [json.dumps({"kind": "decision", "source": "llm"}), json.dumps({"kind": "decision", "source": "llm"}),
+             json.dumps({"kind": "decision", "source": "planner-fallback"}),
+             json.dumps({"kind": "llm", "note": "decision"}), "not json but says decision", ""]
+    assert decision_sources(lines) == {"llm": 2, "planner-fallback": 1}

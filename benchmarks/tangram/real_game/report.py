@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import statistics
 
 from benchmarks.tangram.real_game.console import count_errors, count_warnings
@@ -71,3 +72,20 @@ def summary_lines(summary: Summary) -> list[str]:
         f"games {s.games}, objectives {', '.join(s.objectives) or '-'}; frames {s.frames}, "
         f"largest bytes {s.largest_frame_bytes}",
     ]
+
+
+def decision_sources(lines: list[str]) -> dict[str, int]:
+    """How the agent's decisions were made (``llm``, ``planner``, ``planner-fallback``...), counted
+    from its transcript lines (records of kind ``decision``)."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        if '"decision"' not in line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and record.get("kind") == "decision":
+            source = str(record.get("source") or "unknown")
+            counts[source] = counts.get(source, 0) + 1
+    return dict(sorted(counts.items()))

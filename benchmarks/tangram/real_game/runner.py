@@ -23,7 +23,7 @@ from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, chromium
 from benchmarks.tangram.real_game.events import EventLog, ImageStore
 from benchmarks.tangram.real_game.human import Human
 from benchmarks.tangram.real_game.plan import TurnPlan, plan
-from benchmarks.tangram.real_game.report import summarize, summary_lines, table
+from benchmarks.tangram.real_game.report import decision_sources, summarize, summary_lines, table
 from benchmarks.tangram.real_game.site import served_game
 from benchmarks.tangram.real_game.tally import tally
 
@@ -156,8 +156,11 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
         log.close()
     result = tally(log.events)
     summary = summarize(result, log.events)
-    data = {**summary.model_dump(), **outcome.notes, "runner_failures": outcome.failures, "out": str(out)}
-    lines = [*table(result), *summary_lines(summary)]
+    decisions = decision_sources([line for path in sorted((out / "transcripts").glob("*.jsonl"))
+                                  for line in path.read_text(encoding="utf-8", errors="replace").splitlines()])
+    data = {**summary.model_dump(), "decisions": decisions, **outcome.notes, "runner_failures": outcome.failures,
+            "out": str(out)}
+    lines = [*table(result), *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]
     lines += [f"runner step failed: {f}" for f in outcome.failures]
     (out / "summary.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     (out / "table.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
