@@ -1,0 +1,53 @@
+"""Tangram chat requests answered through the real local model (Gemma 3 270M on llama-cpp-python):
+whatever the model says, the partner reads a line with words in it, in English, that is not a copy
+of the prompt or the answer's format; a model reply that is not fit to show is replaced by the
+offline planner's answer and a ``chat_replaced`` record keeps it (issue 49)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.core.local_model import MODEL_ALIAS, LocalModelServer
+from agent.core.memory import Memory
+from agent.core.transcript import Transcript
+from agent.games.tangram.factory import PlayerFactory
+from agent.games.tangram.players.base import TurnView
+from agent.games.tangram.players.replies import degenerate
+from agent.games.tangram.protocol import GameState
+from benchmarks.llm_real import runs
+from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS
+
+pytestmark = [pytest.mark.real_llm, pytest.mark.timeout(1200)]
+LINES = ("Can you put the red triangle next to my piece", "what is Purple for?", "it should be a boat instead")
+
+
+class Recorder(Transcript):
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.records: list[dict[str, Any]] = []
+
+    def record(self, kind: str, **fields: Any) -> None:
+        self.records.append({"kind": kind, **fields})
+
+
+async def test_chat_replies_from_the_real_model_are_shown_only_when_fit(local_llm: LocalModelServer,
+                                                                         tmp_path: Path) -> None:
+    config = runs.localised("tangram", local_llm.base_url, MODEL_ALIAS, tmp_path, local=True)
+    factory = PlayerFactory(config)
+    for line in LINES:
+        transcript = Recorder()
+        player = factory(transcript)
+        memory = Memory(12)
+        memory.add("player", line)
+        view = TurnView(objective="A fish", state=GameState(on_board=dict(FISH_STATE)), memory=memory,
+                        message=line, movers=dict(MOVERS))
+        shown = await player.chat(view)
+        assert degenerate(shown, partner=[line]) is None, shown
+        calls = [r for r in transcript.records if r["kind"] == "llm" and r.get("purpose") == "chat"]
+        assert calls, transcript.records  # the model was asked
+        replaced = [r for r in transcript.records if r["kind"] == "chat_replaced"]
+        if replaced:  # what the model said is kept, and why it was not shown
+            assert replaced[0]["reason"] and replaced[0]["reply"] == shown
