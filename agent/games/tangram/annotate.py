@@ -104,11 +104,20 @@ def _text(draw: ImageDraw.ImageDraw, at: Point, text: str, size: int, fill: tupl
               stroke_fill=halo)
 
 
+_LEVELS = np.arange(256) / 255.0
+_LINEAR = np.where(_LEVELS <= 0.04045, _LEVELS / 12.92, ((_LEVELS + 0.055) / 1.055) ** 2.4)
+"""sRGB level (0-255) to linear light, as WCAG 2 defines it."""
+
+
 def relative_luminance(rgb: np.ndarray) -> np.ndarray:
     """WCAG 2 relative luminance of sRGB pixels (..., 3) in 0..255."""
-    c = np.asarray(rgb, dtype=np.float64) / 255.0
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lin = _LINEAR[np.clip(np.rint(np.asarray(rgb)), 0, 255).astype(np.intp)]
     return np.asarray(lin @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+_INK_SWITCH = float(np.sqrt((relative_luminance(np.array(LINE_LIGHT)) + 0.05)
+                           * (relative_luminance(np.array(LINE_DARK)) + 0.05)) - 0.05)
+"""The luminance under a line above which black contrasts more than the light grey."""
 
 
 def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -120,14 +129,15 @@ def contrast_ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _ink_lines(img: Image.Image, mask: Image.Image) -> None:
     """Draw the lines of ``mask`` (L, 255 = line) on ``img`` in place, each pixel light or dark,
     whichever contrasts more with the pixel it covers."""
-    m = np.asarray(mask) > 0
-    if not m.any():
+    at = np.flatnonzero(np.asarray(mask))
+    if at.size == 0:
         return
     px = np.array(img)
-    under = px[m]
-    light, dark = np.array(LINE_LIGHT), np.array(LINE_DARK)
-    use_light = contrast_ratio(under, light) >= contrast_ratio(under, dark)
-    px[m] = np.where(use_light[:, None], light, dark).astype(np.uint8)
+    flat = px.reshape(-1, 3)
+    # Light ink contrasts more than dark exactly when the pixel is darker than the luminance at
+    # which the two contrasts are equal.
+    use_light = relative_luminance(flat[at]) <= _INK_SWITCH
+    flat[at] = np.where(use_light[:, None], np.array(LINE_LIGHT), np.array(LINE_DARK)).astype(np.uint8)
     img.paste(Image.fromarray(px, img.mode))
 
 
