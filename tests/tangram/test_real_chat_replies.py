@@ -90,3 +90,20 @@ async def test_each_kept_real_reply_is_shown_or_replaced_as_it_should(entry: dic
 def test_the_kept_replies_hold_degenerate_and_sound_ones() -> None:
     expects = [e["expect"] for e in KEPT]
     assert len(KEPT) >= 20 and expects.count("replaced") >= 1 and expects.count("shown") >= 1
+
+
+async def test_a_promise_made_by_the_offline_answer_is_kept_on_the_next_turn() -> None:
+    """The model answered "..." to "move Cream left"; the offline planner said it would move Cream
+    left on its next turn; that turn the planner plays it, not the model (which might not)."""
+    entry = next(e for e in KEPT if e.get("reply") == "...")
+    transcript = Recorder()
+    client = KeptClient(entry)
+    assert PROMPTS is not None
+    player = LLMPlayer(CONFIG, client, PROMPTS, transcript, PlannerPlayer(CONFIG))  # type: ignore[arg-type]
+    said = await player.chat(view_for("move Cream left"))
+    assert "Cream" in said and "left" in said, said
+    decision = await player.play(view_for(""))
+    assert decision.source == "planner-promise" and decision.pose is not None and decision.pose.piece == "Cream"
+    assert "left" in decision.chat
+    assert decision.pose.x < FISH_STATE["Cream"].position[0]
+    assert [r for r in transcript.records if r["kind"] == "promise_kept"]

@@ -76,6 +76,8 @@ class PlanState:
     last_piece: str | None = None
     offer: Figure | None = None
     """Another figure the agent asked the partner about; a "yes" switches to it."""
+    switched: bool = False
+    """The partner asked for another figure than the game's objective and was told it is built."""
     movers: dict[str, str] = field(default_factory=dict)
     """Who moved each piece last ("agent"/"partner"), newest last, when the session tracks it."""
 
@@ -137,6 +139,7 @@ class Planner:
             st.ours.clear()
             st.skip_turns = 0
             st.keep_human = False
+            st.switched = False
         if movers:
             st.movers = {n: m for n, m in movers.items() if n in board}
             st.ours = {n: board[n] for n, m in st.movers.items() if m == "agent"}
@@ -196,6 +199,13 @@ class Planner:
         if step.piece is not None and step.piece == st.first:
             st.first = None
         return self._from_step(step, fit, board, prefix)
+
+    def promised(self) -> bool:
+        """Whether a chat answer promised something for the agent's next turns: a move or turn of a
+        piece, a piece next, a pass, another figure. A player that let this planner answer the chat
+        lets it play those turns too, so that the promise is kept."""
+        st = self.state
+        return st.pending is not None or st.first is not None or st.skip_turns > 0 or st.switched
 
     def keep(self, board: Mapping[str, Pose]) -> frozenset[str]:
         """The human's pieces, when they asked us to leave them alone."""
@@ -368,6 +378,7 @@ class Planner:
     def _switch(self, figure: Figure) -> str:
         previous = self.figure.name
         self._set_figure(figure, exact=True, announced=True)
+        self.state.switched = True
         return self._say("switch", figure=figure.name, description=figure.description, previous=previous)
 
     def _answer(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:

@@ -65,12 +65,20 @@ class LLMPlayer:
         """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
         self._offline: Player | None = None
+        self._planner_spoke = False
+        """The offline planner answered a chat in the model's place: its promises are kept by it."""
         """The offline planner that answers when a chat reply cannot be shown and no planner was given."""
         """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
 
     # ------------------------------------------------------------------ decisions
 
     async def play(self, view: TurnView) -> Decision:
+        answerer = self.planner if self.planner is not None else self._offline
+        if self._planner_spoke and answerer is not None and getattr(answerer, "promised", lambda: False)():
+            # The offline planner answered a chat for the model and promised this turn's move: it keeps it.
+            decision = await answerer.play(view)
+            self.transcript.record("promise_kept", by="planner", chat=decision.chat)
+            return replace(decision, source="planner-promise")
         view, context, marks = await self._prepare(view, drawer=True, hint=True)
         return await self._decide(view, "play", context, marks)
 
@@ -145,6 +153,7 @@ class LLMPlayer:
             reply = "Sorry, I couldn't think of an answer just now."
         self.transcript.record("chat_replaced", reason=why, model_reply=None if said is None else said[:300],
                                reply=reply, by="planner")
+        self._planner_spoke = True
         log.info("model chat reply not shown (%s); answered from the planner", why)
         return reply
 

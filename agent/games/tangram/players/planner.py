@@ -38,6 +38,10 @@ class PlannerPlayer:
         movers = {**view.movers, **dict.fromkeys(view.landing, "agent")}
         return self.planner.chat(view.objective, board, view.message, movers)
 
+    def promised(self) -> bool:
+        """A chat answer of this player promised something for the next turns (planner.promised)."""
+        return self.planner.promised()
+
     def suggest(self, view: TurnView) -> tuple[Decision, str]:
         """What the planner would play now and a one-line hint for an LLM prompt, computed by a
         fresh planner so that this player's own plan is left untouched."""
