@@ -171,3 +171,17 @@ async def test_the_model_gets_the_play_requests_pieces_in_their_own_colours(tmp_
         for url in urls:
             img = Image.open(io.BytesIO(base64.b64decode(url.partition(",")[2]))).convert("RGB")
             assert (_count_near(img, dimmed, 2) > 200) == want_dimmed, source
+
+
+def test_a_larger_window_s_picture_is_restored_too() -> None:
+    """A bigger game window sends a bigger picture of the same region: the pieces are found at scale."""
+    from agent.games.tangram.repaint import restore, state_outlines
+
+    game, frame = _game_after_human_move()
+    sent = Image.open(io.BytesIO(base64.b64decode(str(frame["board_img"])))).convert("RGB")
+    big = sent.resize((sent.width * 2, sent.height * 2), Image.Resampling.NEAREST)
+    state = parse_frame(frame).state
+    fixed = restore(big, state_outlines(state, "board", big.size), "board")
+    true = np.asarray(_true(game, "board").resize(big.size, Image.Resampling.NEAREST)).astype(int)
+    assert (np.abs(np.asarray(fixed).astype(int) - true).max(axis=2) > 3).mean() < 0.004
+    assert _count_near(fixed, [look.dimmed(c) for c in look.PIECE_COLORS.values()], 2) == 0
