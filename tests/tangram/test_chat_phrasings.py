@@ -148,3 +148,17 @@ def test_ownership_comes_from_who_moved_last_not_from_the_planners_memory() -> N
     game.planner.sync(game.objective, game.board, game.movers)
     assert agent_piece in game.planner.ours(game.board)
     assert "Purple" not in game.planner.ours(game.board)
+
+
+def test_a_move_announced_but_not_yet_on_the_board_is_spoken_of_as_made() -> None:
+    """Seen in the simulator: "Cream is now the lower hull" went out, then a chat request whose board
+    predated the play got "Cream isn't on the board yet, so I can't turn it"."""
+    game = scenario("empty")
+    d = game.planner.play(game.objective, game.board, game.movers)
+    assert d.pose is not None and d.pose.piece not in game.board
+    reply = game.say("Maybe rotate it 45 degrees?")  # "it": the piece just announced
+    assert game.planner.last_reply_kind == "rotate_ok" and d.pose.piece in reply, reply
+    game.board[d.pose.piece] = d.pose  # the feedback shows it: the board speaks for itself again
+    game.movers[d.pose.piece] = "agent"
+    assert d.pose.piece in game.say(f"where does {d.pose.piece} go?")
+    assert game.planner.state.announced_pose is None

@@ -76,6 +76,9 @@ class PlanState:
     last_piece: str | None = None
     offer: Figure | None = None
     """Another figure the agent asked the partner about; a "yes" switches to it."""
+    announced_pose: Pose | None = None
+    """This turn's move, already announced in the chat: a chat answered before the game shows it
+    speaks of it as made."""
     switched: bool = False
     """The partner asked for another figure than the game's objective and was told it is built."""
     movers: dict[str, str] = field(default_factory=dict)
@@ -178,6 +181,7 @@ class Planner:
         self.sync(objective, board, movers)
         self.last_step, self.last_fit = None, None
         st = self.state
+        st.announced_pose = None
         st.turns += 1
         prefix = ""
         if not st.exact and not st.announced:
@@ -239,6 +243,7 @@ class Planner:
     def _decision(self, pose: Pose | None, text: str, reasoning: str) -> Decision:
         line = _line(text)
         self.state.last_line = line
+        self.state.announced_pose = pose
         return Decision(pose=pose, chat=line, reasoning=reasoning, source=SOURCE)
 
     def _honour(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
@@ -336,8 +341,14 @@ class Planner:
     def chat(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> str:
         """One reply to ``message``; :attr:`last_reply_kind` says which kind of answer it is."""
-        self.sync(objective, board, movers)
         st = self.state
+        made = st.announced_pose
+        if made is not None and made.piece in board and shapes.placement_error(board[made.piece], made) <= 1.0:
+            made = st.announced_pose = None  # the game shows it
+        if made is not None:
+            board = {**board, made.piece: made}
+            movers = {**(movers or {}), made.piece: "agent"} if movers else None
+        self.sync(objective, board, movers)
         fig = self.figure
         fit = self.fit(board, commit=False)
         order = build_order(fig, fit)
