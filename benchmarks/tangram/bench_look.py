@@ -199,6 +199,8 @@ def _poses(cap: Capture, which: str) -> dict[str, Pose]:
 
 
 def _kind(cap: Capture) -> str:
+    if cap.no_pieces:
+        return "textures"
     return cap.name.rpartition(":")[2] if ":" in cap.name else "screenshot"
 
 
