@@ -162,3 +162,29 @@ def test_a_move_announced_but_not_yet_on_the_board_is_spoken_of_as_made() -> Non
     game.movers[d.pose.piece] = "agent"
     assert d.pose.piece in game.say(f"where does {d.pose.piece} go?")
     assert game.planner.state.announced_pose is None
+
+
+async def test_in_simulated_games_your_and_my_name_who_moved_each_piece_last(tmp_path: Path) -> None:
+    """Through the simulator, over real sockets, with partners who move any piece and chat: every
+    "your X" in the agent's turn lines is a piece the partner moved last, every "my X" one the agent
+    moved last (the truth is the simulator's own record of who moved what)."""
+    from agent.games.tangram.config import Config
+    from agent.games.tangram.sim.runner import RunOptions, run_in_process
+
+    config = Config.model_validate({"player": "planner", "transcripts": {"dir": str(tmp_path / "t")}})
+    checked = 0
+    for human in ("chatty", "random"):
+        options = RunOptions(games=3, turns=7, human=human, seed=5, tween=0.0, deadline=20, parallel=3)
+        for game in await run_in_process(config, options, tmp_path / human):
+            last: dict[str, str] = {}
+            for partner, ai in zip(game.human_turns, game.turns, strict=False):
+                if partner.move is not None:
+                    last[partner.move[0]] = "partner"
+                for line in ai.chat:  # the turn's lines speak of the board the partner left
+                    for m in re.finditer(rf"\b(Your|your|My|my) ({PIECE})\b", line):
+                        expected = "partner" if m.group(1).lower() == "your" else "agent"
+                        assert last.get(m.group(2)) == expected, (line, last)
+                        checked += 1
+                if ai.piece is not None and not ai.undone:
+                    last[ai.piece] = "agent"
+    assert checked >= 3  # the games did make the agent speak of owners
