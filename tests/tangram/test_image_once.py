@@ -4,6 +4,7 @@ session's PNG and marking it would give."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from typing import Any
@@ -57,3 +58,35 @@ async def test_the_model_gets_the_marked_board_encoded_once_as_it_would_be_twice
                                   (), Encoding())
         board_url = request.image_urls()[0]
         assert base64.b64decode(board_url.partition(",")[2]) == expected
+
+
+class Marker:
+    """A player that marks the board (it gets the pixels, to draw on)."""
+
+    uses_images = True
+    marks_board = True
+
+
+async def test_a_chat_during_the_turn_shares_the_turns_picture_preparation(monkeypatch: Any) -> None:
+    from agent.core.memory import Memory
+    from agent.games.tangram import views as views_module
+
+    calls: list[str] = []
+
+    def counted(b64: str, *args: Any) -> Any:
+        calls.append(b64)
+        return prepare_image(b64, *args)
+
+    monkeypatch.setattr(views_module, "prepare_image", counted)
+    game = SimGame("A house")
+    game.place("Red", 50, 60, 180)
+    turn = parse_frame(json.dumps(game.play_request_frame()))
+    chat = parse_frame(json.dumps({**game.play_request_frame(), "type": "chatRequest", "message": "hi"}))
+    views = views_module.Views(Config(), Marker(), Memory(), "test")  # type: ignore[arg-type]
+    seen = await asyncio.gather(views.view(turn), views.view(chat, drawer=False))
+    assert calls.count(str(turn.board_img)) == 1 and len(calls) == 2  # the board once, the drawer once
+    boards = [view.board_pixels for view in seen]
+    assert boards[0] is not boards[1] and boards[0].tobytes() == boards[1].tobytes(), "each its own pixels to draw on"
+    game.place("Blue", 20, 20, 0)  # a new board: prepared anew
+    await views.view(parse_frame(json.dumps(game.play_request_frame())))
+    assert len(calls) == 4

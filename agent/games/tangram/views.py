@@ -11,6 +11,8 @@ import asyncio
 import logging
 from typing import Any
 
+from PIL import Image
+
 from agent.core.images import ImageError, ImagePool, prepare_image
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
@@ -36,6 +38,10 @@ class Views:
         """The process's image decoding threads (the server sets it); None: the default thread pool."""
         self.movers: Movers | None = None
         """The session's ledger of who moved each piece last (the session sets it)."""
+        self._recent: dict[tuple[Any, ...], asyncio.Future[Any]] = {}
+        """The latest preparation of each picture, by what it is made of: a chat during the AI's turn
+        carries the board its playRequest carried, and shares that preparation (finished or under
+        way) instead of queueing the same work in the process's image pool behind other games."""
 
     async def view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None,
                    lazy_images: bool = False) -> TurnView:
@@ -63,8 +69,20 @@ class Views:
 
     async def _prepare(self, key: Which, b64: str, state: GameState, encode: bool = True) -> Any:
         """One image as the LLM gets it (bytes; with ``encode=False`` the pixels when they need
-        encoding), or None (recorded) when it is broken. Its pieces are shown in their own colours
-        as ``images.source`` says (:mod:`agent.games.tangram.repaint`)."""
+        encoding, a copy of their own for each caller to draw on), or None (recorded) when it is
+        broken. The same picture of the same state is prepared once."""
+        made_of = (key, b64, encode, state.model_dump_json())
+        task = self._recent.get(made_of)
+        if task is None or task.cancelled():
+            task = asyncio.ensure_future(self._prepare_new(key, b64, state, encode))
+            self._recent = {k: v for k, v in self._recent.items() if k[0] != key}  # the latest of each only
+            self._recent[made_of] = task
+        got = await asyncio.shield(task)
+        return got.copy() if isinstance(got, Image.Image) else got
+
+    async def _prepare_new(self, key: Which, b64: str, state: GameState, encode: bool) -> Any:
+        """:meth:`_prepare`'s work: its pieces shown in their own colours as ``images.source`` says
+        (:mod:`agent.games.tangram.repaint`)."""
         cfg = self.config.images
         repaint = repainter(cfg.source, state, key)
         try:
