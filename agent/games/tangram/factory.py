@@ -8,7 +8,10 @@ session, so two connections never see each other's game.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agent.core.config import check_api_key
 from agent.core.prompts import PromptSet, load_prompts
@@ -17,6 +20,9 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.players.base import Player
 from agent.games.tangram.prompt_context import REASK_TEMPLATE, TEMPLATE_NAMES, sample_context
 
+if TYPE_CHECKING:
+    from agent.core.llm import LLMClient
+
 PlayerSource = Callable[[Transcript], Player]
 """Anything that makes a session's player; the server takes any such callable."""
 
@@ -24,7 +30,8 @@ PlayerSource = Callable[[Transcript], Player]
 class PlayerFactory:
     def __init__(self, config: Config, prompts: PromptSet | None = None, with_client: bool = True) -> None:
         self.config = config
-        self._client = None
+        self._client: LLMClient | None = None
+        self._priming: asyncio.Task[None] | None = None
         self._prompts = prompts
         if uses_planner(config):
             check_planner_config(config)  # also loads the figure library now, not in the first turn
@@ -54,14 +61,23 @@ class PlayerFactory:
 
     def prime_soon(self) -> None:
         """Prime the model server with a play prompt (the LLM client's ``prime``) while the agent
-        waits for the game; call from the running loop."""
-        if self._client is not None:
-            from agent.games.tangram.llm_sample import llm_sample
+        waits for the game; call from the running loop. The sample prompt (a rendered board and
+        drawer, prepared as a turn's) is made in a thread: on the loop it held up the first frames
+        of games that connect as the agent starts by 0.3-0.4 s."""
+        if self._client is not None and self.config.llm.prime and self._priming is None:
+            self._priming = asyncio.get_running_loop().create_task(self._prime(self._client))
 
-            sample = llm_sample(self.config)
-            self._client.prime_soon(sample)
+    async def _prime(self, client: LLMClient) -> None:
+        from agent.games.tangram.llm_sample import llm_sample
+
+        sample = await asyncio.to_thread(llm_sample, self.config)
+        client.prime_soon(sample)
 
     async def aclose(self) -> None:
+        if self._priming is not None and not self._priming.done():
+            self._priming.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._priming
         if self._client is not None:
             await self._client.aclose()
             self._client = None
