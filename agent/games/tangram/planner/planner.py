@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
-from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Anchor, Fit, fit_anchor
+from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Fit, fit_anchor
+from agent.games.tangram.planner.chat import ChatMixin
 from agent.games.tangram.planner.library import (
     Figure,
     FigureLibrary,
@@ -27,9 +27,9 @@ from agent.games.tangram.planner.library import (
     normalize_text,
 )
 from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
-from agent.games.tangram.planner.requests import Request, parse_request
+from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
-from agent.games.tangram.planner.steps import Step, build_order, next_step
+from agent.games.tangram.planner.steps import Step, next_step
 from agent.games.tangram.players.base import Decision
 from agent.games.tangram.protocol import clean_chat_text
 
@@ -39,64 +39,7 @@ _TURN_SLACK_PX = 15.0
 _LARGE = "large triangle"
 
 
-@dataclass
-class Pending:
-    """A move the human asked for, done on our next turn."""
-
-    kind: str  # "move" | "rotate" | "place"
-    piece: str
-    dx: float = 0.0
-    dy: float = 0.0
-    degrees: float = 0.0
-    direction: str = ""
-    relation: str = ""
-    """For "place": the geometry engine's relation to ``anchor``; ``direction`` holds its words."""
-    anchor: str = ""
-
-
-@dataclass
-class PlanState:
-    objective: str | None = None
-    figure: Figure | None = None
-    exact: bool = True
-    announced: bool = False
-    anchor: Anchor | None = None
-    around_said: bool = False
-    pins: dict[str, str] = field(default_factory=dict)
-    overrides: dict[str, Pose] = field(default_factory=dict)
-    ours: dict[str, Pose] = field(default_factory=dict)
-    pending: Pending | None = None
-    first: str | None = None
-    """A piece the human asked us to place next."""
-    keep_human: bool = False
-    """The human asked us not to move their pieces (unless they are in the way)."""
-    last_line: str = ""
-    skip_turns: int = 0
-    turns: int = 0
-    last_piece: str | None = None
-    offer: Figure | None = None
-    """Another figure the agent asked the partner about; a "yes" switches to it."""
-    announced_pose: Pose | None = None
-    """This turn's move, already announced in the chat: a chat answered before the game shows it
-    speaks of it as made."""
-    switched: bool = False
-    """The partner asked for another figure than the game's objective and was told it is built."""
-    movers: dict[str, str] = field(default_factory=dict)
-    """Who moved each piece last ("agent"/"partner"), newest last, when the session tracks it."""
-
-
-SHOWCASE = 10
-"""How many figure names the chat lists when asked for one it does not know."""
-_GAME_OBJECTIVES = ("house", "fish", "human", "rocket", "cat", "robot")
-
-
-def _showcase(names: tuple[str, ...]) -> list[str]:
-    """The game's own objectives first, then the rest in library order, cut to SHOWCASE names."""
-    first = [n for n in _GAME_OBJECTIVES if n in names]
-    return (first + [n for n in names if n not in first])[:SHOWCASE]
-
-
-class Planner:
+class Planner(ChatMixin):
     """Plans moves and chat for one session. ``default_figure`` is used for unknown objectives."""
 
     def __init__(self, library: FigureLibrary | None = None, phrases: Phrases | None = None,
@@ -336,221 +279,6 @@ class Planner:
         self._remember(step.pose)
         return self._decision(step.pose, prefix + text, reasoning)
 
-    # ------------------------------------------------------------ chat
-
-    def chat(self, objective: str, board: Mapping[str, Pose], message: str,
-             movers: Mapping[str, str] | None = None) -> str:
-        """One reply to ``message``; :attr:`last_reply_kind` says which kind of answer it is."""
-        st = self.state
-        made = st.announced_pose
-        if made is not None and made.piece in board and shapes.placement_error(board[made.piece], made) <= 1.0:
-            made = st.announced_pose = None  # the game shows it
-        if made is not None:
-            board = {**board, made.piece: made}
-            movers = {**(movers or {}), made.piece: "agent"} if movers else None
-        self.sync(objective, board, movers)
-        fig = self.figure
-        fit = self.fit(board, commit=False)
-        order = build_order(fig, fit)
-        todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
-        slot_order = [fit.slot_of[p] for p in todo_first]
-        req = parse_request(message, fig, self.library, self.phrases, order=slot_order, prefer=todo_first,
-                            last_piece=st.last_piece, offer=st.offer is not None)
-        if req.intent not in ("yes", "no", "switch_offer"):
-            st.offer = None  # an offer is answered at once or not at all
-        return _line(self._answer(req, fit, board))
-
-    def _say(self, key: str, **values: Any) -> str:
-        """A chat line by key, remembered as the kind of the last reply (the tests read it)."""
-        self.last_reply_kind = key
-        return self.phrases.raw("chat", key, **values)
-
-    def _progress(self, fit: Fit, board: Mapping[str, Pose]) -> str:
-        fig = self.figure
-        missing = [fig.parts[fit.slot_of[p]] for p in build_order(fig, fit) if p not in fit.matched]
-        text = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
-        return self.phrases.raw("chat", "progress", placed=len(fit.matched), on_board=len(board), missing=text,
-                                figure=fig.name)
-
-    def _place_word(self, fit: Fit, piece: str) -> str:
-        x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
-        cx, cy = shapes.vertex_centroid(fit.targets[piece])
-        col = min(2, max(0, int(3 * (cx - x0) / max(1.0, x1 - x0))))
-        row = min(2, max(0, int(3 * (cy - y0) / max(1.0, y1 - y0))))
-        return self.phrases.words.places[row][col]
-
-    def _piece_facts(self, piece: str, fit: Fit, board: Mapping[str, Pose]) -> dict[str, Any]:
-        """What is true of ``piece`` now: its part, where that is, whether it is in place, who moved it."""
-        fig = self.figure
-        return {"piece": piece, "part": fig.parts[fit.slot_of[piece]], "place": self._place_word(fit, piece),
-                "in_place": piece in fit.matched, "on_board": piece in board,
-                "mover": self.state.movers.get(piece, "") if piece in board else ""}
-
-    def _switch(self, figure: Figure) -> str:
-        previous = self.figure.name
-        self._set_figure(figure, exact=True, announced=True)
-        self.state.switched = True
-        return self._say("switch", figure=figure.name, description=figure.description, previous=previous)
-
-    def _answer(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
-        st = self.state
-        fig = self.figure
-        base: dict[str, Any] = {"figure": fig.name, "description": fig.description}
-        say = self._say
-        piece = req.piece
-        if piece is None and req.slot is not None and req.intent in ("move", "rotate", "where", "unclear", "for_you"):
-            piece = fit.piece_for_slot(req.slot)
-        if req.intent == "switch" and req.figure is not None:
-            return self._switch(req.figure)
-        if req.intent == "switch_offer" and req.figure is not None:
-            st.offer = req.figure
-            key = "switch_offer" if req.exact else "switch_related"
-            return say(key, figure=req.figure.name, previous=fig.name, what=req.what)
-        if req.intent == "yes" and st.offer is not None:
-            return self._switch(st.offer)
-        if req.intent == "no" and st.offer is not None:
-            st.offer = None
-            return say("switch_declined", **base)
-        if req.intent == "switch_same":
-            return say("switch_same", **base)
-        if req.intent == "switch_unknown":
-            return say("switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
-                       more=max(0, len(self.library) - SHOWCASE), **base)
-        if req.intent == "assign" and piece is not None:
-            return self._assign(piece, req, fit)
-        if req.intent in ("move", "rotate") and piece is not None:
-            if piece not in board:
-                return say(f"{req.intent}_not_on_board", piece=piece)
-            st.pending = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
-            if req.intent == "move":
-                return say("move_ok", piece=piece, direction=req.direction)
-            return say("rotate_ok", piece=piece)
-        if req.intent == "place_near" and piece is not None:
-            return self._place_near(req, piece, board)
-        if req.intent == "where" and piece is not None:
-            return say("where", **{**base, **self._piece_facts(piece, fit, board)})
-        if req.intent == "unclear" and piece is not None:
-            return say("unclear", **{**base, **self._piece_facts(piece, fit, board)})
-        if req.intent == "prefer" and piece is not None:
-            part = fig.parts[fit.slot_of[piece]]
-            if piece in fit.matched:
-                return say("prefer_done", piece=piece, part=part)
-            st.first = piece
-            return say("prefer_move" if piece in board else "prefer_ok", piece=piece, part=part)
-        if req.intent == "keep":
-            st.keep_human = True
-            return say("keep_ok")
-        if req.intent == "release":
-            st.keep_human = False
-            return say("release_ok", **base)
-        if req.intent == "why":
-            return say("why", last=st.last_line) if st.last_line else say("why_nothing")
-        if req.intent == "disagree":
-            example = piece or st.last_piece or next(iter(fit.slot_of))
-            return say("disagree", last=st.last_line, piece=example, part=fig.parts[fit.slot_of[example]])
-        if req.intent == "undo":
-            example = piece or st.last_piece or next(iter(board), "Red")
-            other = next((p for p in board if p != example), next(p for p in fit.slot_of if p != example))
-            return say("undo", piece=example, other=other)
-        if req.intent == "resize":
-            return say("resize", **base)
-        if req.intent == "wait":
-            st.skip_turns = 1
-            return say("wait_ok")
-        if req.intent == "next":
-            return self._next(fit, board)
-        if req.intent == "for_you":
-            return self._for_you(piece, fit, board)
-        if req.intent == "plan":
-            return say("plan", progress=self._progress(fit, board), **base)
-        if req.intent == "progress":
-            self.last_reply_kind = "progress"
-            return self._progress(fit, board)
-        if req.intent in ("thanks", "praise", "how_are_you", "ack", "smalltalk"):
-            return say(req.intent, progress=self._progress(fit, board))
-        if req.intent in ("greeting", "bye", "identity", "help"):
-            return say(req.intent, **base)
-        if req.intent == "unknown_piece":
-            return say("unknown_piece")
-        if req.question:
-            return say("unclear_question", progress=self._progress(fit, board), **base)
-        return say("fallback", placed=len(fit.matched), on_board=len(board), **base)
-
-    def _next(self, fit: Fit, board: Mapping[str, Pose]) -> str:
-        st = self.state
-        fig = self.figure
-        if st.pending is not None:
-            if st.pending.kind == "place":
-                return self._say("place_near_ok", piece=st.pending.piece, relation=st.pending.direction,
-                                 owner="", anchor=st.pending.anchor)
-            key = "move_ok" if st.pending.kind == "move" else "rotate_ok"
-            return self._say(key, piece=st.pending.piece, direction=st.pending.direction)
-        step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
-        if step.action == "complete":
-            return self._say("next_done", figure=fig.name, description=fig.description)
-        if step.piece is None or step.slot is None:
-            self.last_reply_kind = "stuck"
-            return self.phrases.raw("turn", "stuck", figure=fig.name)
-        key = "next" if step.action == "place" else "next_move"
-        slot = step.slot if step.action != "clear" else fit.slot_of[step.piece]
-        return self._say(key, piece=step.piece, part=fig.parts[slot])
-
-    def _for_you(self, piece: str | None, fit: Fit, board: Mapping[str, Pose]) -> str:
-        """A suggestion for the partner's own turn: the piece they asked about, else the first piece
-        not in place (the agent's own next piece is left for the agent)."""
-        fig = self.figure
-        todo = [p for p in build_order(fig, fit) if p not in fit.matched]
-        choice = piece if piece is not None and piece not in fit.matched else (todo[0] if todo else None)
-        if choice is None:
-            return self._say("for_you", piece="", figure=fig.name)
-        facts = self._piece_facts(choice, fit, board)
-        return self._say("for_you", piece=choice, part=facts["part"], place=facts["place"], figure=fig.name)
-
-    def _place_near(self, req: Request, piece: str, board: Mapping[str, Pose]) -> str:
-        """Put ``piece`` against the piece the partner named (or "my piece": the partner's last)."""
-        st = self.state
-        anchor = req.anchor
-        owner = {"partner": "your ", "agent": "my "}.get(req.anchor_owner, "")
-        if anchor is None and req.anchor_owner:
-            theirs = [p for p, m in st.movers.items() if m == req.anchor_owner and p != piece]
-            anchor = theirs[-1] if theirs else None
-        values = {"piece": piece, "relation": req.relation_words, "owner": owner}
-        if anchor is None:
-            return self._say("place_near_no_anchor", **values)
-        if anchor == piece:
-            return self._say("place_near_same", **values)
-        if anchor not in board:
-            return self._say("place_near_off_board", anchor=anchor, **values)
-        if not owner:
-            owner = {"partner": "your ", "agent": "my "}.get(st.movers.get(anchor, ""), "")
-        st.pending = Pending("place", piece, direction=req.relation_words, relation=req.relation, anchor=anchor)
-        return self._say("place_near_ok", anchor=anchor, **{**values, "owner": owner})
-
-    def _assign(self, piece: str, req: Request, fit: Fit) -> str:
-        fig = self.figure
-        ph = self.phrases
-        st = self.state
-        if req.slot is None:
-            parts = ", ".join(fig.parts[s] for s in fig.order)
-            return self._say("assign_no_part", figure=fig.name, part=req.part or "such part", parts=parts)
-        candidates = fig.pieces_with_part(req.part) or [req.slot]
-        slot = next((s for s in candidates if shapes.same_kind(piece, s)), req.slot)
-        part = fig.parts[slot]
-        if not shapes.same_kind(piece, slot):
-            kinds = ph.words.kinds
-            return self._say("assign_kind", piece=piece, part=part, needed=kinds[shapes.kind(slot)],
-                          kind=kinds[shapes.kind(piece)])
-        if fit.slot_of.get(piece) == slot:
-            st.pins[piece] = slot
-            return self._say("assign_already", piece=piece, part=part)
-        other = fit.piece_for_slot(slot)
-        st.pins[piece] = slot
-        st.pins[other] = fit.slot_of[piece]
-        st.overrides.pop(piece, None)
-        st.overrides.pop(other, None)
-        return self._say("assign_ok", piece=piece, part=part)
-
-    # ------------------------------------------------------------ hints
 
 
 def _line(text: str) -> str:

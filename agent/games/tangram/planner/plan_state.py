@@ -1,0 +1,55 @@
+"""The offline planner's memory of one session: its figure, anchor and what the partner asked for."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.planner.anchor import Anchor
+from agent.games.tangram.planner.library import Figure
+
+
+@dataclass
+class Pending:
+    """A move the human asked for, done on our next turn."""
+
+    kind: str  # "move" | "rotate" | "place"
+    piece: str
+    dx: float = 0.0
+    dy: float = 0.0
+    degrees: float = 0.0
+    direction: str = ""
+    relation: str = ""
+    """For "place": the geometry engine's relation to ``anchor``; ``direction`` holds its words."""
+    anchor: str = ""
+
+
+@dataclass
+class PlanState:
+    objective: str | None = None
+    figure: Figure | None = None
+    exact: bool = True
+    announced: bool = False
+    anchor: Anchor | None = None
+    around_said: bool = False
+    pins: dict[str, str] = field(default_factory=dict)
+    overrides: dict[str, Pose] = field(default_factory=dict)
+    ours: dict[str, Pose] = field(default_factory=dict)
+    pending: Pending | None = None
+    first: str | None = None
+    """A piece the human asked us to place next."""
+    keep_human: bool = False
+    """The human asked us not to move their pieces (unless they are in the way)."""
+    last_line: str = ""
+    skip_turns: int = 0
+    turns: int = 0
+    last_piece: str | None = None
+    offer: Figure | None = None
+    """Another figure the agent asked the partner about; a "yes" switches to it."""
+    announced_pose: Pose | None = None
+    """This turn's move, already announced in the chat: a chat answered before the game shows it
+    speaks of it as made."""
+    switched: bool = False
+    """The partner asked for another figure than the game's objective and was told it is built."""
+    movers: dict[str, str] = field(default_factory=dict)
+    """Who moved each piece last ("agent"/"partner"), newest last, when the session tracks it."""
