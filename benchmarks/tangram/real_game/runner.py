@@ -147,6 +147,8 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     try:
         async with served_game(options.gaips, options.template, out) as url, fake_llm(options.fake_llm) as llm_url:
             config = agent_config(base_config(options), out / "transcripts", llm_url, port)
+            if llm_url is not None:  # the fake reads the schema from OpenAI's json_schema form only
+                config["llm"]["structured_output"] = "json_schema"
             async with run_agent(config, out, options.local_model) as agent, \
                     chromium(options.chromium, options.agent_port) as context:
                 for game in range(1, options.games + 1):
