@@ -152,7 +152,7 @@ async def fake_process(delay: float, probe_delay: float) -> AsyncIterator[str]:
 # ---- the games -----------------------------------------------------------------------------------------
 
 
-async def one_game(url: str, turns: int, seed: str, chat: str, tally: TurnTally) -> None:
+async def one_game(url: str, turns: int, seed: str, chat: str, tally: TurnTally, chats: list[float]) -> None:
     """``chat`` "during": the line goes out just after the playRequest (a participant typing while the
     AI plays), and the round ends when both the turn and the reply are done; "before": the line and
     its reply, then the AI turn."""
@@ -168,15 +168,20 @@ async def one_game(url: str, turns: int, seed: str, chat: str, tally: TurnTally)
                 turn = await playing
             if line.reply is None:
                 raise SystemExit(f"no reply to the chat line in game {seed}")
+            chats.append(line.latency or 0.0)
             if not turn.finished:
                 raise SystemExit(f"game {seed}: a turn did not end with finish ({turn.ended_by})")
             tally.turn(turn)
         tally.game(game)
 
 
-async def batch(url: str, args: argparse.Namespace, label: str, tally: TurnTally) -> float:
+async def batch(url: str, args: argparse.Namespace, label: str, tally: TurnTally,
+                chats: list[float] | None = None) -> float:
+    """Wall time of one batch; each chat reply's wait goes into ``chats``."""
     start = time.perf_counter()
-    await asyncio.gather(*(one_game(url, args.turns, f"{label}:{g}", args.chat, tally) for g in range(args.games)))
+    waits: list[float] = [] if chats is None else chats
+    await asyncio.gather(*(one_game(url, args.turns, f"{label}:{g}", args.chat, tally, waits)
+                           for g in range(args.games)))
     return time.perf_counter() - start
 
 
@@ -246,12 +251,14 @@ async def run_ours(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
         tally = TurnTally()
         proc = psutil.Process(agent.process.pid)
         cpu = [sum(proc.cpu_times()[:2])]
-        cold = await batch(url, args, "cold", tally)
+        cold_chats: list[float] = []
+        warm_chats: list[float] = []
+        cold = await batch(url, args, "cold", tally, cold_chats)
         cpu.append(sum(proc.cpu_times()[:2]))
         await asyncio.sleep(0.5)  # each session's transcript is flushed when its game disconnects
         cold_sessions = {r.get("session") for r in read_records(agent.transcripts)}
         cpu.append(sum(proc.cpu_times()[:2]))
-        warm = await batch(url, args, "warm", tally)
+        warm = await batch(url, args, "warm", tally, warm_chats)
         cpu.append(sum(proc.cpu_times()[:2]))
         await asyncio.sleep(0.5)
         records = read_records(agent.transcripts)
@@ -259,6 +266,7 @@ async def run_ours(args: argparse.Namespace, base_url: str) -> dict[str, Any]:
     warm_records = [r for r in records if r.get("session") not in cold_sessions]
     rounds = args.games * args.turns  # an AI turn and a chat reply each
     return {"cold": cold, "warm": warm, "start": listening, "turns": tally.finished, "records": records,
+            "cold_chats": cold_chats, "warm_chats": warm_chats,
             "cpu_cold_ms": 1000 * (cpu[1] - cpu[0]) / rounds, "cpu_warm_ms": 1000 * (cpu[3] - cpu[2]) / rounds,
             "cold_times": turn_times(cold_records, args.delay), "warm_times": turn_times(warm_records, args.delay)}
 
@@ -293,6 +301,10 @@ async def main_async(args: argparse.Namespace) -> None:
               f"speed-up {gaips['cold'] / ours['cold']:.2f}x (goal >= 6x)")
         print(f"warm (same processes, again): ours {ours['warm']:.2f} s, GAIPS {gaips['warm']:.2f} s: "
               f"speed-up {gaips['warm'] / ours['warm']:.2f}x")
+    for label in ("cold", "warm"):
+        waits = ours[f"{label}_chats"]
+        print(f"chat reply wait (the game's clock, the LLM's {args.delay:g} s included), {label}: "
+              f"median {statistics.median(waits):.2f} s, max {max(waits):.2f} s")
     print(own_line(f"own time per AI turn, {args.games} games at once, warm (goal <= 50 ms)", ours["warm_times"]))
     print(own_line(f"own time per AI turn, {args.games} games at once, cold", ours["cold_times"]))
     print(f"agent process CPU per round (an AI turn and a chat reply; user + system, all threads; the machine's "
