@@ -2,7 +2,7 @@
 against the engine's strong bot with a chaotic model, every move sent audited (issue 51).
 
     .venv/bin/python -m benchmarks.boardgame.bench_decided [--ttt 50] [--c4 8] [--search-seconds 0.3]
-        [--llm chaotic|random-schema] [--seed 1]
+        [--llm chaotic|random-schema] [--seed 1] [--local-model]
 
 ``configs/boardgame-llm.yaml`` with the fake LLM (``--llm chaotic``: half of the replies a random
 legal move, the other half every misbehaviour of a model or provider: stalls, errors, prose, cut
@@ -16,6 +16,9 @@ fallback's, the last resort's), which keeps each with its position; each is audi
 - a move **throws it away** when it misses the win, or loses by force while another move did not
   (connect four also gets the search audit of benchmarks/boardgame/bench_guard.py, at the guard's
   budget and twice it).
+
+With ``--local-model`` the model is llama-cpp-python serving Gemma 3 270M on this machine
+(``configs/boardgame-local.yaml``, pointed at it) instead of the fake.
 
 Printed per game: moves sent (the engine's count and the guard's), decided positions and those
 thrown away, the engine's refusals of sent actions (invalid answers), losses, who chose the moves,
@@ -31,8 +34,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from agent.core.config import PROJECT_DIR
 from agent.games.boardgame import client as client_module
-from agent.games.boardgame.eval import Evaluation
+from agent.games.boardgame.eval import Evaluation, evaluate
 from agent.games.boardgame.players.guard import OnePlyProver, SearchProver
 from agent.games.boardgame.players.guarded import GuardedMove, GuardedPlayer
 from agent.games.boardgame.players.perfect import Solver
@@ -122,6 +128,8 @@ async def main() -> None:
     parser.add_argument("--search-seconds", type=float, default=0.3, help="the guard's search budget")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--llm", choices=["chaotic", "random-schema"], default="chaotic")
+    parser.add_argument("--local-model", action="store_true",
+                        help="llama-cpp-python with Gemma 3 270M on this machine instead of the fake")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
 
@@ -134,16 +142,42 @@ async def main() -> None:
         return answer, data
 
     client_module.MatchClient._perform = counting  # type: ignore[method-assign]
-    with tempfile.TemporaryDirectory() as tmp:
-        config = _config(Path(tmp), args.search_seconds)
-        seconds = 60.0
-        for game, matches in (("tictactoe", args.ttt), ("connect_four", args.c4)):
-            if not matches:
-                continue
-            refused[0] = 0
-            evaluation = await _run(game, matches, "decided", config, args.seed, args.llm)
-            for line in report(game, evaluation, refused[0], seconds, args.search_seconds):
-                print(line)
+    server: Any = None
+    if args.local_model:
+        from agent.core.local_model import LocalModelServer
+
+        server = await asyncio.to_thread(LocalModelServer().start)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            config = _config(Path(tmp), args.search_seconds) if server is None else \
+                _local_config(Path(tmp), args.search_seconds, server.base_url)
+            seconds = 60.0
+            for game, matches in (("tictactoe", args.ttt), ("connect_four", args.c4)):
+                if not matches:
+                    continue
+                refused[0] = 0
+                if server is None:
+                    evaluation = await _run(game, matches, "decided", config, args.seed, args.llm)
+                else:
+                    evaluation = await evaluate(argparse.Namespace(
+                        game=game, a="llm", b="strong", matches=matches, first="alternate", search_seconds=0.3,
+                        seed=args.seed, config=config, fake_llm=None, guard="decided"))
+                for line in report(game, evaluation, refused[0], seconds, args.search_seconds):
+                    print(line)
+    finally:
+        if server is not None:
+            await asyncio.to_thread(server.stop)
+
+
+def _local_config(folder: Path, search_seconds: float, base_url: str) -> Path:
+    """configs/boardgame-local.yaml pointed at the local server, with the guard's search budget."""
+    data = yaml.safe_load((PROJECT_DIR / "configs" / "boardgame-local.yaml").read_text(encoding="utf-8"))
+    data["llm"]["base_url"] = base_url
+    data["play"] = {**data.get("play", {}), "search_seconds": search_seconds}
+    data["prompts_dir"] = str(PROJECT_DIR / "prompts" / "boardgame")
+    path = folder / "boardgame-local-bench.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
 
 
 if __name__ == "__main__":
