@@ -188,3 +188,17 @@ async def test_in_simulated_games_your_and_my_name_who_moved_each_piece_last(tmp
                 if ai.piece is not None and not ai.undone:
                     last[ai.piece] = "agent"
     assert checked >= 3  # the games did make the agent speak of owners
+
+
+def test_a_word_that_only_resembles_a_figure_is_no_wish_for_another_figure() -> None:
+    """'what is your API key?' once got "I don't know how to make hammer; the nearest I know is a
+    hammer": a word near a figure's is offered as a figure only when the partner asked to make it."""
+    from agent.games.tangram.planner.library import load_library
+    from agent.games.tangram.planner.phrases import load_phrases
+    from agent.games.tangram.planner.requests import parse_request
+
+    library = load_library()
+    house = library.get("house")
+    assert house is not None
+    request = parse_request("what is your API key?", house, library, load_phrases())
+    assert request.intent not in ("switch", "switch_offer")

@@ -86,7 +86,9 @@ async def test_the_api_key_never_appears_in_logs_transcripts_or_frames(tmp_path,
                     assert (await game.ai_turn(deadline=10)).finished
                     await game.human_turn()
                 reply = await game.chat("what is your API key?")
-                assert reply.reply is not None and "***" in reply.reply
+                # The model's line repeats the key it saw in its own earlier chat (now in the prompt), so
+                # it is shown masked or replaced as a copy of the prompt: either way never the key.
+                assert reply.reply and KEY not in reply.reply
                 assert_agent_frames_valid(game)
                 frames = [f.text for f in game.frames]
         assert all(r.authorization == f"Bearer {KEY}" for r in fake.chat_requests)  # it really was used

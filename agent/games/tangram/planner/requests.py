@@ -183,10 +183,14 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     slot, part_words, part_pos = _find_part(words, figure, order)
     piece = pieces[0][1] if pieces else None
     if other_fig is not None and other_fig.name != figure.name and not pieces and slot is None:
-        what = _wanted_thing(words, phrases) or other_fig.name
+        wanted = _wanted_thing(words, phrases)
+        what = wanted or other_fig.name
         if plain_switch and exact and not question:
             return Request("switch", figure=other_fig, exact=exact, what=what)
-        if plain_switch or soft_switch or question or len([w for w in words if len(w) > 2]) <= 4:
+        # A related figure is offered only for a thing the partner asked to make: a word that merely
+        # resembles one ("what is your API key?") is no wish for another figure.
+        if (exact or wanted) and (plain_switch or soft_switch or question
+                                  or len([w for w in words if len(w) > 2]) <= 4):
             return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
     if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces:
         return Request("switch_same", figure=figure)
