@@ -22,6 +22,7 @@ from agent.games.tangram.prompt_context import REASK_TEMPLATE, TEMPLATE_NAMES, s
 
 if TYPE_CHECKING:
     from agent.core.llm import LLMClient
+    from agent.core.llm.sample import LLMSample
 
 PlayerSource = Callable[[Transcript], Player]
 """Anything that makes a session's player; the server takes any such callable."""
@@ -68,9 +69,7 @@ class PlayerFactory:
             self._priming = asyncio.get_running_loop().create_task(self._prime(self._client))
 
     async def _prime(self, client: LLMClient) -> None:
-        from agent.games.tangram.llm_sample import llm_sample
-
-        sample = await asyncio.to_thread(llm_sample, self.config)
+        sample = await asyncio.to_thread(_priming_sample, self.config)
         client.prime_soon(sample)
 
     async def aclose(self) -> None:
@@ -81,6 +80,14 @@ class PlayerFactory:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+def _priming_sample(config: Config) -> LLMSample:
+    """The priming's prompt; its module too is loaded here, in the worker thread (Pillow, the simulator's
+    renderer)."""
+    from agent.games.tangram.llm_sample import llm_sample
+
+    return llm_sample(config)
 
 
 def uses_planner(config: Config) -> bool:
