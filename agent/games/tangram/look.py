@@ -157,8 +157,10 @@ OVERLAP_TINT = Modulate((1.0, 0x29 / 255, 0x17 / 255), 0x84 / 255)
 class Texture:
     """A dark textured panel, by its statistics (measured on the game's picture of it).
 
-    ``median`` is the panel's typical colour; ``std`` the spread of its luminance; ``p5``/``p95``
-    the luminance percentiles. ``scales`` says how that variance is spread over feature sizes:
+    ``median`` is the panel's typical colour; ``std`` the spread of its luminance (``ramp``
+    included); ``p5``/``p95`` the luminance percentiles; ``ramp`` the panel's shading, the
+    luminance change from its left edge to its right and from its top to its bottom (a straight-line
+    fit). ``scales`` says how the rest of the variance is spread over feature sizes:
     (Gaussian sigma in px, share of the variance), from fine grain to the long streaks; the
     streaks run at ``streak_angle`` degrees (counter-clockwise from the x axis, y up) and are
     ``streak_stretch`` times longer than wide. A renderer makes its own texture with these
@@ -173,19 +175,21 @@ class Texture:
     streak_angle: float
     streak_stretch: float
     seed: int
+    ramp: tuple[float, float] = (0.0, 0.0)
 
 
 BOARD_TEXTURE = Texture(median=(21, 21, 21), std=2.75, p5=16.0, p95=25.0,
                         scales=((0.8, 0.25), (4.0, 0.25), (24.0, 0.5)),
-                        streak_angle=35.0, streak_stretch=4.0, seed=21)
+                        streak_angle=35.0, streak_stretch=4.0, seed=21, ramp=(1.0, -6.0))
 """The board panel: measured structure function of the luminance (relative to its std) 0.31 at
 1 px, 0.52 at 4 px, 0.67 at 16 px, 0.72 at 64 px: a quarter of the variance is pixel grain, the
-rest smooth streaks."""
+rest smooth streaks; 6 levels darker at the bottom than at the top."""
 
 DRAWER_TEXTURE = Texture(median=(32, 32, 32), std=3.0, p5=29.0, p95=38.0,
                          scales=((0.8, 0.1), (4.0, 0.2), (24.0, 0.7)),
-                         streak_angle=20.0, streak_stretch=4.0, seed=32)
-"""The drawer panel (structure function 0.21 at 1 px, 0.32 at 4 px, 0.50 at 16 px, 0.70 at 64 px)."""
+                         streak_angle=20.0, streak_stretch=4.0, seed=32, ramp=(-5.2, -5.0))
+"""The drawer panel (structure function 0.21 at 1 px, 0.32 at 4 px, 0.50 at 16 px, 0.70 at 64 px;
+about 5 levels darker at its right and at its bottom)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ def texture_pixels(texture: Texture, size: tuple[int, int]) -> np.ndarray:
     w, h = size
     base = np.empty((h, w, 3), dtype=np.float64)
     base[...] = texture.median
-    if texture.std > 0 and texture.scales:
+    if (texture.std > 0 and texture.scales) or texture.ramp != (0.0, 0.0):
         rng = np.random.default_rng(texture.seed)
         fy = np.fft.fftfreq(h)[:, None]
         fx = np.fft.fftfreq(w)[None, :]
@@ -54,7 +54,10 @@ def texture_pixels(texture: Texture, size: tuple[int, int]) -> np.ndarray:
             std = field.std()
             if std > 0:
                 total += field / std * np.sqrt(share)
-        total *= texture.std / max(total.std(), 1e-9)
+        rx, ry = texture.ramp
+        noise_std = np.sqrt(max(texture.std ** 2 - (rx * rx + ry * ry) / 12.0, 0.0))  # a ramp's own variance
+        total *= noise_std / max(total.std(), 1e-9)
+        total += rx * np.linspace(-0.5, 0.5, w)[None, :] + ry * np.linspace(-0.5, 0.5, h)[:, None]
         total -= np.median(total)  # the panel's median is the measured one, whatever the noise drew
         base += total[..., None]
     return np.clip(np.rint(base), 0, 255).astype(np.uint8)
