@@ -18,11 +18,14 @@ import base64
 import binascii
 import hashlib
 import io
+import struct
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numpy as np
 from PIL import Image, UnidentifiedImageError
+from zlib_ng import zlib_ng
 
 from agent.core.config import ImageConfig
 
@@ -122,18 +125,43 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True, repaint: Repa
 
 
 def encode_image(out: Image.Image, cfg: ImageConfig) -> bytes:
-    """A prepared picture as the LLM gets it: JPEG, or PNG at zlib's fastest level."""
-    buf = io.BytesIO()
+    """A prepared picture as the LLM gets it: JPEG, or lossless PNG (:func:`encode_png`)."""
     if cfg.format == "jpeg":
+        buf = io.BytesIO()
         (out if out.mode == "RGB" else out.convert("RGB")).save(buf, "JPEG", quality=cfg.jpeg_quality)
-    else:
-        # zlib's fastest level: a third of the default's time for a 512 px board, and the provider
-        # counts an image's pixels, not its bytes.
-        out.save(buf, "PNG", compress_level=PNG_COMPRESS_LEVEL)
-    return buf.getvalue()
+        return buf.getvalue()
+    return encode_png(out)
 
 
-PNG_COMPRESS_LEVEL = 1
+PNG_COLOUR_TYPES = {"L": 0, "RGB": 2, "LA": 4, "RGBA": 6}
+"""The PNG colour type of each 8-bit Pillow mode :func:`encode_png` writes itself."""
+PNG_DEFLATE_LEVEL = 2
+"""zlib-ng's level 2: at level 1 (its quick mode) a board is half as large again for 1.5 ms less."""
+
+
+def encode_png(pic: Image.Image) -> bytes:
+    """``pic`` as a PNG, every pixel kept: rows unfiltered, deflated by zlib-ng at level 2.
+
+    Pillow's PNG writer tries all five row filters on every row and keeps the best; that choice,
+    not the compression, takes most of its time, and it cannot be turned off. For a 512 px board
+    (CPU time, one thread): Pillow at zlib's level 1 10.4 ms and 140 kB, this 3.3 ms and 120 kB;
+    the provider counts an image's pixels, not its bytes. Modes other than 8-bit grey/RGB(A), rare
+    here, go to Pillow's writer."""
+    colour_type = PNG_COLOUR_TYPES.get(pic.mode)
+    if colour_type is None:
+        buf = io.BytesIO()
+        pic.save(buf, "PNG", compress_level=1)
+        return buf.getvalue()
+    pixels = np.asarray(pic).reshape(pic.height, -1)
+    rows = np.zeros((pic.height, pixels.shape[1] + 1), np.uint8)  # each row led by its filter: 0, none
+    rows[:, 1:] = pixels
+    header = struct.pack(">IIBBBBB", pic.width, pic.height, 8, colour_type, 0, 0, 0)
+    return b"".join((PNG_SIGNATURE, _png_chunk(b"IHDR", header),
+                     _png_chunk(b"IDAT", zlib_ng.compress(rows, PNG_DEFLATE_LEVEL)), _png_chunk(b"IEND", b"")))
+
+
+def _png_chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib_ng.crc32(data, zlib_ng.crc32(kind)))
 
 
 class ImagePool:

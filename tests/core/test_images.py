@@ -1,11 +1,12 @@
 import base64
 import io
+import random
 
 import pytest
 from PIL import Image
 
 from agent.core.config import ImageConfig
-from agent.core.images import ImageError, payload_summary, prepare_image
+from agent.core.images import ImageError, encode_image, encode_png, payload_summary, prepare_image
 
 
 def png_b64(size=(562, 540), color=(200, 30, 30)) -> str:
@@ -46,3 +47,34 @@ def test_payload_summary_hides_the_bytes():
     summary = payload_summary(b64)
     assert summary["b64_chars"] == len(b64) and len(summary["sha256"]) == 16
     assert b64 not in str(summary)
+
+
+@pytest.mark.parametrize("mode", ["RGB", "RGBA", "L", "LA", "P", "1", "I;16"])
+def test_encode_png_keeps_every_pixel_in_every_mode(mode):
+    # A picture with every kind of neighbour (noise, flat runs, edges), odd sizes: the file must
+    # decode, by Pillow's own reader (zlib, CRCs and all), to exactly the pixels it was made from.
+    rng = random.Random(7)
+    size = (37, 23)
+    noise = bytes(rng.randrange(256) for _ in range(size[0] * size[1] * 4))
+    pic = Image.frombytes("RGBA", size, noise).convert(mode) if mode not in ("P", "1", "I;16") else \
+        Image.frombytes("RGB", size, noise[: size[0] * size[1] * 3]).convert("L").convert(mode)
+    pic.paste(0, (5, 5, 20, 15))  # a flat block
+    data = encode_png(pic)
+    back = Image.open(io.BytesIO(data))
+    back.verify()  # the chunks' CRCs
+    back = Image.open(io.BytesIO(data))
+    assert back.mode == pic.mode and back.size == pic.size
+    assert back.tobytes() == pic.tobytes()
+
+
+def test_prepared_board_is_a_lossless_png_of_the_downscaled_picture():
+    rng = random.Random(3)
+    big = Image.frombytes("RGB", (700, 650), bytes(rng.randrange(256) for _ in range(700 * 650 * 3)))
+    buf = io.BytesIO()
+    big.save(buf, "PNG")
+    cfg = ImageConfig(max_side=512)
+    b64 = base64.b64encode(buf.getvalue()).decode()
+    pixels = prepare_image(b64, cfg, encode=False).pixels
+    sent = prepare_image(b64, cfg)
+    assert pixels is not None and Image.open(io.BytesIO(sent.data)).tobytes() == pixels.tobytes()
+    assert encode_image(pixels, cfg) == sent.data
