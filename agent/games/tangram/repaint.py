@@ -119,17 +119,20 @@ def _undim_everywhere(out: np.ndarray, look: Look) -> None:
     if len(ys) == 0:
         return
     packed = _pack(out[ys, xs])
-    hit = np.isin(packed, keys)
+    # Each pixel's place among the sorted keys (a tenth of np.isin's time: it sorts the pixels too).
+    at = np.searchsorted(keys, packed)
+    at[at == len(keys)] = 0
+    hit = keys[at] == packed
     if hit.any():
         values = np.array([table[int(k)] for k in keys], dtype=out.dtype)
-        out[ys[hit], xs[hit]] = values[np.searchsorted(keys, packed[hit])]
+        out[ys[hit], xs[hit]] = values[at[hit]]
 
 
 def restore(img: Image.Image, piece_outlines: Mapping[str, Sequence[Point]], which: Which,
             look: Look = GAME_LOOK) -> Image.Image:
     """``img`` with every piece back in its own colour (a new picture; ``img`` is not changed)."""
     panel = (look.board_texture if which == "board" else look.drawer_texture).median
-    out = np.array(img.convert("RGB"), dtype=np.uint8)
+    out = np.array(img if img.mode == "RGB" else img.convert("RGB"), dtype=np.uint8)  # a copy of its own
     h, w = out.shape[:2]
     ring = RING_PX * max(w, h) / (BOARD_CROP[2] if which == "board" else DRAWER_CROP[2])
     _undim_everywhere(out, look)
