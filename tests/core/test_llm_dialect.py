@@ -4,8 +4,11 @@ what real ones do (the real servers are in tests/llm_real/)."""
 from __future__ import annotations
 
 import logging
+import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent.core.config import LLMConfig, RetryConfig
 from agent.core.llm import LLMClient
@@ -19,6 +22,7 @@ from agent.core.llm.dialect import (
     judge_probes,
     prompt_arrived,
     shape_messages,
+    shared_prefix_share,
 )
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 
@@ -274,3 +278,18 @@ async def test_an_unanswered_probe_is_tried_once_more_then_play_goes_on() -> Non
 def test_openai_itself_is_not_probed() -> None:
     client = LLMClient(LLMConfig(base_url="https://api.openai.com/v1"), "sk-x")
     assert client.dialect.probed == "known"
+
+
+@given(st.text(alphabet="ab\u00e9\U0001f600", max_size=40), st.text(alphabet="ab\u00e9\U0001f600", max_size=40),
+       st.text(alphabet="ab\u00e9", max_size=40))
+def test_shared_prefix_share_is_the_common_prefix_over_the_new_prompt(a, b, stem):
+    before, now = stem + a, stem + b
+    expected = len(os.path.commonprefix([before, now])) / len(now) if now else 0.0  # noqa: RUF071
+    assert shared_prefix_share(before, now) == expected
+
+
+def test_shared_prefix_share_of_a_long_prompt():
+    now = "system: rules\n" * 600
+    assert shared_prefix_share(now, now) == 1.0
+    assert shared_prefix_share(now[:-1] + "X", now) == (len(now) - 1) / len(now)
+    assert shared_prefix_share("", now) == 0.0 and shared_prefix_share(now, "") == 0.0

@@ -17,7 +17,6 @@ The client keeps one :class:`Dialect` per endpoint (base_url + model) for the li
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -195,7 +194,16 @@ def shared_prefix_share(before: str, now: str) -> float:
     prompt's cache (the llama.cpp family: one slot, the longest shared prefix) need not read again."""
     if not now:
         return 0.0
-    return len(os.path.commonprefix([before, now])) / len(now)  # noqa: RUF071 (characters, not paths)
+    # Bisected by slice comparisons (C, a few microseconds), not os.path.commonprefix's loop over
+    # every character in Python: 0.3 ms of the event loop a call for a prompt of 8,000 characters.
+    low, high = 0, min(len(before), len(now))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if before[:mid] == now[:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low / len(now)
 
 
 def prompt_arrived(prompt_tokens: int, estimate: int) -> bool:
