@@ -117,7 +117,9 @@ async def test_chaotic_llm_every_turn_of_several_games_ends_within_the_deadline(
         assert all(t.finished for t in turns), [t.ended_by for t in turns]
         assert max(t.latency for t in turns) <= deadline
         assert any(t.plays for t in turns) and any(not t.plays for t in turns)
-        assert min(chaos.counts.values()) >= 6, chaos.counts  # every kind of chaos really happened
+        # Every kind of chaos really happened, several times (the kinds come in shuffled blocks of three;
+        # the first turns keep time for the slow game's landing, so fewer calls fit than before).
+        assert min(chaos.counts.values()) >= 4, chaos.counts
         assert fake.max_in_flight >= 2
         await wait_until(lambda: fake.in_flight == 0, what="no LLM call left running")
     outcomes = [json.loads(line).get("outcome") for p in server.transcript_paths()

@@ -160,6 +160,7 @@ class Session:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        await self.views.close()
         close = getattr(self.player, "aclose", None)
         if close is not None:
             with contextlib.suppress(Exception):

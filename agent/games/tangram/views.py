@@ -42,6 +42,8 @@ class Views:
         """The latest preparation of each picture, by what it is made of: a chat during the AI's turn
         carries the board its playRequest carried, and shares that preparation (finished or under
         way) instead of queueing the same work in the process's image pool behind other games."""
+        self._running: set[asyncio.Future[Any]] = set()
+        """Every preparation not done yet, also those no longer the latest: :meth:`close` stops them."""
 
     async def view(self, frame: GameFrame, *, drawer: bool = True, decide_by: float | None = None,
                    lazy_images: bool = False) -> TurnView:
@@ -59,6 +61,13 @@ class Views:
                         landing=self.movers.landing() if self.movers is not None else {})
         return view if lazy_images else await view.with_images()
 
+    async def close(self) -> None:
+        """Stop every picture still being prepared (a chat or turn cancelled mid-way leaves its
+        shared preparation behind): nothing of the session is left running after it ends."""
+        self._recent = {}
+        for task in list(self._running):
+            await drop(task)
+
     async def _prepare_both(self, wanted: dict[str, Any], state: GameState) -> tuple[Any, bytes | None]:
         board, drawer = wanted["board"], wanted["drawer"]
         # A player that draws marks on the board encodes it once, marks included: not here too.
@@ -75,6 +84,8 @@ class Views:
         task = self._recent.get(made_of)
         if task is None or task.cancelled():
             task = asyncio.ensure_future(self._prepare_new(key, b64, state, encode))
+            self._running.add(task)
+            task.add_done_callback(self._running.discard)
             self._recent = {k: v for k, v in self._recent.items() if k[0] != key}  # the latest of each only
             self._recent[made_of] = task
         got = await asyncio.shield(task)
