@@ -70,32 +70,32 @@ def drawer_pose(name: str, rotation: float) -> Pose:
 def board_picture(board: Board, moved: Iterable[str] = (), *, dim_others: bool = False,
                   look: Look = GAME_LOOK) -> Picture:
     """The board crop: every on-board piece at its reported pose."""
-    moved = set(moved)
     under = look.board_texture.median
-    shapes = []
-    for name in look.draw_order:
-        placed = board.on_board.get(name)
-        if placed is None:
-            continue
-        dim = dim_others and name not in moved
-        tint = bool(placed.collisions)
-        shapes.append(Shape(name, crop_points(placed.pose().outline_px(), BOARD_CROP),
-                            piece_fill(name, dim=dim, tint=tint, under=under), dim, tint))
+    placed = ((name, piece.pose(), bool(piece.collisions)) for name in look.draw_order
+              if (piece := board.on_board.get(name)) is not None)
+    shapes = _shapes(placed, BOARD_CROP, under, set(moved), dim_others)
     vine = tuple((" ".join(f"{x:g},{y:g}" for x, y in part.polygon), hex_color(part.color)) for part in look.vine)
-    return Picture(BOARD_CROP[2], BOARD_CROP[3], hex_color(under), vine, tuple(shapes))
+    return Picture(BOARD_CROP[2], BOARD_CROP[3], hex_color(under), vine, shapes)
 
 
 def drawer_picture(board: Board, moved: Iterable[str] = (), *, dim_others: bool = False,
                    look: Look = GAME_LOOK) -> Picture:
     """The drawer crop: every off-board piece at its drawer place."""
-    moved = set(moved)
     under = look.drawer_texture.median
+    waiting = ((name, drawer_pose(name, rotation), False) for name in look.draw_order
+               if (rotation := board.off_board.get(name)) is not None)
+    shapes = _shapes(waiting, DRAWER_CROP, under, set(moved), dim_others)
+    return Picture(DRAWER_CROP[2], DRAWER_CROP[3], hex_color(under), (), shapes)
+
+
+def _shapes(drawn: Iterable[tuple[str, Pose, bool]], crop: Crop, under: RGB, moved: set[str],
+            dim_others: bool) -> tuple[Shape, ...]:
+    """Each (piece, pose, overlap-tinted) in drawing order as a shape in ``crop`` on the ``under``
+    texture, dimmed when ``dim_others`` and the piece is not one just ``moved``. One body for the
+    board and the drawer, so both crops colour and dim pieces the same way."""
     shapes = []
-    for name in look.draw_order:
-        rotation = board.off_board.get(name)
-        if rotation is None:
-            continue
+    for name, pose, tint in drawn:
         dim = dim_others and name not in moved
-        shapes.append(Shape(name, crop_points(drawer_pose(name, rotation).outline_px(), DRAWER_CROP),
-                            piece_fill(name, dim=dim, tint=False, under=under), dim, False))
-    return Picture(DRAWER_CROP[2], DRAWER_CROP[3], hex_color(under), (), tuple(shapes))
+        shapes.append(Shape(name, crop_points(pose.outline_px(), crop),
+                            piece_fill(name, dim=dim, tint=tint, under=under), dim, tint))
+    return tuple(shapes)
