@@ -193,22 +193,24 @@ def test_kept_pictures_are_shown_from_the_transcript_folder_and_only_from_there(
     assert "[picture bb not kept]" in page
 
 
-def test_a_play_the_game_put_back_is_told_apart_from_the_human_move() -> None:
-    def state(**on: tuple[float, float]) -> dict[str, Any]:
-        return {"on_board": {n: {"position": list(p), "rotation": 0.0, "collisions": []} for n, p in on.items()},
-                "off_board": {}}
+def _state(**on: tuple[float, float]) -> dict[str, Any]:
+    """A recorded state with these pieces on the board at rotation 0, none colliding, the drawer empty."""
+    return {"on_board": {n: {"position": list(p), "rotation": 0.0, "collisions": []} for n, p in on.items()},
+            "off_board": {}}
 
+
+def test_a_play_the_game_put_back_is_told_apart_from_the_human_move() -> None:
     s = {"t": 0.0, "session": "s"}
     records = [{**s, "kind": "session_start", "game": "tangram", "tags": {}},
-               {**s, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state(Red=(30, 30))},
+               {**s, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": _state(Red=(30, 30))},
                {**s, "kind": "turn_start", "turn": 1},
                {**s, "kind": "frame_out", "turn": 1,
                 "frame": {"type": "play", "shape": "Blue", "position": [31, 31], "rotation": 0}},
                {**s, "kind": "frame_in", "type": "playFeedback", "turn": 1,
-                "state": state(Red=(30, 30), Blue=(31, 31))},
+                "state": _state(Red=(30, 30), Blue=(31, 31))},
                {**s, "kind": "turn_end", "turn": 1, "outcome": "played", "seconds": 1.0},
                {**s, "kind": "frame_in", "type": "playRequest", "turn": 2,
-                "state": state(Red=(30, 30), Green=(80, 80))},
+                "state": _state(Red=(30, 30), Green=(80, 80))},
                {**s, "kind": "session_end", "reason": "disconnected"}]
     replay = build_replay(records)
     ai1, human2 = replay.steps[2], replay.steps[3]
@@ -247,17 +249,13 @@ def test_analyze_writes_a_replay_per_tangram_session_linked_from_the_summary(ses
 
 
 def test_a_turn_cut_short_by_the_next_request_keeps_both_moves_and_says_how_it_ended() -> None:
-    def state(**on: tuple[float, float]) -> dict[str, Any]:
-        return {"on_board": {n: {"position": list(p), "rotation": 0.0, "collisions": []} for n, p in on.items()},
-                "off_board": {}}
-
     s = {"t": 0.0, "session": "s"}
     records = [{**s, "kind": "session_start", "game": "tangram", "tags": {}},
-               {**s, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": state(Red=(30, 30))},
+               {**s, "kind": "frame_in", "type": "playRequest", "turn": 1, "state": _state(Red=(30, 30))},
                {**s, "kind": "turn_start", "turn": 1},
                # The game sends the next playRequest before the agent finished turn 1.
                {**s, "kind": "frame_in", "type": "playRequest", "turn": 2,
-                "state": state(Red=(30, 30), Green=(80, 80))},
+                "state": _state(Red=(30, 30), Green=(80, 80))},
                {**s, "kind": "turn_end", "turn": 1, "outcome": "cancelled", "seconds": 3.0},
                {**s, "kind": "turn_start", "turn": 2}]
     replay = build_replay(records)
