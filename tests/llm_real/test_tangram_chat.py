@@ -6,31 +6,20 @@ offline planner's answer and a ``chat_replaced`` record keeps it (issue 49)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.core.memory import Memory
-from agent.core.transcript import Transcript
 from agent.games.tangram.factory import PlayerFactory
 from agent.games.tangram.players.base import TurnView
 from agent.games.tangram.players.replies import degenerate
 from agent.games.tangram.protocol import GameState
 from benchmarks.llm_real import runs
-from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS
+from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS, Recorder
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.timeout(1200)]
 LINES = ("Can you put the red triangle next to my piece", "what is Purple for?", "it should be a boat instead")
-
-
-class Recorder(Transcript):
-    def __init__(self) -> None:
-        super().__init__(None)
-        self.records: list[dict[str, Any]] = []
-
-    def record(self, kind: str, **fields: Any) -> None:
-        self.records.append({"kind": kind, **fields})
 
 
 async def test_chat_replies_from_the_real_model_are_shown_only_when_fit(local_llm: LocalModelServer,

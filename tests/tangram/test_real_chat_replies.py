@@ -18,7 +18,6 @@ import yaml
 
 from agent.core.llm import LLMResult
 from agent.core.memory import Memory
-from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.factory import PlayerFactory
 from agent.games.tangram.players.base import TurnView
@@ -26,18 +25,9 @@ from agent.games.tangram.players.llm import LLMPlayer
 from agent.games.tangram.players.planner import PlannerPlayer
 from agent.games.tangram.players.replies import degenerate
 from agent.games.tangram.protocol import GameState
-from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS
+from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS, Recorder
 
 KEPT = yaml.safe_load((Path(__file__).parent / "real_chat_replies.yaml").read_text(encoding="utf-8"))
-
-
-class Recorder(Transcript):
-    def __init__(self) -> None:
-        super().__init__(None)
-        self.records: list[dict[str, Any]] = []
-
-    def record(self, kind: str, **fields: Any) -> None:
-        self.records.append({"kind": kind, **fields})
 
 
 class KeptClient:
