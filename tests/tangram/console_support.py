@@ -18,9 +18,11 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
+
+import pytest
 
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
@@ -28,6 +30,7 @@ from agent.games.tangram.console.web import ConsoleServer
 from agent.games.tangram.factory import make_player_factory
 from agent.games.tangram.server import AgentServer, serve_agent
 from agent.games.tangram.sim import GameClient
+from tests.skips import in_ci
 
 T = TypeVar("T")
 
@@ -66,6 +69,30 @@ def start_browser(width: int = 1600, height: int = 1000) -> Any:
                 f"--window-size={width},{height}", "--force-device-scale-factor=1", "--lang=en-GB"):
         options.add_argument(arg)
     return webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver))
+
+
+def skip_without_browser(what: str, reason: str | None) -> pytest.MarkDecorator:
+    """A browser test module's ``pytestmark``: skip when ``reason`` (from :func:`browser_or_skip_reason`)
+    says no browser can be driven here, except in CI, where :func:`module_browser` fails instead (a broken
+    install must not pass as a skip)."""
+    return pytest.mark.skipif(reason is not None and not in_ci(), reason=f"{what}: {reason}")
+
+
+def module_browser(what: str, reason: str | None, width: int = 1600, height: int = 1000) -> Iterator[Any]:
+    """The body of a browser test module's ``browser`` fixture (``yield from`` it): a headless Chromium,
+    quit at the end. Under CI a missing browser (``reason``) or one that does not start fails the tests;
+    elsewhere a browser that does not start skips them, saying why."""
+    if reason is not None:  # only in CI: elsewhere skip_without_browser skipped the module
+        pytest.fail(f"{what} under CI=true: {reason}", pytrace=False)
+    try:
+        driver = start_browser(width, height)
+    except Exception as exc:
+        if in_ci():
+            raise  # a broken install fails in CI, with the browser's own message
+        pytest.skip(f"{what}: headless Chromium did not start: {str(exc)[:200]}")
+    yield driver
+    driver.quit()
+
 
 
 class Rig:

@@ -7,16 +7,16 @@ Chromium) a missing or broken browser fails them instead."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.skips import in_ci
-from tests.tangram.console_support import Rig, browser_or_skip_reason, start_browser
+from tests.tangram.console_support import Rig, browser_or_skip_reason, module_browser, skip_without_browser
 
 REASON = browser_or_skip_reason()
 # In CI the browser fixture fails instead: a broken install must not pass as a skip.
-pytestmark = pytest.mark.skipif(REASON is not None and not in_ci(), reason=f"console browser tests: {REASON}")
+pytestmark = skip_without_browser("console browser tests", REASON)
 
 if REASON is None:
     from selenium.common.exceptions import StaleElementReferenceException
@@ -28,17 +28,8 @@ WAIT_S = 15.0
 
 
 @pytest.fixture(scope="module")
-def browser() -> Any:
-    if REASON is not None:  # only in CI: elsewhere the module is skipped
-        pytest.fail(f"console browser tests under CI=true: {REASON}", pytrace=False)
-    try:
-        driver = start_browser()
-    except Exception as exc:
-        if in_ci():
-            raise  # a broken install fails in CI, with the browser's own message
-        pytest.skip(f"console browser tests: headless Chromium did not start: {str(exc)[:200]}")
-    yield driver
-    driver.quit()
+def browser() -> Iterator[Any]:
+    yield from module_browser("console browser tests", REASON)
 
 
 def wait(driver: Any, condition: Any, timeout: float = WAIT_S) -> Any:

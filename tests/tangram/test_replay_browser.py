@@ -8,19 +8,19 @@ broken browser fails them instead."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent.games.tangram.replay import transcript_replay
-from tests.skips import in_ci
-from tests.tangram.console_support import browser_or_skip_reason, start_browser
+from tests.tangram.console_support import browser_or_skip_reason, module_browser, skip_without_browser
 from tests.tangram.replay_support import chat_lines, read, simulated_transcript, walk_page
 
 REASON = browser_or_skip_reason()
 # In CI the browser fixture fails instead: a broken install must not pass as a skip.
-pytestmark = pytest.mark.skipif(REASON is not None and not in_ci(), reason=f"replay browser tests: {REASON}")
+pytestmark = skip_without_browser("replay browser tests", REASON)
 
 if REASON is None:
     from selenium.webdriver.common.action_chains import ActionChains
@@ -32,17 +32,8 @@ TURNS = 5
 
 
 @pytest.fixture(scope="module")
-def browser() -> Any:
-    if REASON is not None:  # only in CI: elsewhere the module is skipped
-        pytest.fail(f"replay browser tests under CI=true: {REASON}", pytrace=False)
-    try:
-        driver = start_browser(1500, 1100)
-    except Exception as exc:
-        if in_ci():
-            raise  # a broken install fails in CI, with the browser's own message
-        pytest.skip(f"replay browser tests: headless Chromium did not start: {str(exc)[:200]}")
-    yield driver
-    driver.quit()
+def browser() -> Iterator[Any]:
+    yield from module_browser("replay browser tests", REASON, 1500, 1100)
 
 
 @pytest.fixture(scope="module")
