@@ -20,15 +20,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
-from tests.tangram.console_support import Rig, browser_or_skip_reason, start_browser
+from tests.tangram.console_support import Rig, ready_for_screenshots, start_browser
 
 
 def main(out: Path) -> int:
-    reason = browser_or_skip_reason()
-    if reason is not None:
-        print(f"cannot take screenshots: {reason}", file=sys.stderr)
+    if not ready_for_screenshots(out):
         return 1
-    out.mkdir(parents=True, exist_ok=True)
     driver = start_browser(1600, 1180)
     wait = WebDriverWait(driver, 15, poll_frequency=0.05)
     try:

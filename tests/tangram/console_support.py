@@ -15,6 +15,7 @@ import concurrent.futures
 import contextlib
 import json
 import shutil
+import sys
 import tempfile
 import threading
 import time
@@ -93,6 +94,16 @@ def module_browser(what: str, reason: str | None, width: int = 1600, height: int
     yield driver
     driver.quit()
 
+
+def ready_for_screenshots(out: Path) -> bool:
+    """For a screenshot script: whether a headless browser can be driven here (if not, the reason goes
+    to stderr) and, when it can, the output folder made."""
+    reason = browser_or_skip_reason()
+    if reason is not None:
+        print(f"cannot take screenshots: {reason}", file=sys.stderr)
+        return False
+    out.mkdir(parents=True, exist_ok=True)
+    return True
 
 
 class Rig:

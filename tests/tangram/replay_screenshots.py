@@ -20,18 +20,15 @@ from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
 from agent.games.tangram.config import Config
 from agent.games.tangram.replay import transcript_replay
 from agent.games.tangram.sim.runner import RunOptions, run_in_process
-from tests.tangram.console_support import browser_or_skip_reason, start_browser
+from tests.tangram.console_support import ready_for_screenshots, start_browser
 from tests.tangram.replay_support import read
 
 TURN = "ai-4"
 
 
 def main(out: Path) -> int:
-    reason = browser_or_skip_reason()
-    if reason is not None:
-        print(f"cannot take screenshots: {reason}", file=sys.stderr)
+    if not ready_for_screenshots(out):
         return 1
-    out.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="replay-shot-"))
     with FakeOpenAI(responder=first_enum_responder) as fake:
         config = Config.model_validate({
