@@ -97,3 +97,17 @@ async def test_a_promise_made_by_the_offline_answer_is_kept_on_the_next_turn() -
     assert "left" in decision.chat
     assert decision.pose.x < FISH_STATE["Cream"].position[0]
     assert [r for r in transcript.records if r["kind"] == "promise_kept"]
+
+
+@pytest.mark.parametrize(("line", "shown"), [
+    ("A human", False),  # the local model's whole line for its move on the real game (07:04, local-4)
+    ("a human", False),
+    ("Red is the chest of the human.", True),
+])
+def test_a_move_line_that_only_repeats_the_objective_is_replaced(line: str, shown: bool) -> None:
+    transcript = Recorder()
+    assert PROMPTS is not None
+    player = LLMPlayer(CONFIG, KeptClient({"reply": ""}), PROMPTS, transcript, None)  # type: ignore[arg-type]
+    said = player._move_line(line, "Red", "I'm placing Red.", "move", "A human")
+    replaced = [r for r in transcript.records if r["kind"] == "chat_replaced"]
+    assert (said == line and not replaced) if shown else (said == "I'm placing Red." and replaced)

@@ -222,7 +222,7 @@ class LLMPlayer:
                 # Played exactly as offered, whatever else the answer says; the model's words are kept.
                 texts = [str(data[k]) if isinstance(data.get(k), str) else "" for k in ("chat", "reasoning")]
                 default = f"I'm placing {chosen.piece} as the {chosen.part}."
-                line = self._move_line(texts[0], chosen.piece, default, purpose)
+                line = self._move_line(texts[0], chosen.piece, default, purpose, view.objective)
                 return _seen(Decision(chosen.pose, line, texts[1], source, chosen.letter), marks)
             if letter is not None:
                 offered = ", ".join(marks.candidates.letters) or "none"
@@ -248,15 +248,17 @@ class LLMPlayer:
                                    played=note.played, why=note.why)
         if notes:
             source += "+salvage"
-        line = self._move_line(move.chat or "", pose.piece, f"I'm placing {pose.piece}.", purpose)
+        line = self._move_line(move.chat or "", pose.piece, f"I'm placing {pose.piece}.", purpose,
+                               view.objective)
         return _seen(Decision(pose, line, move.reasoning, source), marks)
 
-    def _move_line(self, chat: str, piece: str, default: str, purpose: str) -> str:
-        """The model's line for its move, or ``default`` (recorded) when it is empty, degenerate, or
-        names other pieces than the one played."""
+    def _move_line(self, chat: str, piece: str, default: str, purpose: str, objective: str) -> str:
+        """The model's line for its move, or ``default`` (recorded) when it is empty, degenerate (the
+        objective copied back, "A human", says nothing of the move: seen on the real game), or names
+        other pieces than the one played."""
         if not chat.strip():
             return default
-        why = degenerate(chat, language=False)
+        why = degenerate(chat, prompt=(objective,), language=False)
         if why is None and contradicts_move(chat, piece):
             why = f"it names other pieces than the one played ({piece})"
         if why is None:
