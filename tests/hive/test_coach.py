@@ -14,9 +14,9 @@ from agent.core.llm_records import MATCH_OVER
 from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
-from agent.games.hive.arena import Arena
+from agent.games.hive.arena import Arena, ArenaResult
 from agent.games.hive.bots import make_bot
-from agent.games.hive.client import play
+from agent.games.hive.client import ClientOutcome, play
 from agent.games.hive.coach import Coach, load_hive_prompts, summary_context
 from agent.games.hive.config import CoachConfig, DirectConfig
 from agent.games.hive.plan import Plan, plan_json_schema
@@ -47,6 +47,17 @@ async def finish(coach: Coach) -> None:
     assert coach._task is not None
     await asyncio.wait_for(coach._task, 10)
     await coach.client.aclose()
+
+
+async def coached_match(session: HiveSession, arena_seed: int) -> tuple[ArenaResult, ClientOutcome]:
+    """A whole match on the local arena (2 s forfeit): ``session`` playing as "coached" against the
+    example bot (depth 4). Returns the arena's result and the coached side's."""
+    arena = Arena(port=0, seed=arena_seed)
+    task = asyncio.create_task(arena.serve())
+    await arena.listening.wait()
+    ours, _ = await asyncio.gather(play("127.0.0.1", arena.port, "coached", session),
+                                   play("127.0.0.1", arena.port, "example", make_bot("example", 4)))
+    return await task, ours
 
 
 def test_templates_render_with_the_summary() -> None:
@@ -185,12 +196,7 @@ async def test_a_slow_failing_coach_never_delays_a_move(fake_openai: FakeOpenAI,
     await transcript.open()
     session = HiveSession(team="coached", seed=3, transcript=transcript, llm=llm,
                           prompts=load_hive_prompts(PROMPTS), coach_config=CoachConfig(every_rounds=1, timeout=6))
-    arena = Arena(port=0, seed=21)
-    task = asyncio.create_task(arena.serve())
-    await arena.listening.wait()
-    ours, _ = await asyncio.gather(play("127.0.0.1", arena.port, "coached", session),
-                                       play("127.0.0.1", arena.port, "example", make_bot("example", 4)))
-    result = await task
+    result, ours = await coached_match(session, arena_seed=21)
     await session.aclose()
     await llm.aclose()
     await transcript.close()

@@ -6,23 +6,19 @@ the arena accepts, so the match is played out without a forfeit."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 from typing import Any
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.testing.random_schema import random_instance, request_schema
-from agent.games.hive.arena import Arena
-from agent.games.hive.bots import make_bot
-from agent.games.hive.client import play
 from agent.games.hive.coach import load_hive_prompts
 from agent.games.hive.config import CoachConfig, DirectConfig
 from agent.games.hive.plan import Plan
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import empty_arena, view
 from agent.games.hive.session import HiveSession
-from tests.hive.test_coach import PLAN, PROMPTS, finish, llm_for, make_coach
+from tests.hive.test_coach import PLAN, PROMPTS, coached_match, finish, llm_for, make_coach
 
 
 def cut_in_the_note(plan: dict[str, Any]) -> str:
@@ -90,12 +86,7 @@ async def test_a_match_coached_by_random_and_cut_plans_is_played_out_without_a_f
     llm = llm_for(fake_openai)
     session = HiveSession(team="coached", seed=5, llm=llm, prompts=load_hive_prompts(PROMPTS),
                           coach_config=CoachConfig(every_rounds=1, timeout=5))
-    arena = Arena(port=0, seed=9)
-    task = asyncio.create_task(arena.serve())
-    await arena.listening.wait()
-    ours, _ = await asyncio.gather(play("127.0.0.1", arena.port, "coached", session),
-                                   play("127.0.0.1", arena.port, "example", make_bot("example", 4)))
-    result = await task
+    result, ours = await coached_match(session, arena_seed=9)
     await session.aclose()
     await llm.aclose()
     assert result.forfeit is None and ours.ending == "gameover" and ours.bad_lines == 0
