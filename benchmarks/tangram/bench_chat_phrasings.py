@@ -37,7 +37,9 @@ HELP_LINE = "Try 'what's next?'"
 def scenario(name: str, library: Any) -> tuple[Planner, str, dict[str, Pose], dict[str, str]]:
     """The games of the table: see its header."""
     objective = {"fish": "A fish", "empty": "A house", "done": "A house"}[name]
-    planner, board, movers = Planner(library), {}, {}
+    planner = Planner(library)
+    board: dict[str, Pose] = {}
+    movers: dict[str, str] = {}
     for _ in range({"fish": 2, "empty": 0, "done": 7}[name]):
         d = planner.play(objective, board)
         assert d.pose is not None
@@ -79,7 +81,7 @@ def main() -> None:
 
     def say(planner: Planner, objective: str, board: dict[str, Pose], movers: dict[str, str], line: str) -> str:
         if kinds:
-            return planner.chat(objective, board, line, movers)  # type: ignore[call-arg]
+            return planner.chat(objective, board, line, movers)
         return planner.chat(objective, board, line)
 
     right = 0

@@ -64,7 +64,10 @@ async def one_game(url: str, turns: int, seed: int, images: tuple[str, str],
                    deadline: float) -> list[tuple[bool, float]]:
     out = []
     async with GameClient(url, objective="A house", seed=seed, human="random", chat_timeout=deadline) as game:
-        game.game.images = lambda: images  # type: ignore[method-assign]
+        def fixed_images(lit: str | None = None, tinted: tuple[str, ...] = ()) -> tuple[str, str]:
+            return images  # the same pictures every frame: the benchmark measures the agent, not the renderer
+
+        game.game.images = fixed_images  # type: ignore[method-assign]
         for _ in range(turns):
             turn = await game.ai_turn(deadline=deadline)
             out.append((turn.finished, turn.latency if turn.latency is not None else deadline))
