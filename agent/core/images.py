@@ -22,6 +22,7 @@ import struct
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -124,7 +125,17 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True, repaint: Repa
     return PreparedImage(encode_image(out, cfg), mime, out.width, out.height, len(raw), original_size)
 
 
-def encode_image(out: Image.Image, cfg: ImageConfig) -> bytes:
+class Encoding(Protocol):
+    """How a picture is written: the images config, or a game's own copy of its two fields."""
+
+    @property
+    def format(self) -> str: ...
+
+    @property
+    def jpeg_quality(self) -> int: ...
+
+
+def encode_image(out: Image.Image, cfg: Encoding) -> bytes:
     """A prepared picture as the LLM gets it: JPEG, or lossless PNG (:func:`encode_png`)."""
     if cfg.format == "jpeg":
         buf = io.BytesIO()
