@@ -33,6 +33,7 @@ from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, ma
 from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim
 from agent.games.tangram.players.resolve import move_to_pose
 from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context
+from agent.games.tangram.protocol import GameState
 from agent.games.tangram.salvage import Problem, Salvage, salvage_answer
 
 log = logging.getLogger(__name__)
@@ -64,11 +65,13 @@ class LLMPlayer:
         self.marks_board = "grid" in config.images.annotate
         """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
+        """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
         self._offline: Player | None = None
+        """The offline planner that answers when a chat reply cannot be shown and no planner was given."""
         self._planner_spoke = False
         """The offline planner answered a chat in the model's place: its promises are kept by it."""
-        """The offline planner that answers when a chat reply cannot be shown and no planner was given."""
-        """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
+        self._described: tuple[GameState, asyncio.Future[str]] | None = None
+        """The latest board description made, and the state it describes."""
 
     # ------------------------------------------------------------------ decisions
 
@@ -91,24 +94,45 @@ class LLMPlayer:
                        max_attempts: int = 0) -> tuple[TurnView, dict[str, Any], Marks]:
         """The view with its images, the prompt's context and the marked images.
 
-        Two worker threads at most, beside the session's image threads: the board description,
-        the candidates and the planner's hint are Python-heavy and hold the interpreter lock, so
-        they run one after another in one thread while Pillow prepares the images (it works outside
-        the lock); then one thread draws both pictures' marks. Measured on the shared 2-core
-        machine, four threads side by side took half as long again as these two."""
-        ready, (description, candidates, planner_hint) = await asyncio.gather(
-            view.with_images(), asyncio.to_thread(self._plan, view, hint))
-        marks = await asyncio.to_thread(self._mark, ready, candidates, drawer)
+        Two worker threads at most, beside the session's image threads: the board description
+        (shared with a chat about the same board) and then the candidates and the planner's hint
+        (when the config asks for them) are Python-heavy and hold the interpreter lock, while Pillow
+        prepares the images (it works outside the lock); then one thread draws both pictures'
+        marks, when there are marks to draw. Measured on the shared 2-core machine, four threads
+        side by side took half as long again as these two."""
+        ready, description, (candidates, planner_hint) = await asyncio.gather(
+            view.with_images(), self._description(view), self._offers(view, hint))
+        marks = (await asyncio.to_thread(self._mark, ready, candidates, drawer) if self.config.images.annotate
+                 else self._mark(ready, candidates, drawer))  # nothing to draw: the prepared pictures as they are
         context = build_context(ready, history=self.config.chat_history, max_attempts=max_attempts,
                                 planner_hint=planner_hint, board_description=description)
         return ready, context, marks
 
-    def _plan(self, view: TurnView, hint: bool) -> tuple[str, CandidateSet, str | None]:
-        """In a worker thread: the board description, the checked candidates, the planner's hint."""
-        return board_text(view), self._candidates(view), self._planner_hint(view) if hint else None
+    async def _description(self, view: TurnView) -> str:
+        """The board description of ``view``'s state (shapely searches, milliseconds, in a worker
+        thread), made once per state: a chat during the turn, whose frame carries the state the
+        playRequest carried, shares the turn's (finished or under way) instead of making its own."""
+        made = self._described
+        if made is None or made[0] != view.state or made[1].cancelled():
+            made = (view.state, asyncio.ensure_future(asyncio.to_thread(board_text, view)))
+            # Its failure is its callers' to report; one left with no caller is not "never retrieved".
+            made[1].add_done_callback(lambda task: task.cancelled() or task.exception())
+            self._described = made
+        # Shielded: a caller cancelled (a chat given up) leaves the other's description running.
+        return await asyncio.shield(made[1])
+
+    async def _offers(self, view: TurnView, hint: bool) -> tuple[CandidateSet, str | None]:
+        """The checked candidates and the planner's hint (a worker thread), or none of either."""
+        if not self.config.llm.candidates and not (hint and self.config.llm.planner_hint):
+            return NO_CANDIDATES, None
+        return await asyncio.to_thread(self._plan, view, hint)
+
+    def _plan(self, view: TurnView, hint: bool) -> tuple[CandidateSet, str | None]:
+        """In a worker thread: the checked candidates, the planner's hint."""
+        return self._candidates(view), self._planner_hint(view) if hint else None
 
     def _mark(self, view: TurnView, candidates: CandidateSet, drawer: bool) -> Marks:
-        """In a worker thread: the images with the configured marks, once per frame."""
+        """The images with the configured marks, once per frame (a worker thread when there are marks)."""
         cfg = self.config.images
         board_png, board_layers = mark_board(view, cfg, candidates)
         drawer_png, drawer_layers = mark_drawer(view, cfg) if drawer else (None, ())
@@ -294,6 +318,8 @@ class LLMPlayer:
         return REASK_MARGIN * max(self._latencies)
 
     async def _marks_without_candidates(self, view: TurnView, drawer: bool) -> Marks:
+        if not self.config.images.annotate:
+            return mark_images(view, self.config.images, NO_CANDIDATES, drawer)  # nothing to draw
         return await asyncio.to_thread(mark_images, view, self.config.images, NO_CANDIDATES, drawer)
 
     def _planner_hint(self, view: TurnView) -> str | None:
@@ -310,8 +336,9 @@ class LLMPlayer:
     # ------------------------------------------------------------------ plumbing
 
     async def _context(self, view: TurnView, **extra: Any) -> dict[str, Any]:
-        # The board description runs shapely searches (milliseconds): keep them off the event loop.
-        return await asyncio.to_thread(build_context, view, history=self.config.chat_history, **extra)
+        # The board description runs shapely searches (milliseconds): off the event loop, and shared.
+        return build_context(view, history=self.config.chat_history, board_description=await self._description(view),
+                             **extra)
 
     def _candidates(self, view: TurnView) -> CandidateSet:
         """This decision's checked candidates (a planner search, in a worker thread), or none."""
