@@ -22,7 +22,7 @@ import struct
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -33,6 +33,9 @@ from agent.core.config import ImageConfig
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MAX_PIXELS = 40_000_000
 """The most ``images.max_pixels`` may be set to; its default is far lower (see ImageConfig)."""
+
+
+T = TypeVar("T")
 
 
 class ImageError(ValueError):
@@ -80,6 +83,42 @@ def decode_png(b64: str) -> bytes:
     return raw
 
 
+def png_size(b64: str) -> tuple[int, int]:
+    """A base64 PNG's (width, height) from its header alone (the first 33 bytes), no pixel decoded:
+    for a caller that draws the picture itself and needs only its size. Raises ImageError when the
+    start is not base64, not a PNG, or its first chunk not the image header."""
+    text = b64.lstrip()
+    if text.startswith("data:"):
+        text = text.partition(",")[2]
+    try:
+        head = base64.b64decode(text[:44], validate=True)  # 44 characters: 33 bytes, whole quanta
+    except (binascii.Error, ValueError) as exc:
+        raise ImageError(f"not base64 ({exc})") from exc
+    if not head.startswith(PNG_SIGNATURE):
+        raise ImageError("not a PNG (bad signature)")
+    if len(head) < 24 or head[12:16] != b"IHDR":
+        raise ImageError("not a PNG (no image header)")
+    width, height = struct.unpack(">II", head[16:24])
+    if width == 0 or height == 0:
+        raise ImageError(f"broken PNG (an empty {width}x{height} picture)")
+    return width, height
+
+
+def check_pixels(size: tuple[int, int], cfg: ImageConfig) -> None:
+    """Refuse a picture over ``cfg.max_pixels`` (ImageError), before any of it is decoded or drawn."""
+    limit = min(cfg.max_pixels, MAX_PIXELS)
+    if size[0] * size[1] > limit:
+        raise ImageError(f"image too large ({size[0]}x{size[1]} is over {limit:,} pixels)")
+
+
+def fitted_size(size: tuple[int, int], max_side: int) -> tuple[int, int]:
+    """``size`` shrunk to fit ``max_side`` with its proportions (unchanged when it already fits)."""
+    if max(size) <= max_side:
+        return size
+    scale = max_side / max(size)
+    return max(1, round(size[0] * scale)), max(1, round(size[1] * scale))
+
+
 Repaint = Callable[[Image.Image], "Image.Image | None"]
 """A game's correction of a decoded picture at its full size (None: nothing to change)."""
 
@@ -93,9 +132,7 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True, repaint: Repa
     raw = decode_png(b64)
     try:
         with Image.open(io.BytesIO(raw)) as img:
-            limit = min(cfg.max_pixels, MAX_PIXELS)
-            if img.width * img.height > limit:
-                raise ImageError(f"image too large ({img.width}x{img.height} is over {limit:,} pixels)")
+            check_pixels(img.size, cfg)
             img.load()
             original_size = (img.width, img.height)
             fits = max(img.size) <= cfg.max_side
@@ -112,9 +149,7 @@ def prepare_image(b64: str, cfg: ImageConfig, encode: bool = True, repaint: Repa
                 # Bilinear, not bicubic: the game's crops are shrunk by little (562 to 512 px), where
                 # the two differ by 46 dB PSNR (0.1 % of pixels more than 16 levels apart, all on
                 # piece edges) and bilinear takes two thirds of the time (3 ms against 4.6 a board).
-                scale = cfg.max_side / max(out.width, out.height)
-                out = out.resize((max(1, round(out.width * scale)), max(1, round(out.height * scale))),
-                                 Image.Resampling.BILINEAR, reducing_gap=2.0)
+                out = out.resize(fitted_size(out.size, cfg.max_side), Image.Resampling.BILINEAR, reducing_gap=2.0)
             elif out is img:
                 out = img.copy()  # the file's picture is closed with it; JPEG still has to be encoded
     except (UnidentifiedImageError, OSError, SyntaxError, Image.DecompressionBombError) as exc:
@@ -191,8 +226,11 @@ class ImagePool:
     async def prepare(self, b64: str, cfg: ImageConfig, encode: bool = True,
                       repaint: Repaint | None = None) -> PreparedImage:
         """:func:`prepare_image` in the pool; raises ImageError (or what Pillow raises) as it does."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, prepare_image, b64, cfg, encode,
-                                                                repaint)
+        return await self.run(prepare_image, b64, cfg, encode, repaint)
+
+    async def run(self, job: Callable[..., T], *args: Any) -> T:
+        """Any other picture job (a game drawing its own picture, say) in the pool's threads."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, job, *args)
 
     def close(self) -> None:
         """Drop queued jobs; running ones finish in the background (a decode cannot be interrupted)."""

@@ -6,7 +6,16 @@ import pytest
 from PIL import Image
 
 from agent.core.config import ImageConfig
-from agent.core.images import ImageError, encode_image, encode_png, payload_summary, prepare_image
+from agent.core.images import (
+    ImageError,
+    check_pixels,
+    encode_image,
+    encode_png,
+    fitted_size,
+    payload_summary,
+    png_size,
+    prepare_image,
+)
 
 
 def png_b64(size=(562, 540), color=(200, 30, 30)) -> str:
@@ -40,6 +49,37 @@ def test_data_url_prefix_is_accepted():
 def test_broken_images_raise_image_error(payload, fragment):
     with pytest.raises(ImageError, match=fragment):
         prepare_image(payload, ImageConfig())
+
+
+def test_png_size_reads_the_header_alone():
+    good = png_b64((562, 540))
+    assert png_size(good) == (562, 540)
+    assert png_size("data:image/png;base64," + good) == (562, 540)
+    # Only the first 33 bytes are read: a picture whose pixels are gone still has its size.
+    raw = base64.b64decode(good)
+    assert png_size(base64.b64encode(raw[:40] + b"\x00" * 100).decode()) == (562, 540)
+
+
+@pytest.mark.parametrize("payload, fragment", [
+    ("!!!not base64!!!" * 4, "not base64"),
+    (base64.b64encode(b"GIF89a" + b"\x00" * 40).decode(), "not a PNG"),
+    (base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\x0dIDAT" + b"\x00" * 30).decode(), "no image header"),
+    (base64.b64encode(b"\x89PNG\r\n\x1a\n").decode(), "no image header"),
+    (base64.b64encode(b"\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR" + b"\x00" * 20).decode(), "empty 0x0"),
+])
+def test_png_size_refuses_what_is_not_a_png_header(payload, fragment):
+    with pytest.raises(ImageError, match=fragment):
+        png_size(payload)
+
+
+def test_fitted_size_and_the_pixel_limit():
+    assert fitted_size((562, 540), 512) == (512, 492)
+    assert fitted_size((540, 562), 512) == (492, 512)
+    assert fitted_size((210, 210), 512) == (210, 210)
+    assert fitted_size((10_000, 1), 512) == (512, 1)
+    check_pixels((1000, 1000), ImageConfig(max_pixels=1_000_000))
+    with pytest.raises(ImageError, match="too large"):
+        check_pixels((1001, 1000), ImageConfig(max_pixels=1_000_000))
 
 
 def test_payload_summary_hides_the_bytes():
