@@ -9,12 +9,15 @@ import base64
 import json
 from typing import Any
 
+import pytest
+
 from agent.core.images import encode_image, prepare_image
 from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
 from agent.games.tangram.annotate import Encoding, annotate_board
 from agent.games.tangram.config import Config
 from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import parse_frame
+from agent.games.tangram.repaint import redrawn_image
 from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim import GameClient
 from agent.games.tangram.sim.game import SimGame
@@ -54,8 +57,9 @@ async def test_the_model_gets_the_marked_board_encoded_once_as_it_would_be_twice
                 assert (await game.ai_turn(deadline=15)).finished
     for frame, request in zip(sent_frames, fake.chat_requests, strict=False):
         state = parse_frame(json.dumps(frame)).state
-        expected = annotate_board(prepare_image(frame["board_img"], Config().images).data, board_of(state), LAYERS,
-                                  (), Encoding())
+        # The default source draws the board from the state (images.source: redrawn), then the marks go on.
+        prepared = redrawn_image(frame["board_img"], state, "board", Config().images)
+        expected = annotate_board(prepared.data, board_of(state), LAYERS, (), Encoding())
         board_url = request.image_urls()[0]
         assert base64.b64decode(board_url.partition(",")[2]) == expected
 
@@ -67,22 +71,27 @@ class Marker:
     marks_board = True
 
 
-async def test_a_chat_during_the_turn_shares_the_turns_picture_preparation(monkeypatch: Any) -> None:
+@pytest.mark.parametrize("source", ["redrawn", "restored"])
+async def test_a_chat_during_the_turn_shares_the_turns_picture_preparation(monkeypatch: Any, source: str) -> None:
     from agent.core.memory import Memory
     from agent.games.tangram import views as views_module
 
     calls: list[str] = []
 
-    def counted(b64: str, *args: Any) -> Any:
-        calls.append(b64)
-        return prepare_image(b64, *args)
+    def counting(job: Any) -> Any:
+        def counted(b64: str, *args: Any) -> Any:
+            calls.append(b64)
+            return job(b64, *args)
+        return counted
 
-    monkeypatch.setattr(views_module, "prepare_image", counted)
+    monkeypatch.setattr(views_module, "prepare_image", counting(prepare_image))
+    monkeypatch.setattr(views_module, "redrawn_image", counting(redrawn_image))
     game = SimGame("A house")
     game.place("Red", 50, 60, 180)
     turn = parse_frame(json.dumps(game.play_request_frame()))
     chat = parse_frame(json.dumps({**game.play_request_frame(), "type": "chatRequest", "message": "hi"}))
-    views = views_module.Views(Config(), Marker(), Memory(), "test")  # type: ignore[arg-type]
+    config = Config.model_validate({"images": {"source": source}})
+    views = views_module.Views(config, Marker(), Memory(), "test")  # type: ignore[arg-type]
     seen = await asyncio.gather(views.view(turn), views.view(chat, drawer=False))
     assert calls.count(str(turn.board_img)) == 1 and len(calls) == 2  # the board once, the drawer once
     boards = [view.board_pixels for view in seen]

@@ -15,7 +15,7 @@ from agent.core.images import prepare_image
 from agent.games.tangram import look
 from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.protocol import parse_frame as _parse
-from agent.games.tangram.repaint import redraw, repainter
+from agent.games.tangram.repaint import redraw, redrawn_image, repainter
 from agent.games.tangram.sim.game import SimGame, frame_text
 from agent.games.tangram.sim.render import board_image, drawer_image
 
@@ -35,11 +35,15 @@ def _game_after_human_move() -> tuple[SimGame, dict[str, object]]:
     return game, game.start_ai_turn()
 
 
-def _prepared(frame: dict[str, object], key: str, source: str) -> Image.Image:
+def _prepared(frame: dict[str, object], key: str, source: str, cfg: TangramImageConfig = FULL) -> Image.Image:
+    """The picture as the session prepares it (:class:`~agent.games.tangram.views.Views`' two jobs)."""
     parsed = parse_frame(frame)
     b64 = str(frame[f"{key}_img"])
-    cfg = FULL.model_copy(update={"source": source})
-    got = prepare_image(b64, cfg, repaint=repainter(cfg.source, parsed.state, key))  # type: ignore[arg-type]
+    cfg = cfg.model_copy(update={"source": source})
+    if source == "redrawn":
+        got = redrawn_image(b64, parsed.state, key, cfg)  # type: ignore[arg-type]
+    else:
+        got = prepare_image(b64, cfg, repaint=repainter(cfg.source, parsed.state, key))  # type: ignore[arg-type]
     return Image.open(io.BytesIO(got.data)).convert("RGB")
 
 
@@ -133,8 +137,8 @@ def test_redraw_puts_the_drawer_pieces_at_their_start_places() -> None:
     assert np.array_equal(np.asarray(redraw(state, "drawer", (210, 210))), np.asarray(_true(game, "drawer")))
 
 
-def test_the_default_source_is_restored() -> None:
-    assert TangramImageConfig().source == "restored"
+def test_the_default_source_is_redrawn() -> None:
+    assert TangramImageConfig().source == "redrawn"
     with pytest.raises(ValueError):
         TangramImageConfig(source="painted")  # type: ignore[arg-type]
 
@@ -152,7 +156,7 @@ async def test_the_model_gets_the_play_requests_pieces_in_their_own_colours(tmp_
     move = {"reasoning": "r", "action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55,
             "relation": None, "anchor": None, "relation2": None, "anchor2": None, "chat": "Roof."}
     dimmed = [look.dimmed(c) for c in look.PIECE_COLORS.values()]
-    for source, want_dimmed in (("restored", False), ("game", True)):
+    for source, want_dimmed in (("redrawn", False), ("restored", False), ("game", True)):
         config = Config.model_validate({
             "player": "llm", "turn": {"deadline": 15},
             "llm": {"base_url": "http://127.0.0.1:9", "api_key_required": False, "request_timeout": 5,
@@ -185,3 +189,56 @@ def test_a_larger_window_s_picture_is_restored_too() -> None:
     true = np.asarray(_true(game, "board").resize(big.size, Image.Resampling.NEAREST)).astype(int)
     assert (np.abs(np.asarray(fixed).astype(int) - true).max(axis=2) > 3).mean() < 0.004
     assert _count_near(fixed, [look.dimmed(c) for c in look.PIECE_COLORS.values()], 2) == 0
+
+
+@pytest.mark.parametrize("key", ["board", "drawer"])
+def test_redrawn_at_the_models_size_shows_what_restored_and_shrunk_shows(key: str) -> None:
+    """The default's reason: the model gets the same board (the real captures' figures are in
+    bench_look), drawn at its size straight away instead of decoded, repaired and shrunk."""
+    _, frame = _game_after_human_move()
+    cfg = TangramImageConfig()  # max_side 512: the 562 x 540 board is shrunk
+    redrawn = np.asarray(_prepared(frame, key, "redrawn", cfg)).astype(int)
+    restored = np.asarray(_prepared(frame, key, "restored", cfg)).astype(int)
+    assert redrawn.shape == restored.shape
+    if key == "board":
+        assert redrawn.shape[:2] == (492, 512)
+    apart = np.sqrt(((redrawn - restored) ** 2).sum(axis=2))
+    assert (apart <= 16).mean() > 0.98  # piece edges: crisp at 512 px against shrunk from 562
+    assert _count_near(Image.fromarray(redrawn.astype(np.uint8)),
+                       [look.dimmed(c) for c in look.PIECE_COLORS.values()], 2) == 0
+
+
+def test_redrawn_reads_only_the_pictures_header() -> None:
+    """A picture whose pixels are broken still gives the model the board (drawn from the state);
+    one that is not a PNG, or is too large by its header, is refused as prepare_image refuses it."""
+    from agent.core.images import ImageError
+
+    _, frame = _game_after_human_move()
+    state = parse_frame(frame).state
+    raw = base64.b64decode(str(frame["board_img"]))
+    torn = base64.b64encode(raw[:64] + b"\x00" * 500).decode()
+    got = redrawn_image(torn, state, "board", TangramImageConfig())
+    assert (got.width, got.height) == (512, 492) and got.original_size == (562, 540)
+    assert Image.open(io.BytesIO(got.data)).size == (512, 492)
+    pixels = redrawn_image(torn, state, "board", TangramImageConfig(), encode=False)
+    assert pixels.data == b"" and pixels.pixels is not None and pixels.pixels.size == (512, 492)
+    jpeg = redrawn_image(torn, state, "board", TangramImageConfig(format="jpeg"))
+    assert jpeg.mime == "image/jpeg" and jpeg.data[:2] == b"\xff\xd8"
+    with pytest.raises(ImageError, match="not a PNG"):
+        redrawn_image(base64.b64encode(b"GIF89a" + b"\x00" * 60).decode(), state, "board", TangramImageConfig())
+    with pytest.raises(ImageError, match="too large"):
+        redrawn_image(str(frame["board_img"]), state, "board", TangramImageConfig(max_pixels=100_000))
+
+
+def test_the_panels_drawn_ahead_serve_the_first_redrawn_pictures() -> None:
+    from agent.games.tangram import paint
+    from agent.games.tangram.repaint import warm_panels
+
+    cfg = TangramImageConfig(max_side=300)  # sizes no other test draws
+    warm_panels(cfg)
+    _, frame = _game_after_human_move()
+    state = parse_frame(frame).state
+    misses = paint._panel.cache_info().misses
+    for key in ("board", "drawer"):
+        redrawn_image(str(frame[f"{key}_img"]), state, key, cfg)  # type: ignore[arg-type]
+    assert paint._panel.cache_info().misses == misses

@@ -67,11 +67,11 @@ ImageSource = Literal["game", "restored", "redrawn"]
 
 
 class TangramImageConfig(ImageConfig):
-    source: ImageSource = Field("restored", description=(
-        "What the LLM's pictures start from. 'restored': the game's picture with every piece the state places "
-        "repainted in its own colour (the game dims all pieces but the human's last one in every playRequest "
-        "picture and can show a false overlap tint); 'redrawn': drawn anew from the state in the game's look; "
-        "'game': exactly as the game sent it."))
+    source: ImageSource = Field("redrawn", description=(
+        "What the LLM's pictures start from. 'redrawn': drawn from the state in the game's look at the size the "
+        "model gets (the game dims all pieces but the human's last one in every playRequest picture and can show "
+        "a false overlap tint); 'restored': the game's picture with every piece the state places repainted in its "
+        "own colour; 'game': exactly as the game sent it."))
     annotate: list[Layer] = Field(default_factory=list, description=(
         "Marks drawn on the images sent to the LLM: 'grid' (board units every 10, y up), 'labels' (piece "
         "names at their centres, board and drawer), 'candidates' (each candidate's outline and letter). "

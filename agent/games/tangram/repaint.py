@@ -28,10 +28,12 @@ from typing import Literal
 import numpy as np
 from PIL import Image, ImageDraw
 
+from agent.core.config import ImageConfig
+from agent.core.images import PreparedImage, check_pixels, encode_image, fitted_size, png_size
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
-from agent.games.tangram.look import GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
+from agent.games.tangram.look import BOARD_SIZE, DRAWER_SIZE, GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
 from agent.games.tangram.paint import empty_crop, paint_pieces
 from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import GameState
@@ -177,11 +179,36 @@ def redraw(state: GameState, which: Which, size: tuple[int, int], look: Look = G
     return paint_pieces(img, state_outlines(state, which, size), look=look)
 
 
+def redrawn_image(b64: str, state: GameState, which: Which, cfg: ImageConfig, encode: bool = True) -> PreparedImage:
+    """``images.source: redrawn`` as the image pool runs it: the picture drawn from the state at the
+    size the model gets (the game's picture's size shrunk to ``max_side``), drawn at that size
+    directly. Only the game's picture's header is read, for its size; its pixels are never decoded
+    nor shrunk, which is what makes this source a quarter of ``restored``'s work."""
+    size = png_size(b64)
+    check_pixels(size, cfg)
+    pic = redraw(state, which, fitted_size(size, cfg.max_side))
+    mime = "image/jpeg" if cfg.format == "jpeg" else "image/png"
+    received = len(b64) * 3 // 4
+    if not encode:
+        return PreparedImage(b"", mime, pic.width, pic.height, received, size, pixels=pic)
+    return PreparedImage(encode_image(pic, cfg), mime, pic.width, pic.height, received, size)
+
+
+def warm_panels(cfg: ImageConfig, look: Look = GAME_LOOK) -> None:
+    """Draw the empty board and drawer once at the sizes a redrawn picture of the game's crops takes
+    (about 90 ms for a board: the texture is made in the frequency domain), so that no game's first
+    turn pays for it. CPU-bound: for a worker thread at start-up."""
+    for which, size in (("board", BOARD_SIZE), ("drawer", DRAWER_SIZE)):
+        empty_crop(which, fitted_size(size, cfg.max_side), look)
+
+
 def repainter(source: Source, state: GameState, which: Which) -> Callable[[Image.Image], Image.Image | None] | None:
     """What the image preparation applies to a decoded ``which`` picture before shrinking it:
     None for ``game`` (the picture as sent)."""
     if source == "game":
         return None
+    # ("redrawn" is drawn by redrawn_image without decoding the game's picture; this serves a caller
+    # that has the picture decoded already.)
 
     def apply(img: Image.Image) -> Image.Image | None:
         try:

@@ -47,6 +47,7 @@ from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.factory import PlayerSource, make_player_factory
+from agent.games.tangram.repaint import warm_panels
 from agent.games.tangram.session import Session
 from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn.state import TurnLines
@@ -108,6 +109,8 @@ class AgentServer:
     _rejection_logged_at: float | None = None
     images: ImagePool | None = None
     """The image decoding threads every session shares; made by start()."""
+    _warming: asyncio.Future[None] | None = None
+    """The empty panels being drawn ahead for ``images.source: redrawn`` (start())."""
     max_connections: int = 0
     """The connection cap in force (server.max_connections, or less to fit the open-files limit)."""
     _admitted: set[ServerConnection] = field(default_factory=set)
@@ -166,6 +169,10 @@ class AgentServer:
             log.info("open-files limit raised from %d to %d (the hard limit)", raised[0], raised[1])
         self.max_connections, self.max_sockets = self._fit_connections()
         self.images = ImagePool(self.config.images.decode_workers)
+        if self.config.images.source == "redrawn":
+            # The empty panels at the model's sizes, drawn in the pool before any game's picture.
+            self._warming = asyncio.ensure_future(self.images.run(warm_panels, self.config.images))
+            self._warming.add_done_callback(_warmed)
         for name in _LIMIT_LOGGERS:
             logging.getLogger(name).addFilter(self._resource_filter)
         port = cfg.port
@@ -385,6 +392,12 @@ class AgentServer:
         if self.images is not None:
             self.images.close()
             self.images = None
+
+
+def _warmed(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("the empty panels could not be drawn ahead (%s); the first pictures will draw them",
+                    task.exception())
 
 
 async def _frames(first: str | bytes, connection: ServerConnection) -> AsyncIterator[str | bytes]:

@@ -8,19 +8,21 @@ out with a log line and an ``image_error`` record.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
 
-from agent.core.images import ImageError, ImagePool, prepare_image
+from agent.core.images import ImageError, ImagePool, PreparedImage, prepare_image
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.movers import Movers
 from agent.games.tangram.players.base import Player, TurnView
 from agent.games.tangram.protocol import GameFrame, GameState
-from agent.games.tangram.repaint import Which, repainter
+from agent.games.tangram.repaint import Which, redrawn_image, repainter
 
 log = logging.getLogger(__name__)
 
@@ -95,12 +97,13 @@ class Views:
         """:meth:`_prepare`'s work: its pieces shown in their own colours as ``images.source`` says
         (:mod:`agent.games.tangram.repaint`)."""
         cfg = self.config.images
-        repaint = repainter(cfg.source, state, key)
+        job: Callable[[], PreparedImage]
+        if cfg.source == "redrawn":
+            job = functools.partial(redrawn_image, b64, state, key, cfg, encode)
+        else:
+            job = functools.partial(prepare_image, b64, cfg, encode, repainter(cfg.source, state, key))
         try:
-            if self.images is not None:
-                image = await self.images.prepare(b64, cfg, encode, repaint)
-            else:
-                image = await asyncio.to_thread(prepare_image, b64, cfg, encode, repaint)
+            image = await (self.images.run(job) if self.images is not None else asyncio.to_thread(job))
         except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
             reason = str(exc) if isinstance(exc, ImageError) else f"broken image ({type(exc).__name__})"
             log.warning("%s: %s image left out: %s", self.peer, key, reason)
