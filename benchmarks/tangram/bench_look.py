@@ -40,12 +40,13 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
+from agent.core.images import fitted_size
 from agent.games.tangram import look as looks
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.repaint import drawer_of, outlines, restore
+from agent.games.tangram.repaint import drawer_of, outlines, redraw, restore, state_outlines
 from agent.games.tangram.sim.render import board_image, drawer_image
 
 INSET_PX = 3
@@ -267,6 +268,28 @@ def restored_check(captures: list[Capture]) -> dict[str, float]:
             "error_before": _mean(before), "error_after": _mean(after)}
 
 
+def redrawn_check(captures: list[Capture], max_side: int = 512) -> dict[str, float]:
+    """``images.source: redrawn`` (the default) against ``restored`` on the real pictures, both as the
+    model gets them (shrunk to ``max_side``): the share of pixels within 16 RGB levels of each other
+    (the worst picture's), and the largest share more than 64 apart. Close to 100 % and 0 %: the two
+    sources show the model the same board, the redrawn one without reading the game's pixels."""
+    within: list[float] = []
+    far: list[float] = []
+    for cap in captures:
+        for which, real in (("board", cap.board), ("drawer", cap.drawer)):
+            if real is None or cap.no_pieces:
+                continue
+            size = fitted_size(real.size, max_side)
+            fixed = restore(real, state_outlines(cap.state, which, real.size), which)  # type: ignore[arg-type]
+            restored = np.asarray(fixed.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)).astype(int)
+            drawn = np.asarray(redraw(cap.state, which, size)).astype(int)  # type: ignore[arg-type]
+            apart = np.sqrt(((drawn - restored) ** 2).sum(axis=2))
+            within.append(float((apart <= 16).mean()))
+            far.append(float((apart > 64).mean()))
+    return {"pictures": len(within), "within16_min": min(within, default=float("nan")),
+            "within16_mean": _mean(within), "far64_max": max(far, default=float("nan"))}
+
+
 def texture_captures(gaips: Path) -> list[Capture]:
     """The empty board and drawer composed from the game's own textures (its window background, the
     board sprite, the drawer sprite, placed and scaled as Main_scene.tscn says), pieces left out."""
@@ -329,8 +352,12 @@ def main() -> None:
     print(f"restored as the model gets them (images.source: restored): {check['pictures']:.0f} pictures with pieces, "
           f"{check['dimmed']:.0f} still showing a dimmed piece, {check['tinted']:.0f} a tinted one; "
           f"piece colour error {check['error_before']:.1f} as sent, {check['error_after']:.1f} restored")
+    drawn = redrawn_check(captures)
+    print(f"redrawn (the default) against restored, as the model gets them: {drawn['pictures']:.0f} pictures, "
+          f"{drawn['within16_mean']:.2%} of pixels within 16 levels (worst picture {drawn['within16_min']:.2%}), "
+          f"at most {drawn['far64_max']:.2%} more than 64 apart")
     if args.json:
-        print(json.dumps({"looks": result, "restored": check, "seen": seen}))
+        print(json.dumps({"looks": result, "restored": check, "redrawn": drawn, "seen": seen}))
 
 
 if __name__ == "__main__":

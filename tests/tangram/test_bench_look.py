@@ -7,12 +7,13 @@ from __future__ import annotations
 import base64
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from PIL import Image
 
 from agent.games.tangram.sim.game import SimGame, frame_text
-from benchmarks.tangram.bench_look import load_captures, measure, restored_check
+from benchmarks.tangram.bench_look import load_captures, measure, redrawn_check, restored_check
 
 
 def _runner_log(folder: Path, frames: list[dict[str, object]]) -> None:
@@ -47,6 +48,11 @@ def test_a_runner_log_of_simulator_frames_matches_the_calibrated_look(tmp_path: 
         assert before["piece"] > 20 and before["within16"] < 0.9, (crop, before)
     check = restored_check(captures)
     assert check["pictures"] == 2 and check["dimmed"] == 0 and check["error_after"] < 1.0 < check["error_before"]
+    drawn = redrawn_check(captures)
+    assert drawn["pictures"] == 2 and drawn["within16_min"] > 0.98 and drawn["far64_max"] < 0.01, drawn
+    # A picture that is not the state (the pieces moved away) is told apart.
+    moved = [replace(c, state=c.state.model_copy(update={"on_board": {}})) for c in captures]
+    assert redrawn_check(moved)["within16_min"] < 0.98
 
 
 def test_a_screenshot_with_its_state_is_cut_where_the_game_cuts(tmp_path: Path) -> None:
