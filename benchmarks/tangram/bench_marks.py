@@ -7,8 +7,9 @@ drawing the marked board and drawer pictures, each timed on the boards of figure
 ``--contrast`` measures instead how legible the marks are (issue 49): the WCAG contrast of every
 mark on the same boards in the real game's look (:mod:`agent.games.tangram.legibility`: line pixels
 against the pixels they cover, text against the pixels right around its glyphs), and with
-``--captures`` on real captures too (the formats of ``bench_look``), restored as the agent restores
-them; goals: lines at least 3:1 everywhere, text at least 4.5:1 for 95 % of the pixels around it.
+``--captures`` on real captures too (the formats of ``bench_look``), prepared as the agent prepares
+them (``--source``: ``images.source``, its default unless told); goals: lines at least 3:1
+everywhere, text at least 4.5:1 for 95 % of the pixels around it.
 
 Boards: every objective at every stage of its build (0 to 6 pieces placed by the planner's own
 candidate A), each also with a stray piece dropped in a random free spot; pictures rendered as the
@@ -26,11 +27,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 from agent.core.images import prepare_image
 from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer
-from agent.games.tangram.config import TangramImageConfig
+from agent.games.tangram.config import ImageSource, TangramImageConfig
 from agent.games.tangram.geometry.collide import is_valid
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
@@ -39,7 +40,7 @@ from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
 from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.repaint import drawer_of, repainter
+from agent.games.tangram.repaint import drawer_of, prepare_picture
 from agent.games.tangram.sim.game import OBJECTIVES
 from agent.games.tangram.sim.render import render_board, render_drawer
 
@@ -81,24 +82,24 @@ def line(label: str, ms: list[float]) -> str:
     return f"{label:<44} n={len(ms):<5} median {statistics.median(ms):6.2f} ms  p95 {p95:6.2f} ms  max {ms[-1]:6.2f} ms"
 
 
-def contrast(cases: list[tuple[str, dict[str, Pose]]], captures: Path | None) -> None:
+def contrast(cases: list[tuple[str, dict[str, Pose]]], captures: Path | None, source: ImageSource = "redrawn") -> None:
     from PIL import Image
 
     from benchmarks.tangram.bench_look import load_captures
 
-    cfg = TangramImageConfig(max_side=512)
+    cfg = TangramImageConfig(max_side=512, source=source)
     results: dict[str, list[Contrast]] = {}
 
     def measure(label: str, board_b64: str, drawer_b64: str | None, state: GameState | None,
                 board: dict[str, Pose], drawer: dict[str, Pose], objective: str) -> None:
-        board_img = prepare_image(board_b64, cfg, repaint=repainter(cfg.source, state, "board") if state else None)
+        # As the session prepares it (the default source, redrawn), or as the simulator drew it when there is no state.
+        board_img = prepare_picture(board_b64, state, "board", cfg) if state else prepare_image(board_b64, cfg)
         base = Image.open(io.BytesIO(board_img.data)).convert("RGB")
         offer = propose_candidates(objective, board, 3)
         for c in board_contrast(base, board, offer.candidates):
             results.setdefault(f"{label}: {c.kind}", []).append(c)
         if drawer_b64 is not None:
-            drawer_img = prepare_image(drawer_b64, cfg,
-                                       repaint=repainter(cfg.source, state, "drawer") if state else None)
+            drawer_img = prepare_picture(drawer_b64, state, "drawer", cfg) if state else prepare_image(drawer_b64, cfg)
             for c in drawer_contrast(Image.open(io.BytesIO(drawer_img.data)).convert("RGB"), drawer):
                 results.setdefault(f"{label}: {c.kind}", []).append(c)
 
@@ -117,7 +118,7 @@ def contrast(cases: list[tuple[str, dict[str, Pose]]], captures: Path | None) ->
             continue
         measure("real", b64(cap.board), b64(cap.drawer) if cap.drawer is not None else None, cap.state,
                 board_of(cap.state), drawer_of(cap.state), "A house")
-    real = f" and {len(shots)} real captures (restored)" if shots else " (no real capture given)"
+    real = f" and {len(shots)} real captures (images.source: {source})" if shots else " (no real capture given)"
     print(f"mark contrast (WCAG) on {len(cases)} simulator boards in the real game's look{real}, pictures at 512 px")
     print(f"{'marks':<40} {'pixels':>8} {'>= goal':>8} {'p5':>6} {'min':>6}  goal")
     for label, rows in results.items():
@@ -135,9 +136,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--contrast", action="store_true", help="measure the marks' contrast instead of their cost")
     ap.add_argument("--captures", type=Path, help="with --contrast: real captures to measure too")
+    ap.add_argument("--source", choices=get_args(ImageSource), default=TangramImageConfig().source,
+                    help="with --captures: the pictures the marks go on, as images.source makes them")
     args = ap.parse_args()
     if args.contrast:
-        contrast(boards(args.seed), args.captures)
+        contrast(boards(args.seed), args.captures, args.source)
         return
     library = load_library()
     cases = boards(args.seed)

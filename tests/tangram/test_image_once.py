@@ -74,6 +74,7 @@ class Marker:
 @pytest.mark.parametrize("source", ["redrawn", "restored"])
 async def test_a_chat_during_the_turn_shares_the_turns_picture_preparation(monkeypatch: Any, source: str) -> None:
     from agent.core.memory import Memory
+    from agent.games.tangram import repaint
     from agent.games.tangram import views as views_module
 
     calls: list[str] = []
@@ -84,8 +85,8 @@ async def test_a_chat_during_the_turn_shares_the_turns_picture_preparation(monke
             return job(b64, *args)
         return counted
 
-    monkeypatch.setattr(views_module, "prepare_image", counting(prepare_image))
-    monkeypatch.setattr(views_module, "redrawn_image", counting(redrawn_image))
+    monkeypatch.setattr(repaint, "prepare_image", counting(prepare_image))
+    monkeypatch.setattr(repaint, "redrawn_image", counting(redrawn_image))
     game = SimGame("A house")
     game.place("Red", 50, 60, 180)
     turn = parse_frame(json.dumps(game.play_request_frame()))

@@ -15,7 +15,7 @@ from agent.core.images import prepare_image
 from agent.games.tangram import look
 from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.protocol import parse_frame as _parse
-from agent.games.tangram.repaint import redraw, redrawn_image, repainter
+from agent.games.tangram.repaint import prepare_picture, redraw, redrawn_image, repainter
 from agent.games.tangram.sim.game import SimGame, frame_text
 from agent.games.tangram.sim.render import board_image, drawer_image
 
@@ -39,11 +39,7 @@ def _prepared(frame: dict[str, object], key: str, source: str, cfg: TangramImage
     """The picture as the session prepares it (:class:`~agent.games.tangram.views.Views`' two jobs)."""
     parsed = parse_frame(frame)
     b64 = str(frame[f"{key}_img"])
-    cfg = cfg.model_copy(update={"source": source})
-    if source == "redrawn":
-        got = redrawn_image(b64, parsed.state, key, cfg)  # type: ignore[arg-type]
-    else:
-        got = prepare_image(b64, cfg, repaint=repainter(cfg.source, parsed.state, key))  # type: ignore[arg-type]
+    got = prepare_picture(b64, parsed.state, key, cfg.model_copy(update={"source": source}))  # type: ignore[arg-type]
     return Image.open(io.BytesIO(got.data)).convert("RGB")
 
 

@@ -29,7 +29,8 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from agent.core.config import ImageConfig
-from agent.core.images import PreparedImage, check_pixels, encode_image, fitted_size, png_size
+from agent.core.images import PreparedImage, check_pixels, encode_image, fitted_size, png_size, prepare_image
+from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
@@ -192,6 +193,16 @@ def redrawn_image(b64: str, state: GameState, which: Which, cfg: ImageConfig, en
     if not encode:
         return PreparedImage(b"", mime, pic.width, pic.height, received, size, pixels=pic)
     return PreparedImage(encode_image(pic, cfg), mime, pic.width, pic.height, received, size)
+
+
+def prepare_picture(b64: str, state: GameState, which: Which, cfg: TangramImageConfig,
+                    encode: bool = True) -> PreparedImage:
+    """The picture the model gets of ``which``, as ``cfg.source`` says: drawn from ``state``
+    (:func:`redrawn_image`), or the game's own decoded, repaired (``restored``) and shrunk. CPU-bound:
+    the session runs it in the image pool; raises ImageError (or what Pillow raises) for a broken picture."""
+    if cfg.source == "redrawn":
+        return redrawn_image(b64, state, which, cfg, encode)
+    return prepare_image(b64, cfg, encode, repainter(cfg.source, state, which))
 
 
 def warm_panels(cfg: ImageConfig, look: Look = GAME_LOOK) -> None:

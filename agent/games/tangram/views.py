@@ -10,19 +10,18 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from PIL import Image
 
-from agent.core.images import ImageError, ImagePool, PreparedImage, prepare_image
+from agent.core.images import ImageError, ImagePool
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.movers import Movers
 from agent.games.tangram.players.base import Player, TurnView
 from agent.games.tangram.protocol import GameFrame, GameState
-from agent.games.tangram.repaint import Which, redrawn_image, repainter
+from agent.games.tangram.repaint import Which, prepare_picture
 
 log = logging.getLogger(__name__)
 
@@ -96,12 +95,7 @@ class Views:
     async def _prepare_new(self, key: Which, b64: str, state: GameState, encode: bool) -> Any:
         """:meth:`_prepare`'s work: its pieces shown in their own colours as ``images.source`` says
         (:mod:`agent.games.tangram.repaint`)."""
-        cfg = self.config.images
-        job: Callable[[], PreparedImage]
-        if cfg.source == "redrawn":
-            job = functools.partial(redrawn_image, b64, state, key, cfg, encode)
-        else:
-            job = functools.partial(prepare_image, b64, cfg, encode, repainter(cfg.source, state, key))
+        job = functools.partial(prepare_picture, b64, state, key, self.config.images, encode)
         try:
             image = await (self.images.run(job) if self.images is not None else asyncio.to_thread(job))
         except Exception as exc:  # ImageError, or whatever else a hostile PNG makes Pillow raise
