@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim, partner_language
+from agent.games.tangram.players.replies import (
+    contradicts_move,
+    degenerate,
+    false_claim,
+    partner_language,
+    silent_on_move,
+)
 
 PROMPT = ['Your partner wrote in the chat: "move blue left"\nObjective: "A fish".\nReply to your partner in '
           'one or two short, friendly sentences, as a collaborator: suggest, do not order.']
@@ -39,6 +45,19 @@ def test_the_partners_own_language_is_fine_and_english_always_is() -> None:
     assert degenerate("Sure, I'll move Blue left on my turn.", partner=partner) is None  # the offline answer's language
     assert degenerate("好的，我会把蓝色向左移动。", partner=partner) is not None
     assert partner_language(["ok"]) == "en"  # too short to tell: the game's language
+
+
+@pytest.mark.parametrize(("line", "piece", "silent"), [
+    ("A cat with a partner.", "Cream", True),  # the local model on the real game (local-s3, turn 3)
+    ("Building the chest now!", "Cream", True),
+    ("I put cream under the roof.", "Cream", False),
+    ("Placing the medium triangle now.", "Blue", False),
+    ("Two triangles make the ears.", "Green", False),
+    ("The square is the head.", "Purple", False),
+    ("The square is the head.", "Brown", True),
+])
+def test_a_move_line_must_say_what_moved(line: str, piece: str, silent: bool) -> None:
+    assert silent_on_move(line, piece) == silent
 
 
 def test_a_move_line_must_not_name_only_other_pieces() -> None:

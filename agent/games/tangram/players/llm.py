@@ -30,7 +30,7 @@ from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.players.base import Decision, Player, TurnView
 from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, mark_images
-from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim
+from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim, silent_on_move
 from agent.games.tangram.players.resolve import move_to_pose
 from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.protocol import GameState
@@ -285,6 +285,8 @@ class LLMPlayer:
         why = degenerate(chat, prompt=(objective,), language=False)
         if why is None and contradicts_move(chat, piece):
             why = f"it names other pieces than the one played ({piece})"
+        if why is None and silent_on_move(chat, piece):
+            why = f"it does not say which piece was played ({piece})"
         if why is None:
             return chat
         self.transcript.record("chat_replaced", purpose=purpose, reason=why, model_reply=chat[:300], reply=default,

@@ -18,7 +18,7 @@ from typing import Any
 
 from wordnet_lookup import is_wordnet_term
 
-from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
 from agent.games.tangram.planner.matching import STOPWORDS
 
 MIN_LETTERS = 2
@@ -101,6 +101,14 @@ def contradicts_move(chat: str, piece: str) -> bool:
     was done ("I put Red as the roof" while Blue is played)."""
     named = set(_PIECE.findall(chat))
     return bool(named) and piece not in named
+
+
+def silent_on_move(chat: str, piece: str) -> bool:
+    """A move's chat line that says neither the piece played nor its shape ("A cat with a partner.",
+    the local model's line for a move on the real game): the partner cannot tell from it what moved."""
+    words = set(_words(chat))
+    shape = PIECES[piece].kind.split()[-1] if piece in PIECES else ""
+    return piece.lower() not in words and (not shape or not (words & {shape, shape + "s"}))
 
 
 def _words(text: str) -> list[str]:
