@@ -184,7 +184,7 @@ class ChatMixin:
         if req.intent in ("greeting", "bye", "identity", "help"):
             return say(req.intent, **base)
         if req.intent == "unknown_piece":
-            return say("unknown_piece")
+            return say("unknown_piece", direction=req.direction)
         if req.question:
             return say("unclear_question", progress=self._progress(fit, board), **base)
         return say("fallback", placed=len(fit.matched), on_board=len(board), **base)

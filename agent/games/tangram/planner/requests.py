@@ -247,7 +247,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         if what:
             return Request("switch_unknown", what=what)
     if (has("move") or has("rotate")) and piece is None and slot is None and (direction or relation):
-        return Request("unknown_piece")
+        return Request("unknown_piece", direction=direction)
     if offer and len(words) <= 6:
         if has("no"):
             return Request("no")
