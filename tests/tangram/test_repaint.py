@@ -106,8 +106,8 @@ def test_redrawn_is_the_state_in_the_games_look_and_game_is_the_picture_untouche
 def test_a_restored_picture_that_is_shrunk_keeps_the_true_colours_inside_the_pieces() -> None:
     game, frame = _game_after_human_move()
     parsed = parse_frame(frame)
-    cfg = TangramImageConfig(max_side=448)
-    got = prepare_image(str(frame["board_img"]), cfg, repaint=repainter(cfg.source, parsed.state, "board"))
+    cfg = TangramImageConfig(max_side=448, source="restored")
+    got = prepare_image(str(frame["board_img"]), cfg, repaint=repainter("restored", parsed.state, "board"))
     img = Image.open(io.BytesIO(got.data)).convert("RGB")
     assert max(img.size) == 448
     assert _count_near(img, [look.PIECE_COLORS["Red"], look.PIECE_COLORS["Cream"]], 2) > 1000

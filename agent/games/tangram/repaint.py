@@ -31,12 +31,11 @@ from PIL import Image, ImageDraw
 from agent.core.config import ImageConfig
 from agent.core.images import PreparedImage, check_pixels, encode_image, fitted_size, png_size, prepare_image
 from agent.games.tangram.config import TangramImageConfig
-from agent.games.tangram.geometry.frames import Pose, start_pose
-from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
 from agent.games.tangram.look import BOARD_SIZE, DRAWER_SIZE, GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
 from agent.games.tangram.paint import empty_crop, paint_pieces
-from agent.games.tangram.players.base import board_of
+from agent.games.tangram.players.base import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
 
 log = logging.getLogger(__name__)
@@ -55,18 +54,6 @@ DIM_TOLERANCE = 3
 BACKGROUND_MARGIN = 30
 """A false colour this close to the panel's own colour is not taken back (tinted Blue is almost the
 board's colour: taking it back would grow Blue by the ring onto the board)."""
-
-
-def drawer_of(state: GameState) -> dict[str, Pose]:
-    """Pieces off the board, where the drawer shows them: their start place, at the reported rotation."""
-    out = {}
-    for name in PIECE_NAMES:
-        if name in state.on_board:
-            continue
-        pose = start_pose(name)
-        off = state.off_board.get(name)
-        out[name] = Pose(name, pose.x, pose.y, off.rotation if off is not None else pose.rotation)
-    return out
 
 
 def outlines(poses: Mapping[str, Pose], which: Which, size: tuple[int, int]) -> dict[str, list[Point]]:
@@ -213,18 +200,16 @@ def warm_panels(cfg: ImageConfig, look: Look = GAME_LOOK) -> None:
         empty_crop(which, fitted_size(size, cfg.max_side), look)
 
 
-def repainter(source: Source, state: GameState, which: Which) -> Callable[[Image.Image], Image.Image | None] | None:
+def repainter(source: Literal["game", "restored"], state: GameState,
+              which: Which) -> Callable[[Image.Image], Image.Image | None] | None:
     """What the image preparation applies to a decoded ``which`` picture before shrinking it:
-    None for ``game`` (the picture as sent)."""
+    None for ``game`` (the picture as sent). (``redrawn`` pictures are drawn by :func:`redrawn_image`,
+    the game's never decoded.)"""
     if source == "game":
         return None
-    # ("redrawn" is drawn by redrawn_image without decoding the game's picture; this serves a caller
-    # that has the picture decoded already.)
 
     def apply(img: Image.Image) -> Image.Image | None:
         try:
-            if source == "redrawn":
-                return redraw(state, which, img.size)
             return restore(img, state_outlines(state, which, img.size), which)
         except Exception as exc:  # the game's own picture still serves: a repair is never worth the picture
             log.warning("%s picture left as the game sent it: %s: %s", which, type(exc).__name__, exc)
