@@ -38,9 +38,9 @@ from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.legibility import LINE_MIN, Contrast, board_contrast, drawer_contrast
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.players.base import board_of
+from agent.games.tangram.players.base import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.repaint import drawer_of, prepare_picture
+from agent.games.tangram.repaint import prepare_picture
 from agent.games.tangram.sim.game import OBJECTIVES
 from agent.games.tangram.sim.render import render_board, render_drawer
 

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
 from agent.core.memory import Memory
-from agent.games.tangram.geometry.frames import Pose, pose_from_marker
+from agent.games.tangram.geometry.frames import Pose, pose_from_marker, start_pose
+from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.protocol import GameState
 
 
@@ -88,6 +89,18 @@ def board_of(state: GameState) -> dict[str, Pose]:
     """On-board pieces as exact poses (node origins), rebuilt from the reported markers."""
     return {name: pose_from_marker(name, p.position[0], p.position[1], p.rotation)
             for name, p in state.on_board.items()}
+
+
+def drawer_of(state: GameState) -> dict[str, Pose]:
+    """Pieces off the board, where the drawer shows them: their start place, at the reported rotation."""
+    out = {}
+    for name in PIECE_NAMES:
+        if name in state.on_board:
+            continue
+        pose = start_pose(name)
+        off = state.off_board.get(name)
+        out[name] = Pose(name, pose.x, pose.y, off.rotation if off is not None else pose.rotation)
+    return out
 
 
 @runtime_checkable

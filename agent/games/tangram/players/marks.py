@@ -13,10 +13,8 @@ from dataclasses import dataclass
 from agent.core.images import encode_image
 from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer, drawn_board_layers
 from agent.games.tangram.config import TangramImageConfig
-from agent.games.tangram.geometry.frames import Pose, start_pose
-from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.planner.candidates import CandidateSet
-from agent.games.tangram.players.base import TurnView
+from agent.games.tangram.players.base import TurnView, drawer_of
 
 log = logging.getLogger(__name__)
 
@@ -34,18 +32,6 @@ class Marks:
     def images(self) -> tuple[bytes, ...]:
         """What goes into the request, in order: board first."""
         return tuple(d for d in (self.board, self.drawer) if d is not None)
-
-
-def drawer_poses(view: TurnView) -> dict[str, Pose]:
-    """Pieces off the board, where the drawer shows them: their start place, at the reported rotation."""
-    out = {}
-    for name in PIECE_NAMES:
-        if name in view.state.on_board:
-            continue
-        pose = start_pose(name)
-        off = view.state.off_board.get(name)
-        out[name] = Pose(name, pose.x, pose.y, off.rotation if off is not None else pose.rotation)
-    return out
 
 
 def mark_board(view: TurnView, cfg: TangramImageConfig,
@@ -71,7 +57,7 @@ def mark_drawer(view: TurnView, cfg: TangramImageConfig) -> tuple[bytes | None, 
     """The drawer picture, its pieces labelled when ``cfg.annotate`` has ``labels``."""
     if view.drawer_png is None:
         return None, ()
-    pieces = drawer_poses(view)
+    pieces = drawer_of(view.state)
     layers = ("labels",) if "labels" in cfg.annotate and pieces else ()
     try:
         return annotate_drawer(view.drawer_png, pieces, cfg.annotate, _encoding(cfg)), layers
