@@ -11,7 +11,6 @@ llama.cpp family's form, enforced there by a grammar); plain ``json_object``; pl
 schema told in words."""
 Priority = Literal["play", "chat", "background"]
 """Who waits on a request: a decision, a chat reply, or nobody (the start-up priming): served in that order."""
-"""Who is waiting: a turn the game is waiting on goes before a chat answer."""
 
 
 @dataclass(frozen=True, slots=True)
