@@ -12,7 +12,9 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -143,14 +145,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     setup_logging(config.log_level, Secrets(config.secret_values()))
     with contextlib.ExitStack() as stack:
+        server = None
         if args.local_model:
             try:
-                stack.enter_context(_local_model(config))
+                server = stack.enter_context(_local_model(config))
             except LocalModelError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
         if args.check_llm:
-            code = _check_llm(game, config)
+            code = _check_llm(game, config, server)
             if code:
                 return code
         return asyncio.run(game.main(config, args))
@@ -162,7 +165,10 @@ def _on_local_model(config: Any) -> Any:
     if not config.uses_llm():
         raise ConfigError(f"--local-model needs an LLM player: the {config.game} config's player is "
                           f"{config.player!r} (add --config configs/local.yaml, or player: llm)")
-    update = {"base_url": f"http://127.0.0.1:{free_port()}/v1", "model": MODEL_ALIAS, "api_key_required": False}
+    port = free_port()
+    status = Path(tempfile.gettempdir()) / f"tangram-agent-model-{os.getpid()}-{port}.status.json"
+    update = {"base_url": f"http://127.0.0.1:{port}/v1", "model": MODEL_ALIAS, "api_key_required": False,
+              "server_status": status}
     return config.model_copy(update={"llm": config.llm.model_copy(update=update)})
 
 
@@ -171,12 +177,21 @@ def _local_model(config: Any) -> Iterator[LocalModelServer]:
     port = int(str(config.llm.base_url).rsplit(":", 1)[1].split("/", 1)[0])
     print(f"starting the local model ({MODEL_ALIAS}, llama-cpp-python) on 127.0.0.1:{port}: the first start "
           "assembles the weights and loads them, which takes a few seconds", file=sys.stderr, flush=True)
-    with LocalModelServer(port=port) as server:
+    with LocalModelServer(port=port, status_path=config.llm.server_status) as server:
         logging.getLogger(__name__).info("local model ready at %s (log: %s)", server.base_url, server.log_path)
-        yield server
+        try:
+            yield server
+        finally:
+            server.stop()
+            if config.llm.server_status is not None:
+                config.llm.server_status.unlink(missing_ok=True)
 
 
-def _check_llm(game: Game, config: Any) -> int:
+STATUS_WAIT_S = 3.0
+"""How long a failed check waits for the model server's watcher to tell whether the server died."""
+
+
+def _check_llm(game: Game, config: Any, server: LocalModelServer | None = None) -> int:
     from agent.core.llm_check import check_llm
 
     if not config.uses_llm():
@@ -184,6 +199,10 @@ def _check_llm(game: Game, config: Any) -> int:
         return 0
     sample = game.llm_sample(config) if game.llm_sample is not None else None
     outcome = asyncio.run(check_llm(config, sample))
-    message = Secrets(config.secret_values()).mask(outcome.message)
+    message = outcome.message
+    died = server.died(wait=STATUS_WAIT_S) if server is not None and not outcome.ok else None
+    if died:
+        message = f"{message}\n{died}"
+    message = Secrets(config.secret_values()).mask(message)
     print(message if outcome.ok else f"error: {message}", file=sys.stderr, flush=True)
     return 0 if outcome.ok else 2

@@ -53,6 +53,9 @@ class LLMConfig(StrictModel):
     temperature: float = Field(0.2, ge=0, le=2)
     max_tokens: int = Field(600, ge=16, le=16384)
     request_timeout: float = Field(30.0, gt=0, le=600, description="Seconds for one HTTP request.")
+    server_status: Path | None = Field(None, description=(
+        "The status file of a model server the agent started and watches itself (set by --local-model): read "
+        "when the server stops answering, to name its crash and wait for its restart."))
     structured_output: Literal["json_schema", "json_object_schema", "json_object", "text"] = Field(
         "json_schema", description=(
             "How to ask for JSON first: json_schema (OpenAI, vLLM, Ollama, LM Studio), json_object_schema "

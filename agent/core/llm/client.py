@@ -49,6 +49,7 @@ from agent.core.llm.dialect import (
 from agent.core.llm.endpoint import PLACEHOLDER_KEY, Endpoint
 from agent.core.llm.errors import Describer, ReplyTooLarge
 from agent.core.llm.gate import LLMGate
+from agent.core.llm.outage import PROBE_TIMEOUT_S, Outage
 from agent.core.llm.probe import PROBE_HEADER
 from agent.core.llm.reply import read_reply
 from agent.core.llm.request import build_request, with_schema_note
@@ -75,6 +76,12 @@ MAX_RESENT = 2
 """A call whose prompt did not arrive is sent again at most this often (parts, then the system role)."""
 NOTE_TEMPLATES = ("schema", "no_images", "probe_system", "probe_user", "field_bound")
 _NOTE_SAMPLE = {"schema_json": "{}", "nonce": "0", "n": 1}
+REMEASURE_FIRST_S = 10.0
+REMEASURE_MAX_S = 120.0
+"""A benched endpoint (:mod:`agent.core.llm.pace`) is measured again in the background at most this
+often: first after REMEASURE_FIRST_S, then twice as long after each measurement that was still too slow."""
+MISS_SLACK_S = 0.5
+"""A decision given up this close to its deadline (or later) missed its time."""
 REASK_SCALE = 0.5
 """A re-ask after an answer cut off at max_tokens halves every free-text bound."""
 
@@ -116,7 +123,12 @@ class LLMClient:
         self.endpoint = Endpoint(config, self._sdk, self.gate, self._errors, self._notes, self.base_url)
         """The endpoint's dialect, context window and pace, as far as found."""
         self._sender = Sender(config, self._sdk, self.gate, self.endpoint, self._errors)
+        self.outage = Outage(self.base_url, self._server_answers, config.server_status)
+        """Whether the server answers at all: while it does not, calls are not sent (one line each way)."""
         self._prime_task: asyncio.Task[LLMResult] | None = None
+        self._remeasure_task: asyncio.Task[None] | None = None
+        self._remeasure_wait = REMEASURE_FIRST_S
+        self._remeasure_at = 0.0
 
     def warm_up(self) -> None:
         """Load what the SDK loads lazily on the first call (its chat resource, the response
@@ -179,7 +191,31 @@ class LLMClient:
         """Probe the endpoint once (and its pictures, the first time ``images``); the dialect."""
         return await self.endpoint.ensure(images=images, priority=priority)
 
+    async def _server_answers(self) -> bool:
+        """The outage probe: any HTTP answer to the model list means the server is back."""
+        try:
+            await self._sdk.with_options(timeout=PROBE_TIMEOUT_S, max_retries=0).models.list()
+        except openai.APIStatusError:
+            return True
+        except (openai.APIConnectionError, ReplyTooLarge):
+            return False
+        return True
+
+    def _not_sent(self) -> LLMResult:
+        return LLMResult(model=self._config.model, skipped=True, error=f"not asked: {self.outage.reason}",
+                         endpoint=self.endpoint.record())
+
+    def answers_within(self, seconds: float) -> bool:
+        """Whether this endpoint can be expected to answer a call nobody paces (a chat reply) in
+        ``seconds``: not while it is down or benched, nor when its recent decisions took longer."""
+        return self.outage.answering and self.endpoint.pace.answers_within(seconds)
+
     async def aclose(self) -> None:
+        await self.outage.aclose()
+        if self._remeasure_task is not None and not self._remeasure_task.done():
+            self._remeasure_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._remeasure_task
         if self._prime_task is not None and not self._prime_task.done():
             self._prime_task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -237,6 +273,8 @@ class LLMClient:
         the server still answers the start-up priming, a request given up or another game's turn.
         When that outlasts the deadline nothing is sent: sent, the call would wait in the server's
         queue and, given up at its deadline, hold the server for the next decision as well."""
+        if not self.outage.answering:
+            return self._not_sent()
         if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
         await self.endpoint.read_server_once()  # which server it is
@@ -263,8 +301,16 @@ class LLMClient:
     async def _measured(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
                         priority: Priority, max_tokens: int | None, deadline: float, compact: Compact | None,
                         reservation: Reservation | None) -> LLMResult:
-        left = deadline - asyncio.get_running_loop().time()
-        verdict = self.endpoint.pace.verdict(left)
+        loop = asyncio.get_running_loop()
+        left = deadline - loop.time()
+        pace = self.endpoint.pace
+        verdict = pace.verdict(left)
+        if verdict.benched:
+            self._remeasure_soon(messages, schema, schema_name, max_tokens, compact)
+            return LLMResult(model=self._config.model, skipped=True, expected_s=verdict.expected_s,
+                             error=f"not asked: the model missed its time on {pace.missed_in_a_row} decisions in a "
+                                   "row; it is asked again once a request in the background shows it answers in time",
+                             endpoint=self.endpoint.record())
         if not verdict.send:
             assert verdict.expected_s is not None
             log.warning("LLM call not sent: this endpoint's recent decisions took %.1f s (median), %.1f s were "
@@ -278,15 +324,62 @@ class LLMClient:
             result = await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact,
                                           deadline=deadline, reservation=reservation)
         except asyncio.CancelledError:
-            self.endpoint.pace.unfinished(time.monotonic() - started)
+            self._unfinished(time.monotonic() - started, missed=loop.time() >= deadline - MISS_SLACK_S)
             raise
         result.expected_s = verdict.expected_s
         last = result.attempts[-1] if result.attempts else None
         if last is not None and last.status == 200:
-            self.endpoint.pace.answered(last.latency_s)
+            pace.answered(last.latency_s)
         elif last is not None and last.status is None:  # the request timed out or the connection broke
-            self.endpoint.pace.unfinished(last.latency_s)
+            self._unfinished(last.latency_s, missed=loop.time() >= deadline - MISS_SLACK_S)
         return result
+
+    def _unfinished(self, seconds: float, *, missed: bool) -> None:
+        pace = self.endpoint.pace
+        was_benched = pace.benched
+        pace.unfinished(seconds, missed=missed)
+        if pace.benched and not was_benched:
+            log.warning("the model missed its time on %d decisions in a row (%.0f s each): decisions go to the "
+                        "fallback at once until a request in the background shows it answers in time",
+                        pace.missed_in_a_row, seconds)
+
+    def _remeasure_soon(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
+                        max_tokens: int | None, compact: Compact | None) -> None:
+        """Measure a benched endpoint once more in the background with this decision's request, unless
+        a measurement is under way or the last one was too recent."""
+        if self._remeasure_task is not None and not self._remeasure_task.done():
+            return
+        now = time.monotonic()
+        if now < self._remeasure_at:
+            return
+        self._remeasure_task = asyncio.get_running_loop().create_task(
+            self._remeasure(messages, schema, schema_name, max_tokens, compact))
+
+    async def _remeasure(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
+                         max_tokens: int | None, compact: Compact | None) -> None:
+        pace = self.endpoint.pace
+        budget = pace.budget_s
+        if budget is None:
+            return
+        started = time.monotonic()
+        answered = False
+        try:
+            async with asyncio.timeout(budget):
+                result = await self._complete(messages, schema, schema_name, "background", max_tokens,
+                                              compact=compact)
+            answered = any(a.status == 200 for a in result.attempts)
+        except TimeoutError:
+            pass
+        took = time.monotonic() - started
+        if answered and pace.remeasured(took):
+            self._remeasure_wait = REMEASURE_FIRST_S
+            log.warning("the model answered a request in the background in %.1f s (a decision had %.0f s): it "
+                        "decides again", took, budget)
+            return
+        self._remeasure_at = time.monotonic() + self._remeasure_wait
+        log.info("the model is still too slow (%s in the background, a decision has %.0f s): measured again in %.0f s",
+                 f"{took:.1f} s" if answered else "no answer", budget, self._remeasure_wait)
+        self._remeasure_wait = min(REMEASURE_MAX_S, self._remeasure_wait * 2)
 
     async def prime(self, sample: LLMSample) -> LLMResult:
         """Find the endpoint's dialect and send ``messages`` once with max_tokens 1, before play: a
@@ -311,6 +404,8 @@ class LLMClient:
                         schema_name: str, priority: Priority, max_tokens: int | None,
                         priming: bool = False, compact: Compact | None = None,
                         deadline: float | None = None, reservation: Reservation | None = None) -> LLMResult:
+        if not self.outage.answering:
+            return self._not_sent()
         started = time.monotonic()
         result = LLMResult(model=self._config.model)
 
@@ -362,6 +457,7 @@ class LLMClient:
                 completion = await self._sender.send(request, mode, result.attempts, priority,
                                                      self._sender.timeout(deadline, priming), reservation)
             except openai.APIStatusError as exc:
+                self.outage.answered()
                 if self.endpoint.context_refused(exc, sent, limit):
                     if compacted():
                         continue
@@ -384,7 +480,10 @@ class LLMClient:
                 continue
             except Exception as exc:
                 result.error = self._errors.describe(exc, len(result.attempts) - tries_before)
+                if isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError):
+                    await self.outage.unreachable(result.error)
                 break
+            self.outage.answered()
             if probing is not None:
                 probing = None
                 await self.ensure_dialect(images=wants_images, priority="play")

@@ -290,6 +290,11 @@ class FakeOpenAI:
         # A deque because tests in another thread may enqueue while the server pops.
         self.queue: deque[FakeReply] = deque(replies)
         self.requests: list[RecordedRequest] = []
+        self.die_after: int | None = None
+        """Command-line only (it ends the process): the POST to chat/completions, counted from 1 with
+        probes, on which the server kills itself with ``die_signal`` instead of answering."""
+        self.die_signal = signal.SIGSEGV
+        self.posts = 0
         self.probe_requests: list[RecordedRequest] = []
         """The client's dialect probes (header X-Agent-Probe), answered here apart from the script."""
         self.in_flight = 0
@@ -445,6 +450,10 @@ class FakeOpenAI:
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         started = time.monotonic()
         try:
+            self.posts += 1
+            if self.die_after is not None and self.posts >= self.die_after:
+                sys.stdout.flush()
+                os.kill(os.getpid(), self.die_signal)  # a model server crashing mid-request
             record = await self._record(request)
             reply = self._auth_error(record) or self._validate(record)
             if reply is None and record in self.probe_requests:
@@ -638,6 +647,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--enum-weight", action="append", default=[], metavar="PROP=VALUE:WEIGHT",
                         help="random-schema: weight of one enum value of a property (others weigh 1); repeatable")
     parser.add_argument("--port-file", type=Path, help="also write the chosen port to this file")
+    parser.add_argument("--die-after", type=int, metavar="N",
+                        help="kill this process with --die-signal on the N-th chat POST (a crashing model server)")
+    parser.add_argument("--die-signal", default="SIGSEGV", choices=[s.name for s in signal.Signals],
+                        help="the signal --die-after dies of")
     return parser.parse_args(argv)
 
 
@@ -663,6 +676,7 @@ async def _serve(args: argparse.Namespace) -> dict[str, int]:
                       random_schema=RandomSchemaOptions(null_rate=args.null_rate,
                                                         enum_weights=_enum_weights(args.enum_weight))
                       if args.random_schema else None)
+    fake.die_after, fake.die_signal = args.die_after, signal.Signals[args.die_signal]
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
