@@ -123,3 +123,63 @@ async def test_a_call_cancelled_at_its_deadline_slows_the_pace() -> None:
             result = await client.complete_json([{"role": "user", "content": "x"}], {"type": "object"},
                                                 deadline=loop.time() + 0.2)
             assert result.skipped
+
+
+def test_two_missed_deadlines_in_a_row_bench_the_endpoint_until_a_background_measure_fits() -> None:
+    from agent.core.llm.pace import MISSES_TO_BENCH
+
+    pace = Pace()
+    pace.unfinished(5.0, missed=True)
+    assert not pace.benched and pace.verdict(5.0).send
+    pace.answered(1.0)  # an answer in between: the misses were not in a row
+    for _ in range(MISSES_TO_BENCH):
+        pace.unfinished(5.0, missed=True)
+    assert pace.benched
+    assert all(not pace.verdict(5.0).send for _ in range(10)), "benched: no decision is sent, however many skipped"
+    assert not pace.answers_within(60.0)
+    assert not pace.remeasured(7.0) and pace.benched
+    assert pace.remeasured(3.0) and not pace.benched
+    assert pace.verdict(5.0).send and list(pace.samples) == [3.0]
+
+
+def test_a_cancel_well_before_the_deadline_is_no_miss() -> None:
+    pace = Pace()
+    for _ in range(5):
+        pace.unfinished(0.2, missed=False)
+    assert not pace.benched
+
+
+async def test_a_model_too_slow_for_its_turns_costs_no_more_waits_and_is_asked_again_once_it_is_fast(
+        fake_openai: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> None:
+    import agent.core.llm.client as client_module
+
+    monkeypatch.setattr(client_module, "REMEASURE_FIRST_S", 0.05)
+    fake_openai.default_delay = 3.0
+    client = LLMClient(LLMConfig(base_url=fake_openai.base_url, model="m", probe_dialect=False, prime=False), "k")
+    loop = asyncio.get_running_loop()
+    messages = [{"role": "user", "content": "Your turn."}]
+    try:
+        async def decide(seconds: float):  # type: ignore[no-untyped-def]
+            deadline = loop.time() + seconds
+            async with asyncio.timeout_at(deadline):
+                return await client.complete_text(messages, deadline=deadline)
+
+        for _ in range(2):  # two turns given up at their deadline
+            with pytest.raises(TimeoutError):
+                await decide(0.4)
+        assert client.endpoint.pace.benched
+        assert not client.answers_within(10.0), "a chat is not sent to a benched model"
+        started = loop.time()
+        skipped = await decide(0.4)
+        assert skipped.skipped and "missed its time" in (skipped.error or "")
+        assert loop.time() - started < 0.2, "a benched model costs the turn no wait"
+        fake_openai.default_delay = 0.0  # the model got fast again (a freed CPU)
+        async with asyncio.timeout(20):
+            while client.endpoint.pace.benched:
+                await decide(0.4)  # each skipped decision may start a background measurement
+                await asyncio.sleep(0.05)
+        answered = await decide(2.0)
+        assert answered.ok and not answered.skipped
+        assert client.answers_within(10.0)
+    finally:
+        await client.aclose()
