@@ -27,6 +27,7 @@ from agent.core.config import GameConfig, apply_tags
 from agent.core.studies.plan import Design
 from agent.core.studies.store import GameRow, ParticipantRow, ParticipantState, StoreError, StudyStore
 from agent.core.studies.study_file import NAME, NAME_RULE, ConsoleMode, Study
+from agent.core.study import with_study
 
 __all__ = ["Assignment", "StartedGame", "StoreError", "StudyRun", "StudyStatus"]
 
@@ -56,9 +57,7 @@ class Assignment:
     def session_metadata(self, base: Mapping[str, Any]) -> dict[str, Any]:
         """``base`` (the condition's :func:`agent.core.study.study_metadata`, made once at start-up)
         with the study, the plan's hash, and the tags participant, condition and order."""
-        tags = base.get("tags")
-        return {**base, "study": self.study, "plan_sha256": self.plan_hash,
-                "tags": {**(tags if isinstance(tags, Mapping) else {}), **self.tags()}}
+        return with_study(base, self.study, self.plan_hash, self.tags())
 
 
 @dataclass(frozen=True)
