@@ -3,6 +3,7 @@ a process killed with SIGKILL in any state resumes exactly where it was."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -189,3 +190,25 @@ async def test_a_kill_inside_a_write_transaction_leaves_nothing_half_done(study_
         assert [p.id for p in await run.store.participants()] == ["P01"]  # GHOST was never committed
         await run.pause("P01")  # and the database is writable at once: no lock left behind
         await run.next_participant("P02")
+
+
+async def test_two_connections_at_once_share_the_slot_and_the_later_one_counts(study_path: Path) -> None:
+    async with await StudyRun.open(load(study_path)) as run:
+        await run.next_participant("P01")
+        a, b = await asyncio.gather(run.current(), run.current())
+        assert a == b and a is not None
+        first, second = await asyncio.gather(run.game_started(a, "s1", None), run.game_started(a, "s2", None))
+        assert sorted([first.attempt, second.attempt]) == [1, 2]
+        older = first if first.attempt == 1 else second
+        assert not await run.game_ended(older, completed=True)  # replaced: its end moves nobody on
+        current = await run.current()
+        assert current is not None and current.position == 1
+
+
+def test_two_processes_starting_participants_at_once_leave_one_active(study_path: Path) -> None:
+    children = [subprocess.Popen([sys.executable, "-m", "agent", "study", "next", pid, "--study", str(study_path)],
+                                 cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for pid in ("P01", "P02")]
+    results = [(c.wait(timeout=120), c.stderr.read() if c.stderr else "") for c in children]
+    assert sorted(code for code, _ in results) == [0, 2], results
+    assert any("is still active" in err for _, err in results)

@@ -33,6 +33,8 @@ from agent.core.studies.plan import Plan, Slot
 BUSY_TIMEOUT_MS = 10_000
 ParticipantState = Literal["active", "paused", "dropped", "completed"]
 MAX_REASON_CHARS = 200
+MAX_PARTICIPANTS = 100_000
+MAX_PATH_CHARS = 4096
 
 
 class StoreError(Exception):
@@ -150,7 +152,9 @@ class StudyStore:
             await self._conn.execute("COMMIT")
 
     async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        async with self._conn.execute(sql, params) as cursor:
+        # Under the lock: a read between another task's BEGIN and COMMIT on this connection would
+        # see that task's rows before they are decided.
+        async with self._lock, self._conn.execute(sql, params) as cursor:
             return list(await cursor.fetchall())
 
     async def participants(self) -> list[ParticipantRow]:
@@ -182,7 +186,8 @@ class StudyStore:
         return int(row[0]) if row else 0
 
     async def completed_games(self, pid: str) -> int:
-        return await self._done(self._conn, pid)
+        async with self._lock:
+            return await self._done(self._conn, pid)
 
     async def next_slot(self, row: ParticipantRow) -> Slot | None:
         """The participant's next game (None when every game is completed)."""
@@ -199,6 +204,8 @@ class StudyStore:
         async with self._write() as conn:
             async with conn.execute("SELECT * FROM participants ORDER BY number") as cursor:
                 rows = [_participant(r) for r in await cursor.fetchall()]
+            if len(rows) >= MAX_PARTICIPANTS:
+                raise StoreError(f"the study has {len(rows)} participants, the most one database keeps")
             if any(r.id == pid for r in rows):
                 raise StoreError(f"participant {pid} already exists (state: "
                                  f"{next(r.state for r in rows if r.id == pid)}); give the new one another id")
@@ -283,7 +290,8 @@ class StudyStore:
             cursor = await conn.execute(
                 "INSERT INTO games (participant, position, condition, order_position, repeat, attempt, session_id,"
                 " transcript, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (pid, slot.position, slot.condition, slot.order, slot.repeat, attempt, session_id, transcript, stamp))
+                (pid, slot.position, slot.condition, slot.order, slot.repeat, attempt, session_id[:MAX_PATH_CHARS],
+                 transcript[:MAX_PATH_CHARS] if transcript else None, stamp))
             game_id = cursor.lastrowid
             await cursor.close()
         assert game_id is not None
