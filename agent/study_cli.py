@@ -45,8 +45,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def _participant_line(p: ParticipantStatus) -> str:
     following = f"; next game: {p.next_condition} ({p.completed + 1} of {p.games})" if p.next_condition else ""
-    took = f", the sequence of dropped {p.replaces}" if p.replaces else ""
-    return (f"{p.id} {p.state}: sequence {p.sequence} ({', '.join(p.order)}{took}), "
+    took = f" taken over from dropped {p.replaces}" if p.replaces else ""
+    return (f"{p.id} {p.state}: sequence {p.sequence} ({', '.join(p.order)}){took}, "
             f"{p.completed} of {p.games} games completed{following}")
 
 

@@ -49,7 +49,7 @@ async def drive(study: Study, actions: list[str]) -> None:
             conn = sqlite3.connect(study.store, isolation_level=None)
             conn.execute("BEGIN IMMEDIATE")
             conn.execute("INSERT INTO participants (id, number, sequence, conditions, state, created_at, updated_at) "
-                         "VALUES ('GHOST', 99, 0, ?, 'paused', 'x', 'x')", (json.dumps(["a"]),))
+                         "VALUES ('GHOST', 99, 1, ?, 'paused', 'x', 'x')", (json.dumps(["a"]),))
         else:
             raise SystemExit(f"unknown action {action}")
     print("ready", flush=True)

@@ -28,7 +28,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         """CREATE TABLE participants (
             id TEXT PRIMARY KEY,
             number INTEGER NOT NULL UNIQUE,
-            sequence INTEGER NOT NULL CHECK (sequence >= 0),
+            sequence INTEGER NOT NULL CHECK (sequence >= 1),
             conditions TEXT NOT NULL,
             state TEXT NOT NULL CHECK (state IN ('active', 'paused', 'dropped', 'completed')),
             replaces TEXT REFERENCES participants(id),

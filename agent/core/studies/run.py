@@ -151,7 +151,7 @@ class StudyRun:
         await self.close()
 
     def _assignment(self, row: ParticipantRow, position: int) -> Assignment:
-        slot = self.study.plan.slots(row.sequence)[position - 1]
+        slot = self.study.plan.slots(row.sequence - 1)[position - 1]
         condition = self._configs[slot.condition]
         tags = {"participant": row.id, "condition": slot.condition, "order": str(slot.order)}
         return Assignment(self.study.name, self.study.plan.hash, row.id, slot.condition, slot.order, slot.position,
@@ -173,7 +173,7 @@ class StudyRun:
         has moved on (the experimenter dropped them meanwhile): the connection is then not the
         study's."""
         slot = self.study.plan.slots(
-            (await self._row(assignment.participant)).sequence)[assignment.position - 1]
+            (await self._row(assignment.participant)).sequence - 1)[assignment.position - 1]
         game = await self.store.start_game(assignment.participant, slot, session_id,
                                            str(transcript) if transcript is not None else None)
         return StartedGame(assignment, game.id, game.attempt, session_id)
@@ -208,9 +208,9 @@ class StudyRun:
     async def _status_of(self, row: ParticipantRow, games: list[GameRow] | None = None) -> ParticipantStatus:
         games = await self.store.games(row.id) if games is None else games
         done = len({g.position for g in games if g.completed})
-        slots = self.study.plan.slots(row.sequence)
+        slots = self.study.plan.slots(row.sequence - 1)
         following = slots[done].condition if done < len(slots) and row.state in ("active", "paused") else None
-        return ParticipantStatus(id=row.id, number=row.number, sequence=row.sequence + 1, order=list(row.conditions),
+        return ParticipantStatus(id=row.id, number=row.number, sequence=row.sequence, order=list(row.conditions),
                                  state=row.state, completed=done, games=len(slots), attempts=len(games),
                                  next_condition=following, replaces=row.replaces, created_at=row.created_at)
 
@@ -223,9 +223,9 @@ class StudyRun:
             by_participant.setdefault(g.participant, []).append(g)
         people = [await self._status_of(r, by_participant.get(r.id, [])) for r in rows]
         sequences = [SequenceStatus(sequence=i + 1, order=list(seq),
-                                    participants=sum(1 for r in rows if r.sequence == i and r.state != "dropped"),
-                                    completed=sum(1 for r in rows if r.sequence == i and r.state == "completed"),
-                                    dropped=sum(1 for r in rows if r.sequence == i and r.state == "dropped"))
+                                    participants=sum(1 for r in rows if r.sequence == i + 1 and r.state != "dropped"),
+                                    completed=sum(1 for r in rows if r.sequence == i + 1 and r.state == "completed"),
+                                    dropped=sum(1 for r in rows if r.sequence == i + 1 and r.state == "dropped"))
                      for i, seq in enumerate(plan.sequences)]
         conditions = [ConditionStatus(
             condition=c, participants=sum(1 for r in rows if r.state != "dropped" and c in r.conditions),

@@ -51,7 +51,7 @@ class ParticipantRow:
     number: int
     """1-based: the order in which participants were started."""
     sequence: int
-    """0-based index into the plan's sequences."""
+    """1-based: which of the plan's order sequences (as every table and line shows it)."""
     conditions: tuple[str, ...]
     state: ParticipantState
     replaces: str | None
@@ -191,7 +191,7 @@ class StudyStore:
 
     async def next_slot(self, row: ParticipantRow) -> Slot | None:
         """The participant's next game (None when every game is completed)."""
-        slots = self.plan.slots(row.sequence)
+        slots = self.plan.slots(row.sequence - 1)
         done = await self.completed_games(row.id)
         return slots[done] if done < len(slots) else None
 
@@ -216,16 +216,16 @@ class StudyStore:
             holders: dict[int, int] = {}
             for r in rows:
                 if r.state != "dropped":
-                    holders[r.sequence] = holders.get(r.sequence, 0) + 1
+                    holders[r.sequence - 1] = holders.get(r.sequence - 1, 0) + 1
             sequence = self.plan.choose_sequence(holders)
             if sequence is None:
                 quotas = ", ".join(f"{c}: {q}" for c, q in self.plan.quotas)
                 raise StoreError(f"every condition has reached its quota ({quotas})")
             taken = {r.replaces for r in rows if r.replaces}
-            replaces = next((r.id for r in rows if r.state == "dropped" and r.sequence == sequence
+            replaces = next((r.id for r in rows if r.state == "dropped" and r.sequence == sequence + 1
                              and r.id not in taken), None)
             stamp = now()
-            row = ParticipantRow(pid, len(rows) + 1, sequence, self.plan.sequences[sequence], "active", replaces,
+            row = ParticipantRow(pid, len(rows) + 1, sequence + 1, self.plan.sequences[sequence], "active", replaces,
                                  stamp, stamp)
             await conn.execute(
                 "INSERT INTO participants (id, number, sequence, conditions, state, replaces, created_at, updated_at)"
@@ -313,7 +313,7 @@ class StudyStore:
             if completed:
                 async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
                     prow = _participant(await cursor.fetchone())  # type: ignore[arg-type]
-                finished = await self._done(conn, pid) >= len(self.plan.slots(prow.sequence))
+                finished = await self._done(conn, pid) >= len(self.plan.slots(prow.sequence - 1))
                 if finished and prow.state in ("active", "paused"):
                     await conn.execute("UPDATE participants SET state = 'completed', updated_at = ? WHERE id = ?",
                                        (stamp, pid))
