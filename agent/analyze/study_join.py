@@ -3,8 +3,8 @@
 Each session row gets, from the study's database (matched by session id): ``participant``,
 ``condition``, ``order`` (the condition's 1-based place in the participant's sequence),
 ``previous_condition`` (the condition played just before: first-order carry-over; ``(first)``
-for the first), ``game_position``, ``attempt``, ``game_completed``, ``participant_state`` and
-``sequence``. Turns, chats and LLM calls get the same columns through their session. Sessions
+for the first), ``game_position``, ``repeat`` (with several games per condition), ``attempt``,
+``game_completed``, ``participant_state`` and ``sequence``. Turns, chats and LLM calls get the same columns through their session. Sessions
 that are not the study's games keep them empty. Two more tables: ``participants`` (one row per
 participant: their order, state and games completed) and ``study_games`` (one row per game
 started, replays of interrupted ones included).
@@ -20,8 +20,8 @@ from typing import Any
 from agent.analyze.tables import Tables
 
 FIRST = "(first)"
-JOINED = ("participant", "condition", "order", "previous_condition", "game_position", "attempt", "game_completed",
-          "participant_state", "sequence")
+JOINED = ("participant", "condition", "order", "previous_condition", "game_position", "repeat", "attempt",
+          "game_completed", "participant_state", "sequence")
 GROUPS = ("condition", "order")
 """What the summary groups a study's sessions by."""
 

@@ -4,6 +4,8 @@ quotas kept), and a hash that changes with anything that changes assignments."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agent.core.studies.plan import make_plan
 
@@ -76,3 +78,24 @@ def test_the_hash_covers_what_assigns_and_nothing_else() -> None:
 def test_unknown_names_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown condition 'x'"):
         make_plan("fixed", ["a"], order=["x"])
+
+
+@given(n=st.integers(2, 6), steps=st.lists(st.booleans(), min_size=1, max_size=60))
+def test_drop_outs_never_unbalance_the_sequences(n: int, steps: list[bool]) -> None:
+    """Whatever participants drop out, the sequences held by those who did not differ by at most one,
+    and after n more participants with no drop-out every sequence has gained."""
+    plan = make_plan("within", [f"c{i}" for i in range(n)])
+    holders: dict[int, int] = {}
+    for drops in steps:
+        seq = plan.choose_sequence(holders)
+        assert seq is not None
+        if not drops:
+            holders[seq] = holders.get(seq, 0) + 1
+        counts = [holders.get(i, 0) for i in range(len(plan.sequences))]
+        assert max(counts) - min(counts) <= 1
+    before = [holders.get(i, 0) for i in range(len(plan.sequences))]
+    for _ in range(len(plan.sequences)):
+        seq = plan.choose_sequence(holders)
+        assert seq is not None
+        holders[seq] = holders.get(seq, 0) + 1
+    assert all(holders.get(i, 0) == b + 1 for i, b in enumerate(before))

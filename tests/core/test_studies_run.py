@@ -212,3 +212,16 @@ def test_two_processes_starting_participants_at_once_leave_one_active(study_path
     results = [(c.wait(timeout=120), c.stderr.read() if c.stderr else "") for c in children]
     assert sorted(code for code, _ in results) == [0, 2], results
     assert any("is still active" in err for _, err in results)
+
+
+async def test_several_games_per_condition_are_tagged_with_their_repeat(tmp_path: Path) -> None:
+    path = tmp_path / "study.yaml"
+    path.write_text("name: r\ndesign: fixed\ngames_per_condition: 2\nconditions: {a: {}, b: {}}\n")
+    async with await StudyRun.open(load(path)) as run:
+        await run.next_participant("P01")
+        seen = []
+        while (a := await run.current()) is not None:
+            seen.append(dict(a.config.tags))
+            await run.game_ended(await run.game_started(a, f"s{a.position}", None), completed=True)
+        assert [(t["condition"], t["order"], t["repeat"]) for t in seen] == [
+            ("a", "1", "1"), ("a", "1", "2"), ("b", "2", "1"), ("b", "2", "2")]

@@ -16,6 +16,7 @@ event loop.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +51,15 @@ class Assignment:
     """The condition's config, its tags plus participant, condition and order."""
     console: ConsoleMode | None = None
     """The condition's console takeover (wizard: the console plays every AI turn)."""
+    games_per_condition: int = 1
 
     def tags(self) -> dict[str, str]:
-        return {"participant": self.participant, "condition": self.condition, "order": str(self.order)}
+        """participant, condition and order; with several games per condition also ``repeat``
+        (which of them, from 1)."""
+        tags = {"participant": self.participant, "condition": self.condition, "order": str(self.order)}
+        if self.games_per_condition > 1:
+            tags["repeat"] = str(self.repeat)
+        return tags
 
     def session_metadata(self, base: Mapping[str, Any]) -> dict[str, Any]:
         """``base`` (the condition's :func:`agent.core.study.study_metadata`, made once at start-up)
@@ -151,12 +158,12 @@ class StudyRun:
         await self.close()
 
     def _assignment(self, row: ParticipantRow, position: int) -> Assignment:
-        slot = self.study.plan.slots(row.sequence - 1)[position - 1]
+        plan = self.study.plan
+        slot = plan.slots(row.sequence - 1)[position - 1]
         condition = self._configs[slot.condition]
-        tags = {"participant": row.id, "condition": slot.condition, "order": str(slot.order)}
-        return Assignment(self.study.name, self.study.plan.hash, row.id, slot.condition, slot.order, slot.position,
-                          slot.repeat, self.study.plan.games_per_participant(),
-                          apply_tags(condition.config, tags), condition.console)
+        bare = Assignment(self.study.name, plan.hash, row.id, slot.condition, slot.order, slot.position, slot.repeat,
+                          plan.games_per_participant(), condition.config, condition.console, plan.games_per_condition)
+        return dataclasses.replace(bare, config=apply_tags(condition.config, bare.tags()))
 
     async def current(self) -> Assignment | None:
         """The game the next connection plays: the active participant's next game; None when no
