@@ -4,10 +4,10 @@ Each session row gets, from the study's database (matched by session id): ``part
 ``condition``, ``order`` (the condition's 1-based place in the participant's sequence),
 ``previous_condition`` (the condition played just before: first-order carry-over; ``(first)``
 for the first), ``game_position``, ``repeat`` (with several games per condition), ``attempt``,
-``game_completed``, ``participant_state`` and ``sequence``. Turns, chats and LLM calls get the same columns through their session. Sessions
-that are not the study's games keep them empty. Two more tables: ``participants`` (one row per
-participant: their order, state and games completed) and ``study_games`` (one row per game
-started, replays of interrupted ones included).
+``game_completed``, ``participant_state`` and ``sequence``. Turns, chats and LLM calls get the
+same columns through their session. Sessions that are not the study's games keep them empty. Two
+more tables: ``participants`` (one row per participant: their order, state and games completed)
+and ``study_games`` (one row per game started, replays of interrupted ones included).
 """
 
 from __future__ import annotations
