@@ -4,6 +4,10 @@ The game comes from ``--game``, else the config's ``game:`` field, else tangram 
 written before there were several games still runs tangram). Start-up failures (config, key,
 templates, port) print one clear line and exit with status 2 before anything listens or dials, so
 a study never starts half-configured.
+
+``--study FILE`` serves a study instead of one config: every condition's config is loaded, given
+the flags and checked, and the study's database opened, before anything listens
+(agent/core/studies/). ``python -m agent study ...`` manages its participants (agent/study_cli.py).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
@@ -27,6 +32,9 @@ from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServe
 from agent.core.prompts import PromptError
 from agent.core.redact import SecretFilter, Secrets
 from agent.core.resources import find_shipped_config, shipped_configs
+from agent.core.studies.run import StudyRun
+from agent.core.studies.store import StoreError
+from agent.core.studies.study_file import Study, load_study
 from agent.core.study import agent_version
 from agent.games import DEFAULT_GAME, available_games, load_game
 
@@ -62,6 +70,9 @@ def _common_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", help=f"which game to play (default: the config's 'game', else {DEFAULT_GAME})")
     parser.add_argument("--config", type=Path,
                         help="YAML config file, or a shipped config's name (default: the game's offline player)")
+    parser.add_argument("--study", type=Path, metavar="FILE",
+                        help="serve a study file: its conditions' configs, participants and counterbalanced order "
+                             "(docs/study.md); manage participants with 'python -m agent study ...'")
     parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.upper,
                         help="log verbosity (default: from the config, INFO)")
     parser.add_argument("--tag", action="append", type=_tag, default=[], metavar="KEY=VALUE",
@@ -87,11 +98,29 @@ def build_parser(game: Game) -> argparse.ArgumentParser:
     return parser
 
 
+def study_config_model(game: str) -> type[Any]:
+    """The config model of ``game`` (ValueError naming the known games): how a study file's
+    conditions are validated."""
+    return load_game(game).config_model
+
+
+def read_study(path: Path) -> Study:
+    """The study file with every condition's config validated; StudyError with one line each."""
+    return load_study(path, study_config_model, DEFAULT_GAME)
+
+
 def _choose_game(argv: list[str] | None) -> tuple[str, dict[str, Any], Path | None]:
     """The game's name, the config file's mapping and its path, from a first, lenient parse."""
     pre = argparse.ArgumentParser(add_help=False)
     _common_options(pre)
     known, _ = pre.parse_known_args(argv)
+    if known.study is not None:
+        if known.config is not None:
+            raise ConfigError("--study and --config do not go together: the study file names each condition's config")
+        study_game = read_study(known.study).game
+        if known.game and known.game != study_game:
+            raise ConfigError(f"study {known.study} plays the game {study_game!r}, not {known.game!r}")
+        return study_game, {}, None
     if known.config is not None and not known.config.exists():
         # After pip install there is no configs/ folder to point at: the shipped ones go by name.
         known.config = find_shipped_config(known.config) or known.config
@@ -108,14 +137,41 @@ def _choose_game(argv: list[str] | None) -> tuple[str, dict[str, Any], Path | No
     return name, data, known.config
 
 
+def prepare_study(game: Game, args: argparse.Namespace) -> Study:
+    """The study of ``--study`` with the flags applied to every condition's config and each one
+    checked by the game (templates, keys), before anything listens."""
+    study = read_study(args.study)
+    if args.local_model:
+        raise ConfigError("--local-model does not combine with --study: point the LLM conditions' llm.base_url "
+                          "at a running server instead")
+    conditions = []
+    for condition in study.conditions:
+        config = game.apply_arguments(condition.config, args)
+        config = apply_tags(config, dict(args.tag))
+        if args.log_level:
+            config = config.model_copy(update={"log_level": args.log_level})
+        try:
+            game.check(config)
+        except (ConfigError, PromptError) as exc:
+            raise ConfigError(f"study {args.study}: condition {condition.name!r}: {exc}") from exc
+        conditions.append(dataclasses.replace(condition, config=config))
+    return dataclasses.replace(study, conditions=tuple(conditions))
+
+
 def prepare(argv: list[str] | None) -> tuple[Game, Any, argparse.Namespace]:
-    """The game, its checked config and the parsed flags; ConfigError/PromptError with one line."""
+    """The game, its checked config and the parsed flags; ConfigError/PromptError with one line.
+    With ``--study``, the config is the first condition's and ``args.study_plan`` the checked
+    study (every condition's config with the flags applied)."""
     name, data, path = _choose_game(argv)
     try:
         game = load_game(name)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     args = build_parser(game).parse_args(argv)
+    if args.study is not None:
+        study = prepare_study(game, args)
+        args.study_plan = study
+        return game, study.conditions[0].config, args
     config = validate_config(game.config_model, {**data, "game": name}, path)
     config = game.apply_arguments(config, args)
     config = apply_tags(config, dict(args.tag))
@@ -136,6 +192,11 @@ def setup_logging(level: str, secrets: Secrets) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["study"]:
+        from agent.study_cli import main as study_main
+
+        return study_main(argv[1:])
     # The .env of the folder the agent is started from; variables already set in the shell win.
     load_dotenv(Path.cwd() / ".env", override=False)
     try:
@@ -143,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, PromptError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.study is not None:
+        return _main_study(game, args.study_plan, args)
     setup_logging(config.log_level, Secrets(config.secret_values()))
     with contextlib.ExitStack() as stack:
         server = None
@@ -157,6 +220,32 @@ def main(argv: list[str] | None = None) -> int:
             if code:
                 return code
         return asyncio.run(game.main(config, args))
+
+
+def _main_study(game: Game, study: Study, args: argparse.Namespace) -> int:
+    secrets = Secrets(tuple(v for c in study.conditions for v in c.config.secret_values()))
+    setup_logging(study.conditions[0].config.log_level, secrets)
+    if game.serve_study is None:
+        print(f"error: study {args.study} is checked, but the {game.name} game cannot serve a study yet",
+              file=sys.stderr)
+        return 2
+    if args.check_llm:
+        for condition in study.conditions:
+            code = _check_llm(game, condition.config)
+            if code:
+                return code
+    return asyncio.run(_serve_study(game, study, args))
+
+
+async def _serve_study(game: Game, study: Study, args: argparse.Namespace) -> int:
+    assert game.serve_study is not None
+    try:
+        run = await StudyRun.open(study)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    async with run:
+        return await game.serve_study(run, args)
 
 
 def _on_local_model(config: Any) -> Any:

@@ -1,4 +1,4 @@
-"""``python -m agent.analyze TRANSCRIPTS_DIR --out DIR [--by TAG] [--prices FILE]``."""
+"""``python -m agent.analyze TRANSCRIPTS_DIR --out DIR [--by TAG] [--prices FILE] [--study FILE]``."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, required=True, help="folder for the tables and summary.html")
     parser.add_argument("--by", action="append", default=[], metavar="TAG",
                         help="group the summary by this tag (repeatable; default: every tag that varies)")
+    parser.add_argument("--study", type=Path, metavar="FILE",
+                        help="a study file: join its participants and games (condition, order, the condition "
+                             "before, completion) and group the summary by condition and by order")
     parser.add_argument("--prices", type=Path,
                         help="YAML of model: {input: USD, output: USD} per million tokens (default: shipped list)")
     parser.add_argument("--jobs", type=int, default=0, metavar="N",
@@ -97,11 +100,30 @@ def main(argv: list[str] | None = None) -> int:
     if not paths:
         print(f"error: no *.jsonl transcripts in {args.transcripts}", file=sys.stderr)
         return 2
+    study = None
+    if args.study is not None:
+        from agent.analyze.study_join import read_study_rows
+        from agent.core.config import ConfigError
+        from agent.core.studies.store import StoreError
+
+        try:
+            study = read_study_rows(args.study)
+        except (ConfigError, StoreError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     results = analyse_files(paths, args.out, prices, args.jobs)
     tables = combine(r.rows for r in results)
     links = [r.link for r in results if r.link is not None]
     tables.skipped += [r.skipped for r in results if r.skipped is not None]
-    written = write_summary(tables, args.out, args.by, args.transcripts, links)
+    columns: tuple[str, ...] = ()
+    if study is not None:
+        from agent.analyze.study_join import GROUPS, join_study
+
+        matched = join_study(tables, study)
+        columns = GROUPS
+        print(f"study {study.study}: {len(study.participants)} participants, {len(study.games)} games started, "
+              f"{matched} of them among these transcripts")
+    written = write_summary(tables, args.out, args.by, args.transcripts, links, columns)
     guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
     plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
     offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "

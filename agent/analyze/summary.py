@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from agent.analyze.replays import ReplayLink
 
 TABLES = ("sessions", "turns", "chats", "llm_calls")
+STUDY_TABLES = ("participants", "study_games")
+"""Written only with ``--study``."""
 ALL = "all sessions"
 MAX_SESSIONS_PLOTTED = 200
 """Per-session bar plots stop here (a page with thousands of bars helps nobody); tables keep all."""
@@ -40,7 +42,8 @@ class Written:
 def frames(tables: Tables) -> dict[str, pd.DataFrame]:
     import pandas as pd
 
-    return {name: pd.DataFrame(getattr(tables, name)) for name in TABLES}
+    extra = [name for name in STUDY_TABLES if getattr(tables, name)]
+    return {name: pd.DataFrame(getattr(tables, name)) for name in (*TABLES, *extra)}
 
 
 def write_tables(dfs: dict[str, pd.DataFrame], out: Path) -> list[Path]:
@@ -214,10 +217,11 @@ def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str],
     groupings: list[str | None] = [*by] or [None]
     sections = []
     for tag in groupings:
-        title = f"By {tag.removeprefix(TAG_PREFIX)}" if tag else "All sessions"
+        title = f"By {tag.removeprefix(TAG_PREFIX).replace('_', ' ')}" if tag else "All sessions"
         sections.append({"title": title, "table": _html_table(group_summary(dfs, tag)), "plots": plots(dfs, tag)})
     sessions = dfs["sessions"]
-    shown = [c for c in ("session", *[c for c in sessions.columns if c.startswith(TAG_PREFIX)], "game",
+    shown = [c for c in ("session", "participant", "condition", "order", "previous_condition", "game_completed",
+                         *[c for c in sessions.columns if c.startswith(TAG_PREFIX)], "game",
                          "player_kind", "model", "turns", "turns_ended", "turn_seconds_mean", "chats", "llm_calls",
                          "llm_failures", "guard_overrides", "thinking_lines", "candidate_plays", "own_plays",
                          "est_cost_usd", "final_pieces_on_board", "end_reason",
@@ -232,11 +236,16 @@ def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str],
 
 
 def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path,
-                  replays: Sequence[ReplayLink] = ()) -> Written:
+                  replays: Sequence[ReplayLink] = (), columns: Sequence[str] = ()) -> Written:
+    """``columns``: group by these session columns (a study's condition and order) besides the tags
+    asked for with ``by``; without either, by every tag that varies."""
     out.mkdir(parents=True, exist_ok=True)
     dfs = frames(tables)
     files = write_tables(dfs, out)
-    tags = group_tags(dfs["sessions"], by) if not dfs["sessions"].empty else []
+    sessions = dfs["sessions"]
+    present = [c for c in columns if c in sessions.columns and sessions[c].notna().any()]
+    tags = [*present, *group_tags(sessions, by)] if by or not present else present
+    tags = tags if not sessions.empty else []
     html = out / "summary.html"
     text = render_html(dfs, tables, tags, source, files, replays)
     html.write_text(text, encoding="utf-8")

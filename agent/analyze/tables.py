@@ -39,6 +39,9 @@ class Tables:
     turns: list[dict[str, Any]] = field(default_factory=list)
     chats: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: list[dict[str, Any]] = field(default_factory=list)
+    participants: list[dict[str, Any]] = field(default_factory=list)
+    """A study's participants (``--study``; see study_join.py), else empty."""
+    study_games: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     """One line per file or line that could not be used, for the summary."""
 
@@ -189,6 +192,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
         **keys, "file": transcript.path.name, "game": start.get("game"), "player_kind": start.get("player_kind"),
         "player": start.get("player"), "model": start.get("model"), "agent_version": start.get("agent_version"),
         "revision": start.get("revision"), "config_sha256": start.get("config_sha256"),
+        "study": start.get("study"), "plan_sha256": start.get("plan_sha256"),
         "templates_sha256": start.get("templates_sha256"),
         "started_t": min(times) if times else None, "duration_s": (max(times) - min(times)) if times else None,
         "end_reason": end.get("reason"), "turns": len(turn_rows), "turns_ended": len(ended),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -18,11 +19,27 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agent.core.resources import PACKAGE_DIR, PROJECT_DIR, search_roots
 
-__all__ = ["PACKAGE_DIR", "PROJECT_DIR", "C", "ConfigError", "GameConfig", "GuardedLLMConfig", "ImageConfig",
-           "LLMConfig", "LogLevel",
-           "RetryConfig", "StrictModel", "TranscriptConfig", "apply_tags", "check_api_key", "load_config",
-           "read_config_mapping",
-           "validate_config"]
+__all__ = [
+    "PACKAGE_DIR",
+    "PROJECT_DIR",
+    "C",
+    "ConfigError",
+    "GameConfig",
+    "GuardedLLMConfig",
+    "ImageConfig",
+    "LLMConfig",
+    "LogLevel",
+    "RetryConfig",
+    "StrictModel",
+    "TranscriptConfig",
+    "apply_tags",
+    "check_api_key",
+    "describe_errors",
+    "load_config",
+    "read_config_mapping",
+    "read_yaml_mapping",
+    "validate_config",
+]
 
 MAX_TAGS = 20
 TAG_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,39}$")
@@ -181,19 +198,26 @@ C = TypeVar("C", bound=GameConfig)
 
 def read_config_mapping(path: str | Path) -> dict[str, Any]:
     """The YAML mapping in ``path``, or ConfigError with a one-line reason."""
+    return read_yaml_mapping(path, "config")
+
+
+def read_yaml_mapping(path: str | Path, what: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> dict[str, Any]:
+    """The YAML mapping in ``path`` (a ``what``: config, study...), or ConfigError with one line."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read config {path}: {exc.strerror or exc}") from exc
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
     try:
-        data: Any = yaml.safe_load(text) or {}
+        data: Any = yaml.load(text, Loader=loader) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""
-        raise ConfigError(f"config {path} is not valid YAML{where}") from exc
+        problem = getattr(exc, "problem", None)
+        reason = f": {problem}" if isinstance(problem, str) and problem.startswith("duplicate") else ""
+        raise ConfigError(f"{what} {path} is not valid YAML{where}{reason}") from exc
     if not isinstance(data, dict):
-        raise ConfigError(f"config {path} must be a mapping of fields, not a {type(data).__name__}")
+        raise ConfigError(f"{what} {path} must be a mapping of fields, not a {type(data).__name__}")
     return data
 
 
@@ -205,13 +229,18 @@ def validate_config(model: type[C], data: dict[str, Any], path: Path | None) -> 
         return model.model_validate(payload)
     except ValidationError as exc:
         where = f"config {path}" if path is not None else "config"
-        problems = [_describe_error(model, err) for err in exc.errors()]
+        problems = describe_errors(model, exc)
         shown = problems[:MAX_REPORTED_ERRORS]
         if len(problems) > len(shown):
             shown.append(f"... and {len(problems) - len(shown)} more")
         if len(shown) == 1:
             raise ConfigError(f"{where}: {shown[0]}") from exc
         raise ConfigError(f"{where} has {len(problems)} problems:\n  " + "\n  ".join(shown)) from exc
+
+
+def describe_errors(model: type[BaseModel], exc: ValidationError) -> list[str]:
+    """One line per problem pydantic found, naming the field (with a guess for a misspelt key)."""
+    return [_describe_error(model, err) for err in exc.errors()]
 
 
 def _describe_error(model: type[BaseModel], err: Any) -> str:
@@ -226,13 +255,19 @@ def _describe_error(model: type[BaseModel], err: Any) -> str:
 
 
 def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
-    """The field names of the section ``loc`` points to, for "did you mean"."""
+    """The field names of the section ``loc`` points to, for "did you mean" (through sections and
+    mappings of sections, e.g. a study's ``conditions.<name>``)."""
     current: Any = model
-    for part in loc:
+    parts = list(loc)
+    while parts:
+        part = parts.pop(0)
         fields = getattr(current, "model_fields", None)
         if fields is None or part not in fields:
             return []
         current = fields[part].annotation
+        if typing.get_origin(current) is dict and parts:
+            parts.pop(0)  # the mapping's key: its value's model comes next
+            current = typing.get_args(current)[1]
         if not (isinstance(current, type) and issubclass(current, BaseModel)):
             return []
     fields = getattr(current, "model_fields", None)

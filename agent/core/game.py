@@ -26,6 +26,7 @@ from agent.core.config import GameConfig
 
 if TYPE_CHECKING:
     from agent.core.llm.sample import LLMSample
+    from agent.core.studies.run import StudyRun
 
 T = TypeVar("T")
 
@@ -73,6 +74,11 @@ class Game:
     """A decision request as the LLM player sends it (its templates rendered with their sample
     context, its pictures when the config sends them, its decision schema): what ``--check-llm``
     sends, so the check tries what play will try."""
+    serve_study: Callable[[StudyRun, argparse.Namespace], Coroutine[Any, Any, int]] | None = None
+    """Serves a study (``python -m agent --study FILE``): like ``main``, but each new game asks
+    ``run.current()`` for its participant and condition and plays ``assignment.config``
+    (agent/core/studies/run.py). The run is open and every condition's config checked (the game's
+    flags applied, ``check`` passed) before it is called. None: the game serves no study yet."""
 
 
 @contextlib.contextmanager

@@ -33,10 +33,21 @@ def prompts_dir(game: str) -> Path:
     return shipped_dir("prompts") / game
 
 
+STUDY_PREFIX = "study"
+"""Shipped study files (``configs/study-example.yaml``) sit beside the configs but are no configs."""
+
+
 def shipped_configs() -> list[Path]:
-    """Every shipped config file, sorted by name."""
+    """Every shipped config file, sorted by name (study files left out)."""
     folder = shipped_dir("configs")
-    return sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    found = sorted(folder.glob("*.yaml")) if folder.is_dir() else []
+    return [p for p in found if not p.name.startswith(STUDY_PREFIX)]
+
+
+def shipped_studies() -> list[Path]:
+    """Every shipped study file (``configs/study*.yaml``), sorted by name."""
+    folder = shipped_dir("configs")
+    return sorted(folder.glob(f"{STUDY_PREFIX}*.yaml")) if folder.is_dir() else []
 
 
 def find_shipped_config(name: str | Path) -> Path | None:

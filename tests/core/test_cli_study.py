@@ -173,3 +173,50 @@ def test_check_llm_without_an_llm_player_says_so_and_goes_on(capsys: pytest.Capt
 
     assert _check_llm(load_game("tangram"), GameConfig()) == 0
     assert "LLM check skipped: the tangram player 'offline' uses no LLM" in capsys.readouterr().err
+
+
+def test_a_bad_study_stops_the_agent_with_one_line_before_anything_listens(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\ndesign: within\nconditions: {explain: {}, silent: {}}\norder: [silent, explain]\n")
+    assert main(["--study", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: study {path}: field 'order': only a fixed design takes an order (this one is within)\n"
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_study_and_config_do_not_go_together(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--study", str(ROOT / "configs" / "study-example.yaml"), "--config", "offline"]) == 2
+    assert "--study and --config do not go together" in capsys.readouterr().err
+
+
+def test_a_checked_study_goes_to_the_games_study_hook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import dataclasses
+
+    import agent.cli
+    from agent.core.studies.run import StudyRun
+
+    seen: dict[str, object] = {}
+
+    async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
+        await run.next_participant("P01")
+        assignment = await run.current()
+        assert assignment is not None
+        seen.update(condition=assignment.condition, tags=dict(assignment.config.tags), store=run.study.store)
+        return 0
+
+    tangram = agent.cli.load_game("tangram")
+    fake = dataclasses.replace(tangram, serve_study=serve_study)
+    monkeypatch.setattr(agent.cli, "load_game", lambda name: fake)
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\ndesign: within\nconditions: {explain: {config: offline}, silent: {config: offline}}\n")
+    assert main(["--study", str(path), "--tag", "wave=2", "--port", "0"]) == 0
+    assert seen == {"condition": "explain", "store": tmp_path / "s.db",
+                    "tags": {"wave": "2", "participant": "P01", "condition": "explain", "order": "1"}}
+
+
+def test_without_the_games_hook_a_checked_study_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # Until the tangram server binds connections to a study (issue 55's game side), it says so.
+    assert main(["--study", str(ROOT / "configs" / "study-example.yaml")]) == 2
+    assert "cannot serve a study yet" in capsys.readouterr().err

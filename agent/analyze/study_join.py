@@ -1,0 +1,83 @@
+"""A study's participants and games joined to the transcripts' rows (``--study FILE``).
+
+Each session row gets, from the study's database (matched by session id): ``participant``,
+``condition``, ``order`` (the condition's 1-based place in the participant's sequence),
+``previous_condition`` (the condition played just before: first-order carry-over; ``(first)``
+for the first), ``game_position``, ``repeat`` (with several games per condition), ``attempt``,
+``game_completed``, ``participant_state`` and ``sequence``. Turns, chats and LLM calls get the
+same columns through their session. Sessions that are not the study's games keep them empty. Two
+more tables: ``participants`` (one row per participant: their order, state and games completed)
+and ``study_games`` (one row per game started, replays of interrupted ones included).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.analyze.tables import Tables
+
+FIRST = "(first)"
+JOINED = ("participant", "condition", "order", "previous_condition", "game_position", "repeat", "attempt",
+          "game_completed", "participant_state", "sequence")
+GROUPS = ("condition", "order")
+"""What the summary groups a study's sessions by."""
+
+
+@dataclass
+class StudyRows:
+    study: str
+    plan_sha256: str
+    participants: list[dict[str, Any]] = field(default_factory=list)
+    games: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def _read(path: Path) -> StudyRows:
+    from agent.cli import read_study
+    from agent.core.studies.run import StudyRun
+
+    study = read_study(path)
+    async with await StudyRun.open(study) as run:
+        status = await run.status()
+        games = await run.store.games()
+    participants = [{"participant": p.id, "number": p.number, "sequence": p.sequence, "order": " > ".join(p.order),
+                     **{f"condition_{i}": c for i, c in enumerate(p.order, start=1)},
+                     "state": p.state, "games": p.games, "completed": p.completed, "attempts": p.attempts,
+                     "replaces": p.replaces, "created_at": p.created_at} for p in status.participants]
+    sequences = {p.id: p.order for p in status.participants}
+    states = {p.id: (p.state, p.sequence) for p in status.participants}
+    rows = []
+    for g in games:
+        order = sequences.get(g.participant, [])
+        previous = order[g.order_position - 2] if g.order_position > 1 and len(order) >= g.order_position else FIRST
+        state, sequence = states.get(g.participant, (None, None))
+        rows.append({"session": g.session_id, "participant": g.participant, "condition": g.condition,
+                     "order": g.order_position, "previous_condition": previous, "game_position": g.position,
+                     "repeat": g.repeat, "attempt": g.attempt, "game_completed": g.completed,
+                     "participant_state": state, "sequence": sequence, "transcript": g.transcript,
+                     "started_at": g.started_at, "ended_at": g.ended_at, "end_reason": g.end_reason})
+    return StudyRows(study.name, study.plan.hash, participants, rows)
+
+
+def read_study_rows(path: Path) -> StudyRows:
+    """The study's participants and games (ConfigError / StoreError with one line otherwise)."""
+    return asyncio.run(_read(path))
+
+
+def join_study(tables: Tables, rows: StudyRows) -> int:
+    """Add the study's columns to every row of ``tables`` (in place); returns how many sessions
+    were the study's games."""
+    by_session = {g["session"]: g for g in rows.games}
+    matched = 0
+    for table in (tables.sessions, tables.turns, tables.chats, tables.llm_calls):
+        for row in table:
+            game = by_session.get(str(row.get("session")))
+            if table is tables.sessions and game is not None:
+                matched += 1
+            for name in JOINED:
+                row[name] = game.get(name) if game is not None else None
+    tables.participants = rows.participants
+    tables.study_games = rows.games
+    return matched

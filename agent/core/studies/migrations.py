@@ -1,0 +1,86 @@
+"""The study database's schema, as numbered migrations applied in order.
+
+SQLite keeps the schema's version in its own header (``PRAGMA user_version``). Each migration's
+statements and the version bump run in one ``BEGIN IMMEDIATE`` transaction, so a process killed
+in the middle leaves the database as it was before, and a second process opening the database at
+the same moment waits for the first and then finds nothing left to do. A migration is never
+edited once released: a change to the schema is a new entry at the end of :data:`MIGRATIONS`.
+
+(A migration library was weighed: yoyo-migrations applies a migration and marks it applied in two
+transactions, so a kill between them makes the next start apply it again, and it locks with a row
+that a killed process leaves behind until someone runs ``yoyo break-lock``; alembic needs
+SQLAlchemy; sqlite-utils' migrations are an early alpha. SQLite's own version slot in one
+transaction per step has neither problem.)
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (  # 1: the study, its participants, their games, and a log of every change
+        """CREATE TABLE study (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            name TEXT NOT NULL,
+            plan_sha256 TEXT NOT NULL,
+            plan TEXT NOT NULL,
+            created_at TEXT NOT NULL)""",
+        """CREATE TABLE participants (
+            id TEXT PRIMARY KEY,
+            number INTEGER NOT NULL UNIQUE,
+            sequence INTEGER NOT NULL CHECK (sequence >= 1),
+            conditions TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('active', 'paused', 'dropped', 'completed')),
+            replaces TEXT REFERENCES participants(id),
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL)""",
+        "CREATE UNIQUE INDEX one_active_participant ON participants(state) WHERE state = 'active'",
+        """CREATE TABLE games (
+            id INTEGER PRIMARY KEY,
+            participant TEXT NOT NULL REFERENCES participants(id),
+            position INTEGER NOT NULL CHECK (position >= 1),
+            condition TEXT NOT NULL,
+            order_position INTEGER NOT NULL CHECK (order_position >= 1),
+            repeat INTEGER NOT NULL CHECK (repeat >= 1),
+            attempt INTEGER NOT NULL CHECK (attempt >= 1),
+            session_id TEXT NOT NULL,
+            transcript TEXT,
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            completed INTEGER CHECK (completed IN (0, 1)),
+            end_reason TEXT,
+            UNIQUE (participant, position, attempt))""",
+        "CREATE INDEX games_by_session ON games(session_id)",
+        """CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            participant TEXT,
+            action TEXT NOT NULL,
+            detail TEXT)""",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaTooNew(Exception):
+    """The database was made by a newer version of the agent."""
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring ``conn``'s database to :data:`SCHEMA_VERSION` (the connection in autocommit mode:
+    ``isolation_level=None``); returns the version found before."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        found = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if found > SCHEMA_VERSION:
+            raise SchemaTooNew(f"its schema is version {found}, this agent knows up to {SCHEMA_VERSION}: "
+                               "use the agent version that made it, or a newer one")
+        for version in range(found + 1, SCHEMA_VERSION + 1):
+            for statement in MIGRATIONS[version - 1]:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return found

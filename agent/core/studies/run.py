@@ -1,0 +1,284 @@
+"""What a game server asks of a study: which participant and condition a new game belongs to.
+
+```python
+run = await StudyRun.open(study)                 # study = load_study(...): every config checked
+assignment = await run.current()                 # None: no participant is active
+started = await run.game_started(assignment, transcript.session_id, transcript.path)
+...  # play with assignment.config (the condition's config, tagged participant/condition/order)
+await run.game_ended(started, completed=True)
+
+async with run.playing(assignment, transcript.session_id, transcript.path) as outcome:
+    ...  # the same, ended uncompleted if the block raises or is cancelled
+    outcome.completed = True
+```
+
+The database is read on every call, so a participant started from the command line while the
+agent serves is the one the next connection gets. Nothing is cached between calls but the study
+itself; the object holds no module-level state and is safe to share between the tasks of one
+event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agent.core.config import GameConfig, apply_tags
+from agent.core.studies.plan import Design
+from agent.core.studies.store import GameRow, ParticipantRow, ParticipantState, StoreError, StudyStore
+from agent.core.studies.study_file import NAME, NAME_RULE, ConsoleMode, Study
+from agent.core.study import with_study
+
+__all__ = ["Assignment", "GameOutcome", "StartedGame", "StoreError", "StudyRun", "StudyStatus"]
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """The game a new connection plays: whose, which condition, where in their sequence."""
+
+    study: str
+    plan_hash: str
+    participant: str
+    condition: str
+    order: int
+    """1-based place of the condition in the participant's sequence."""
+    position: int
+    """1-based place of this game among all the participant's games."""
+    repeat: int
+    games_total: int
+    config: GameConfig
+    """The condition's config, its tags plus participant, condition and order."""
+    console: ConsoleMode | None = None
+    """The condition's console takeover (wizard: the console plays every AI turn)."""
+    games_per_condition: int = 1
+
+    def tags(self) -> dict[str, str]:
+        """participant, condition and order; with several games per condition also ``repeat``
+        (which of them, from 1)."""
+        tags = {"participant": self.participant, "condition": self.condition, "order": str(self.order)}
+        if self.games_per_condition > 1:
+            tags["repeat"] = str(self.repeat)
+        return tags
+
+    def session_metadata(self, base: Mapping[str, Any]) -> dict[str, Any]:
+        """``base`` (the condition's :func:`agent.core.study.study_metadata`, made once at start-up)
+        with the study, the plan's hash, and the tags participant, condition and order."""
+        return with_study(base, self.study, self.plan_hash, self.tags())
+
+
+@dataclass(frozen=True)
+class StartedGame:
+    assignment: Assignment
+    game_id: int
+    attempt: int
+    """1 unless the game at this place was started before and not completed (a killed agent)."""
+    session_id: str
+
+
+@dataclass
+class GameOutcome:
+    """What :meth:`StudyRun.playing` records at the end of its block; the game sets it."""
+
+    started: StartedGame
+    completed: bool = False
+    reason: str | None = None
+
+
+class ParticipantStatus(BaseModel):
+    id: str
+    number: int = Field(description="1-based: the order in which participants were started.")
+    sequence: int = Field(description="1-based: the plan's order sequence.")
+    order: list[str] = Field(description="Condition names in the participant's sequence.")
+    state: ParticipantState
+    completed: int = Field(description="Games completed.")
+    games: int = Field(description="Games the participant plays in all.")
+    attempts: int = Field(description="Games started, replays of interrupted ones included.")
+    next_condition: str | None = Field(description="The condition of the participant's next game.")
+    replaces: str | None = Field(description="The dropped participant whose sequence this one took.")
+    created_at: str
+
+
+class SequenceStatus(BaseModel):
+    sequence: int = Field(description="1-based.")
+    order: list[str]
+    participants: int = Field(description="Participants holding it who have not dropped out.")
+    completed: int
+    dropped: int
+
+
+class ConditionStatus(BaseModel):
+    condition: str
+    participants: int = Field(description="Participants not dropped out whose sequence has it.")
+    games_completed: int
+    games_started: int
+
+
+class StudyStatus(BaseModel):
+    study: str
+    plan_sha256: str
+    design: Design
+    store: str
+    conditions: list[str]
+    games_per_participant: int
+    active: str | None
+    counts: dict[Literal["active", "paused", "dropped", "completed"], int]
+    balanced: bool = Field(description="Every sequence has the same number of completed participants.")
+    balance: str = Field(description="One line on the balance.")
+    sequences: list[SequenceStatus]
+    by_condition: list[ConditionStatus]
+    participants: list[ParticipantStatus]
+
+
+def _balance(design: Design, sequences: list[SequenceStatus]) -> tuple[bool, str]:
+    done = [s.completed for s in sequences]
+    if design == "fixed":
+        return True, f"one fixed order: {done[0]} participant(s) completed"
+    target = max(done) if any(done) else 0
+    short = [s.sequence for s in sequences if s.completed < target]
+    if not short:
+        return True, (f"balanced: {target} completed participant(s) on each of the {len(sequences)} sequences"
+                      if target else f"no participant completed yet ({len(sequences)} sequences)")
+    return False, (f"not balanced yet: sequence(s) {', '.join(map(str, short))} need more completed participants "
+                   f"(a balanced design has a multiple of {len(sequences)} completed)")
+
+
+class StudyRun:
+    """A study being run: the loaded study and its open database."""
+
+    def __init__(self, study: Study, store: StudyStore) -> None:
+        self.study = study
+        self.store = store
+        self._configs = {c.name: c for c in study.conditions}
+
+    @classmethod
+    async def open(cls, study: Study) -> StudyRun:
+        """Open (create, migrate) the study's database; StoreError with one line if it cannot be used
+        or holds another plan. Call before anything listens."""
+        return cls(study, await StudyStore.open(study.store, study.name, study.plan))
+
+    async def close(self) -> None:
+        await self.store.close()
+
+    async def __aenter__(self) -> StudyRun:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    def _assignment(self, row: ParticipantRow, position: int) -> Assignment:
+        plan = self.study.plan
+        slot = plan.slots(row.sequence - 1)[position - 1]
+        condition = self._configs[slot.condition]
+        bare = Assignment(self.study.name, plan.hash, row.id, slot.condition, slot.order, slot.position, slot.repeat,
+                          plan.games_per_participant(), condition.config, condition.console, plan.games_per_condition)
+        return dataclasses.replace(bare, config=apply_tags(condition.config, bare.tags()))
+
+    async def current(self) -> Assignment | None:
+        """The game the next connection plays: the active participant's next game; None when no
+        participant is active (or the active one has played every game)."""
+        row = await self.store.active()
+        if row is None:
+            return None
+        slot = await self.store.next_slot(row)
+        return None if slot is None else self._assignment(row, slot.position)
+
+    async def game_started(self, assignment: Assignment, session_id: str,
+                           transcript: Path | None) -> StartedGame:
+        """Record the game before it starts. StoreError when the participant is no longer active or
+        has moved on (the experimenter dropped them meanwhile): the connection is then not the
+        study's."""
+        slot = self.study.plan.slots(
+            (await self._row(assignment.participant)).sequence - 1)[assignment.position - 1]
+        game = await self.store.start_game(assignment.participant, slot, session_id,
+                                           str(transcript) if transcript is not None else None)
+        return StartedGame(assignment, game.id, game.attempt, session_id)
+
+    @contextlib.asynccontextmanager
+    async def playing(self, assignment: Assignment, session_id: str,
+                      transcript: Path | None) -> AsyncIterator[GameOutcome]:
+        """:meth:`game_started` on entry, :meth:`game_ended` on exit: completed when the block set
+        ``outcome.completed``; a block left by an exception or a cancellation (the agent stopping)
+        ends the game uncompleted, with the reason, and the condition is played again next time."""
+        started = await self.game_started(assignment, session_id, transcript)
+        outcome = GameOutcome(started)
+        try:
+            yield outcome
+        except BaseException as exc:
+            reason = "agent stopped" if isinstance(exc, asyncio.CancelledError) else f"{type(exc).__name__}: {exc}"
+            await asyncio.shield(self.game_ended(started, False, outcome.reason or reason))
+            raise
+        await self.game_ended(started, outcome.completed, outcome.reason)
+
+    async def game_ended(self, started: StartedGame, completed: bool, reason: str | None = None) -> bool:
+        """Record the game's end. ``completed``: the game was played to its end, and the participant
+        moves on; otherwise the same condition is played again at the next connection. False when
+        the game had already been ended (replaced by a newer connection, participant dropped)."""
+        return await self.store.end_game(started.game_id, completed, reason)
+
+    async def _row(self, pid: str) -> ParticipantRow:
+        row = await self.store.participant(pid)
+        if row is None:
+            raise StoreError(f"no participant {pid} in this study")
+        return row
+
+    async def next_participant(self, pid: str) -> ParticipantStatus:
+        """Start participant ``pid`` (ids: a letter or digit, then letters, digits, '_', '.', '-')."""
+        _check_id(pid)
+        return await self._status_of(await self.store.add_participant(pid))
+
+    async def pause(self, pid: str) -> ParticipantStatus:
+        return await self._status_of(await self.store.set_state(pid, "paused"))
+
+    async def resume(self, pid: str) -> ParticipantStatus:
+        return await self._status_of(await self.store.set_state(pid, "active"))
+
+    async def drop(self, pid: str) -> ParticipantStatus:
+        """Mark ``pid`` dropped out; their sequence goes to the next participant started."""
+        return await self._status_of(await self.store.set_state(pid, "dropped"))
+
+    async def _status_of(self, row: ParticipantRow, games: list[GameRow] | None = None) -> ParticipantStatus:
+        games = await self.store.games(row.id) if games is None else games
+        done = len({g.position for g in games if g.completed})
+        slots = self.study.plan.slots(row.sequence - 1)
+        following = slots[done].condition if done < len(slots) and row.state in ("active", "paused") else None
+        return ParticipantStatus(id=row.id, number=row.number, sequence=row.sequence, order=list(row.conditions),
+                                 state=row.state, completed=done, games=len(slots), attempts=len(games),
+                                 next_condition=following, replaces=row.replaces, created_at=row.created_at)
+
+    async def status(self) -> StudyStatus:
+        plan = self.study.plan
+        rows = await self.store.participants()
+        games = await self.store.games()
+        by_participant: dict[str, list[GameRow]] = {}
+        for g in games:
+            by_participant.setdefault(g.participant, []).append(g)
+        people = [await self._status_of(r, by_participant.get(r.id, [])) for r in rows]
+        sequences = [SequenceStatus(sequence=i + 1, order=list(seq),
+                                    participants=sum(1 for r in rows if r.sequence == i + 1 and r.state != "dropped"),
+                                    completed=sum(1 for r in rows if r.sequence == i + 1 and r.state == "completed"),
+                                    dropped=sum(1 for r in rows if r.sequence == i + 1 and r.state == "dropped"))
+                     for i, seq in enumerate(plan.sequences)]
+        conditions = [ConditionStatus(
+            condition=c, participants=sum(1 for r in rows if r.state != "dropped" and c in r.conditions),
+            games_completed=sum(1 for g in games if g.condition == c and g.completed),
+            games_started=sum(1 for g in games if g.condition == c)) for c in plan.conditions]
+        counts = {s: sum(1 for r in rows if r.state == s) for s in ("active", "paused", "dropped", "completed")}
+        balanced, balance = _balance(plan.design, sequences)
+        return StudyStatus(study=self.study.name, plan_sha256=plan.hash, design=plan.design,
+                           store=str(self.store.path), conditions=list(plan.conditions),
+                           games_per_participant=plan.games_per_participant(),
+                           active=next((r.id for r in rows if r.state == "active"), None),
+                           counts=counts, balanced=balanced, balance=balance,  # type: ignore[arg-type]
+                           sequences=sequences, by_condition=conditions, participants=people)
+
+
+def _check_id(pid: str) -> None:
+    if not NAME.match(pid):
+        raise StoreError(f"participant id {pid!r}: {NAME_RULE}")

@@ -1,0 +1,321 @@
+"""The study's embedded database: participants, their order of conditions and every game.
+
+SQLite in WAL mode, so a second process (``python -m agent study next P07``) writes while the
+serving agent reads and writes; every change is one ``BEGIN IMMEDIATE`` transaction that checks
+the rules inside it (one active participant, the game about to start is the participant's next),
+so two processes never interleave half-changes, and a process killed at any point leaves the
+database as before or after the change, never between. A busy database is waited for
+(``BUSY_TIMEOUT_MS``) in aiosqlite's thread, never on the event loop.
+
+Rows are written before the game starts: the ``games`` row (participant, condition, order
+position, session id, transcript path) exists before the game's first frame is answered, so a
+killed agent finds the game that was started but not ended, and plays that position again on the
+same condition (a new attempt; the old one is marked ended, not completed, "replaced").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import aiosqlite
+
+from agent.core.studies.migrations import SchemaTooNew, migrate
+from agent.core.studies.plan import Plan, Slot
+
+BUSY_TIMEOUT_MS = 10_000
+ParticipantState = Literal["active", "paused", "dropped", "completed"]
+MAX_REASON_CHARS = 200
+MAX_PARTICIPANTS = 100_000
+MAX_PATH_CHARS = 4096
+
+
+class StoreError(Exception):
+    """A change the study's rules refuse, or a database that cannot be used; one line."""
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True)
+class ParticipantRow:
+    id: str
+    number: int
+    """1-based: the order in which participants were started."""
+    sequence: int
+    """1-based: which of the plan's order sequences (as every table and line shows it)."""
+    conditions: tuple[str, ...]
+    state: ParticipantState
+    replaces: str | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    participant: str
+    position: int
+    condition: str
+    order_position: int
+    repeat: int
+    attempt: int
+    session_id: str
+    transcript: str | None
+    started_at: str
+    ended_at: str | None
+    completed: bool | None
+    end_reason: str | None
+
+
+def _participant(row: sqlite3.Row) -> ParticipantRow:
+    return ParticipantRow(row["id"], row["number"], row["sequence"], tuple(json.loads(row["conditions"])),
+                          row["state"], row["replaces"], row["created_at"], row["updated_at"])
+
+
+def _game(row: sqlite3.Row) -> GameRow:
+    completed = None if row["completed"] is None else bool(row["completed"])
+    return GameRow(row["id"], row["participant"], row["position"], row["condition"], row["order_position"],
+                   row["repeat"], row["attempt"], row["session_id"], row["transcript"], row["started_at"],
+                   row["ended_at"], completed, row["end_reason"])
+
+
+def _prepare(path: Path, name: str, plan: Plan) -> None:
+    """Create or migrate the database and check it holds this plan (in a thread, at open)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrate(conn)
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            row = conn.execute("SELECT name, plan_sha256 FROM study WHERE id = 1").fetchone()
+            if row is None:
+                conn.execute("INSERT INTO study (id, name, plan_sha256, plan, created_at) VALUES (1, ?, ?, ?, ?)",
+                             (name, plan.hash, json.dumps(plan.describe(), sort_keys=True), now()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()
+    if row is not None and row[1] != plan.hash:
+        raise StoreError(f"{path} holds the study {row[0]!r} with plan {row[1]}, but the study file now gives "
+                         f"plan {plan.hash} (its design, conditions, order, quotas, games per condition or seed "
+                         "changed): restore the file, or name a new database with 'store:'")
+
+
+class StudyStore:
+    """One connection to the study database; safe to share between the tasks of one event loop."""
+
+    def __init__(self, path: Path, plan: Plan, conn: aiosqlite.Connection) -> None:
+        self.path = path
+        self.plan = plan
+        self._conn = conn
+        self._lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, name: str, plan: Plan) -> StudyStore:
+        """Create, migrate and check the database; StoreError with one line when it cannot be used."""
+        try:
+            await asyncio.to_thread(_prepare, path, name, plan)
+            conn = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
+        except SchemaTooNew as exc:
+            raise StoreError(f"study database {path}: {exc}") from exc
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreError(f"study database {path} cannot be used: {exc}") from exc
+        conn.row_factory = sqlite3.Row
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        return cls(path, plan, conn)
+
+    async def close(self) -> None:
+        await self._conn.close()
+
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._lock:
+            await self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                await self._conn.execute("ROLLBACK")
+                raise
+            await self._conn.execute("COMMIT")
+
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        # Under the lock: a read between another task's BEGIN and COMMIT on this connection would
+        # see that task's rows before they are decided.
+        async with self._lock, self._conn.execute(sql, params) as cursor:
+            return list(await cursor.fetchall())
+
+    async def participants(self) -> list[ParticipantRow]:
+        return [_participant(r) for r in await self._rows("SELECT * FROM participants ORDER BY number")]
+
+    async def participant(self, pid: str) -> ParticipantRow | None:
+        rows = await self._rows("SELECT * FROM participants WHERE id = ?", (pid,))
+        return _participant(rows[0]) if rows else None
+
+    async def active(self) -> ParticipantRow | None:
+        rows = await self._rows("SELECT * FROM participants WHERE state = 'active'")
+        return _participant(rows[0]) if rows else None
+
+    async def games(self, participant: str | None = None) -> list[GameRow]:
+        if participant is None:
+            rows = await self._rows("SELECT * FROM games ORDER BY id")
+        else:
+            rows = await self._rows("SELECT * FROM games WHERE participant = ? ORDER BY id", (participant,))
+        return [_game(r) for r in rows]
+
+    async def events(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in await self._rows("SELECT * FROM events ORDER BY id")]
+
+    @staticmethod
+    async def _done(conn: aiosqlite.Connection, pid: str) -> int:
+        async with conn.execute("SELECT COUNT(DISTINCT position) FROM games WHERE participant = ? AND completed = 1",
+                                (pid,)) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    async def completed_games(self, pid: str) -> int:
+        async with self._lock:
+            return await self._done(self._conn, pid)
+
+    async def next_slot(self, row: ParticipantRow) -> Slot | None:
+        """The participant's next game (None when every game is completed)."""
+        slots = self.plan.slots(row.sequence - 1)
+        done = await self.completed_games(row.id)
+        return slots[done] if done < len(slots) else None
+
+    async def _log(self, conn: aiosqlite.Connection, participant: str | None, action: str, detail: str = "") -> None:
+        await conn.execute("INSERT INTO events (at, participant, action, detail) VALUES (?, ?, ?, ?)",
+                           (now(), participant, action, detail or None))
+
+    async def add_participant(self, pid: str) -> ParticipantRow:
+        """Start ``pid`` on the sequence the plan gives the next participant (see plan.py)."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM participants ORDER BY number") as cursor:
+                rows = [_participant(r) for r in await cursor.fetchall()]
+            if len(rows) >= MAX_PARTICIPANTS:
+                raise StoreError(f"the study has {len(rows)} participants, the most one database keeps")
+            if any(r.id == pid for r in rows):
+                raise StoreError(f"participant {pid} already exists (state: "
+                                 f"{next(r.state for r in rows if r.id == pid)}); give the new one another id")
+            active = [r for r in rows if r.state == "active"]
+            if active:
+                raise StoreError(f"participant {active[0].id} is still active: pause, drop or finish them first "
+                                 "(python -m agent study pause|drop ID)")
+            holders: dict[int, int] = {}
+            for r in rows:
+                if r.state != "dropped":
+                    holders[r.sequence - 1] = holders.get(r.sequence - 1, 0) + 1
+            sequence = self.plan.choose_sequence(holders)
+            if sequence is None:
+                quotas = ", ".join(f"{c}: {q}" for c, q in self.plan.quotas)
+                raise StoreError(f"every condition has reached its quota ({quotas})")
+            taken = {r.replaces for r in rows if r.replaces}
+            replaces = next((r.id for r in rows if r.state == "dropped" and r.sequence == sequence + 1
+                             and r.id not in taken), None)
+            stamp = now()
+            row = ParticipantRow(pid, len(rows) + 1, sequence + 1, self.plan.sequences[sequence], "active", replaces,
+                                 stamp, stamp)
+            await conn.execute(
+                "INSERT INTO participants (id, number, sequence, conditions, state, replaces, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.id, row.number, row.sequence, json.dumps(list(row.conditions)), row.state, row.replaces,
+                 stamp, stamp))
+            await self._log(conn, pid, "next", f"sequence {sequence + 1}: {', '.join(row.conditions)}"
+                            + (f" (the sequence of dropped {replaces})" if replaces else ""))
+        return row
+
+    async def set_state(self, pid: str, to: ParticipantState) -> ParticipantRow:
+        """pause (active -> paused), resume (paused -> active, nobody else active), drop (active or
+        paused -> dropped)."""
+        allowed: dict[str, tuple[str, ...]] = {"paused": ("active",), "active": ("paused",),
+                                               "dropped": ("active", "paused")}
+        verb = {"paused": "paused", "active": "resumed", "dropped": "dropped"}[to]
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
+                found = await cursor.fetchone()
+            if found is None:
+                raise StoreError(f"no participant {pid} in this study")
+            row = _participant(found)
+            if row.state == to:
+                raise StoreError(f"participant {pid} is already {row.state}")
+            if row.state not in allowed[to]:
+                raise StoreError(f"participant {pid} is {row.state} and cannot be {verb}")
+            if to == "active":
+                async with conn.execute("SELECT id FROM participants WHERE state = 'active'") as cursor:
+                    other = await cursor.fetchone()
+                if other is not None:
+                    raise StoreError(f"participant {other[0]} is active: pause or drop them before resuming {pid}")
+            stamp = now()
+            await conn.execute("UPDATE participants SET state = ?, updated_at = ? WHERE id = ?", (to, stamp, pid))
+            if to == "dropped":  # a game still running for them ends with the drop
+                await conn.execute("UPDATE games SET ended_at = ?, completed = 0, end_reason = 'participant dropped'"
+                                   " WHERE participant = ? AND ended_at IS NULL", (stamp, pid))
+            await self._log(conn, pid, {"paused": "pause", "active": "resume", "dropped": "drop"}[to])
+        return ParticipantRow(row.id, row.number, row.sequence, row.conditions, to, row.replaces, row.created_at,
+                              stamp)
+
+    async def start_game(self, pid: str, slot: Slot, session_id: str, transcript: str | None) -> GameRow:
+        """Record that the game at ``slot`` starts now (before its first frame is answered). An
+        attempt at the same slot still open (a killed agent's, a dropped connection's) is ended
+        as replaced."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
+                found = await cursor.fetchone()
+            if found is None or found["state"] != "active":
+                state = "gone" if found is None else found["state"]
+                raise StoreError(f"participant {pid} is {state}: the game is not part of the study")
+            done = await self._done(conn, pid)
+            if slot.position != done + 1:
+                raise StoreError(f"participant {pid} is at game {done + 1}, not {slot.position}")
+            async with conn.execute("SELECT COALESCE(MAX(attempt), 0) FROM games WHERE participant = ? "
+                                    "AND position = ?", (pid, slot.position)) as cursor:
+                last = await cursor.fetchone()
+            attempt = int(last[0]) + 1 if last else 1
+            stamp = now()
+            await conn.execute("UPDATE games SET ended_at = ?, completed = 0, end_reason = ? WHERE participant = ? "
+                               "AND position = ? AND ended_at IS NULL",
+                               (stamp, f"replaced by attempt {attempt}", pid, slot.position))
+            cursor = await conn.execute(
+                "INSERT INTO games (participant, position, condition, order_position, repeat, attempt, session_id,"
+                " transcript, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (pid, slot.position, slot.condition, slot.order, slot.repeat, attempt, session_id[:MAX_PATH_CHARS],
+                 transcript[:MAX_PATH_CHARS] if transcript else None, stamp))
+            game_id = cursor.lastrowid
+            await cursor.close()
+        assert game_id is not None
+        return GameRow(game_id, pid, slot.position, slot.condition, slot.order, slot.repeat, attempt, session_id,
+                       transcript, stamp, None, None, None)
+
+    async def end_game(self, game_id: int, completed: bool, reason: str | None) -> bool:
+        """Record the end of game ``game_id``; a completed game moves its participant on (and the
+        last one completes them). False when the game had already ended (replaced, dropped)."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)) as cursor:
+                found = await cursor.fetchone()
+            if found is None or found["ended_at"] is not None:
+                return False
+            stamp = now()
+            await conn.execute("UPDATE games SET ended_at = ?, completed = ?, end_reason = ? WHERE id = ?",
+                               (stamp, int(completed), (reason or "")[:MAX_REASON_CHARS] or None, game_id))
+            pid = found["participant"]
+            if completed:
+                async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
+                    prow = _participant(await cursor.fetchone())  # type: ignore[arg-type]
+                finished = await self._done(conn, pid) >= len(self.plan.slots(prow.sequence - 1))
+                if finished and prow.state in ("active", "paused"):
+                    await conn.execute("UPDATE participants SET state = 'completed', updated_at = ? WHERE id = ?",
+                                       (stamp, pid))
+                    await self._log(conn, pid, "completed")
+        return True

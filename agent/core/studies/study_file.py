@@ -1,0 +1,307 @@
+"""The study file: YAML validated like a config, every condition resolved into a checked game
+config at load time, before anything listens.
+
+```yaml
+name: pilot-2
+design: within            # within | between | fixed
+conditions:               # in this order (the square's labels, unless a seed shuffles them)
+  planner: {config: offline.yaml}
+  silent: {config: offline.yaml, overrides: {turn: {thinking_line: false}}}
+  wizard: {config: offline.yaml, console: wizard}
+games_per_condition: 1
+seed: 7                   # optional
+```
+
+Every problem is reported at once, one line each, naming the field (a misspelt key gets a guess);
+a condition whose config does not load, an unknown condition, an empty design each give one clear
+line. The game's config model comes from the caller (the core knows no game).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, ValidationError, field_validator
+
+from agent.core.config import (
+    MAX_REPORTED_ERRORS,
+    ConfigError,
+    GameConfig,
+    StrictModel,
+    describe_errors,
+    read_config_mapping,
+    read_yaml_mapping,
+)
+from agent.core.resources import find_shipped_config
+from agent.core.studies.latin import MAX_CONDITIONS
+from agent.core.studies.plan import Design, Plan, make_plan
+
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+NAME_RULE = "a letter or digit, then up to 39 letters, digits, '_', '.' or '-'"
+MAX_GAMES_PER_CONDITION = 20
+MAX_QUOTA = 100_000
+ConsoleMode = Literal["autonomous", "supervised", "wizard"]
+
+ConfigModelOf = Callable[[str], type[GameConfig]]
+"""A game's name to its config model; ValueError with one line for an unknown game."""
+
+
+class StudyError(ConfigError):
+    """The study cannot be used; the message names the file and each problem (one line each)."""
+
+
+class ConditionSpec(StrictModel):
+    config: Path | None = Field(None, description=(
+        "The condition's config: a file (relative to the study file) or a shipped config's name; "
+        "unset: the game's offline default."))
+    model: str | None = Field(None, min_length=1, max_length=200, description="Sets llm.model.")
+    player: str | None = Field(None, min_length=1, max_length=40, description="Sets player (the game's kinds).")
+    prompts_dir: Path | None = Field(None, description="Sets prompts_dir: another folder of prompt templates.")
+    console: ConsoleMode | None = Field(None, description=(
+        "Console takeover: sets console.default_mode; wizard hands every AI turn to the experimenter console "
+        "(Wizard-of-Oz)."))
+    overrides: dict[str, Any] = Field(default_factory=dict, description=(
+        "Any other config fields, nested as in a config file, over the config's own."))
+    description: str | None = Field(None, max_length=500)
+
+
+class StudyFile(StrictModel):
+    name: str = Field(min_length=1, max_length=100, description="The study's name, in every session_start.")
+    game: str | None = Field(None, description="The game every condition plays (default: the configs' game).")
+    design: Design = Field(description="within, between or fixed.")
+    conditions: dict[str, ConditionSpec] = Field(description="Name: condition, in order.")
+    games_per_condition: int = Field(1, ge=1, le=MAX_GAMES_PER_CONDITION)
+    order: list[str] | None = Field(None, description="fixed: the conditions' order (default: as listed).")
+    quotas: dict[str, int] | None = Field(None, description="between: the most participants per condition.")
+    seed: int | None = Field(None, ge=0, le=2**63 - 1, description="Shuffles the conditions' places in the plan.")
+    store: Path | None = Field(None, description="The SQLite database (default: <study file name>.db beside it).")
+
+    @field_validator("name")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        if not value.isprintable() or value != value.strip():
+            raise ValueError("the name must be printable, without leading or trailing spaces")
+        return value
+
+    @field_validator("conditions")
+    @classmethod
+    def _names(cls, value: dict[str, ConditionSpec]) -> dict[str, ConditionSpec]:
+        if not value:
+            raise ValueError("the study names no conditions (conditions: {NAME: {config: FILE}})")
+        if len(value) > MAX_CONDITIONS:
+            raise ValueError(f"at most {MAX_CONDITIONS} conditions")
+        for name in value:
+            if not NAME.match(name):
+                raise ValueError(f"condition name {name!r}: {NAME_RULE}")
+        return value
+
+    @field_validator("quotas")
+    @classmethod
+    def _quotas(cls, value: dict[str, int] | None) -> dict[str, int] | None:
+        for name, quota in (value or {}).items():
+            if not 1 <= quota <= MAX_QUOTA:
+                raise ValueError(f"quota of {name!r} must be 1 to {MAX_QUOTA}")
+        return value
+
+
+@dataclass(frozen=True)
+class Condition:
+    name: str
+    config: GameConfig
+    """Loaded and validated: the config file with the condition's overrides."""
+    console: ConsoleMode | None = None
+    description: str | None = None
+
+
+@dataclass(frozen=True)
+class Study:
+    name: str
+    path: Path
+    game: str
+    conditions: tuple[Condition, ...]
+    plan: Plan
+    store: Path
+
+    def condition(self, name: str) -> Condition:
+        for condition in self.conditions:
+            if condition.name == name:
+                return condition
+        raise KeyError(name)
+
+
+class _UniqueKeys(yaml.SafeLoader):
+    """A SafeLoader refusing a key given twice (a second condition of the same name would
+    otherwise silently replace the first)."""
+
+
+def _mapping_without_duplicates(loader: _UniqueKeys, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
+def _guess(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else f" (conditions: {', '.join(known)})"
+
+
+def _describe(err: Any, line: str) -> str:
+    if err["type"] == "missing":
+        hints = {"design": "within, between or fixed", "conditions": "NAME: {config: FILE} for each condition",
+                 "name": "the study's name"}
+        field = ".".join(str(p) for p in err["loc"])
+        return f"field '{field}': missing" + (f" ({hints[field]})" if field in hints else "")
+    return line.replace("Value error, ", "")
+
+
+def _design_problems(spec: StudyFile) -> list[str]:
+    known = list(spec.conditions)
+    problems = []
+    if spec.order is not None and spec.design != "fixed":
+        problems.append(f"field 'order': only a fixed design takes an order (this one is {spec.design})")
+    if spec.quotas is not None and spec.design != "between":
+        problems.append(f"field 'quotas': only a between design takes quotas (this one is {spec.design})")
+    for field, names in (("order", spec.order or []), ("quotas", list(spec.quotas or {}))):
+        problems += [f"field '{field}': unknown condition {name!r}{_guess(name, known)}"
+                     for name in names if name not in known]
+    if spec.order is not None and not problems:
+        missing = [n for n in known if n not in spec.order]
+        twice = sorted({n for n in spec.order if spec.order.count(n) > 1})
+        if twice:
+            problems.append(f"field 'order': {', '.join(twice)} listed more than once")
+        if missing:
+            problems.append(f"field 'order': leaves out {', '.join(missing)} (every condition, once)")
+    return problems
+
+
+def _merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _config_path(spec: ConditionSpec, folder: Path) -> Path | None:
+    if spec.config is None:
+        return None
+    beside = spec.config if spec.config.is_absolute() else folder / spec.config
+    if beside.exists():
+        return beside
+    return find_shipped_config(spec.config) or beside
+
+
+def _condition_mapping(spec: ConditionSpec, data: dict[str, Any], folder: Path) -> dict[str, Any]:
+    over: dict[str, Any] = {}
+    if spec.model is not None:
+        over["llm"] = {"model": spec.model}
+    if spec.player is not None:
+        over["player"] = spec.player
+    if spec.prompts_dir is not None:
+        beside = folder / spec.prompts_dir
+        over["prompts_dir"] = str(beside if not spec.prompts_dir.is_absolute() and beside.is_dir()
+                                  else spec.prompts_dir)
+    if spec.console is not None:
+        over["console"] = {"default_mode": spec.console}
+    return _merge(_merge(data, over), spec.overrides)
+
+
+def _resolve(spec: StudyFile, path: Path, config_model_of: ConfigModelOf,
+             default_game: str) -> tuple[str, list[Condition], list[str]]:
+    folder = path.parent
+    problems: list[str] = []
+    loaded: list[tuple[str, ConditionSpec, Path | None, dict[str, Any]]] = []
+    for name, cond in spec.conditions.items():
+        config_path = _config_path(cond, folder)
+        try:
+            data = read_config_mapping(config_path) if config_path is not None else {}
+        except ConfigError as exc:
+            problems.append(f"condition {name!r}: {exc}")
+            continue
+        loaded.append((name, cond, config_path, _condition_mapping(cond, data, folder)))
+    games = {name: str(data.get("game") or spec.game or default_game) for name, _, _, data in loaded}
+    game = spec.game or (next(iter(games.values())) if games else default_game)
+    for name, g in games.items():
+        if g != game:
+            first = next(n for n, other in games.items() if other == game)
+            where = "the study's game" if spec.game else f"condition {first!r}"
+            problems.append(f"condition {name!r}: its config is for the game {g!r}, not {game!r} ({where}); "
+                            "every condition of a study plays the same game")
+    try:
+        model = config_model_of(game)
+    except ValueError as exc:
+        return game, [], [*problems, f"field 'game': {exc}"]
+    conditions = []
+    for name, cond, config_path, data in loaded:
+        if games[name] != game:
+            continue
+        payload = {**data, "game": game}
+        if config_path is not None:
+            payload["source"] = config_path.resolve()
+        try:
+            config = model.model_validate(payload)
+        except ValidationError as exc:
+            where = f"config {config_path}" if config_path is not None else f"the {game} default config"
+            problems += [f"condition {name!r}: {where} with the condition's settings: {line}"
+                         for line in describe_errors(model, exc)]
+            continue
+        conditions.append(Condition(name, config, cond.console, cond.description))
+    return game, conditions, problems
+
+
+def _fail(path: Path, problems: list[str]) -> StudyError:
+    shown = problems[:MAX_REPORTED_ERRORS]
+    if len(problems) > len(shown):
+        shown.append(f"... and {len(problems) - len(shown)} more")
+    if len(shown) == 1:
+        return StudyError(f"study {path}: {shown[0]}")
+    return StudyError(f"study {path} has {len(problems)} problems:\n  " + "\n  ".join(shown))
+
+
+def read_study_file(path: str | Path) -> StudyFile:
+    """The study file's own fields, checked (no config is read); StudyError otherwise."""
+    path = Path(path)
+    try:
+        data = read_yaml_mapping(path, "study", _UniqueKeys)
+    except ConfigError as exc:
+        raise StudyError(str(exc)) from exc
+    try:
+        spec = StudyFile.model_validate(data)
+    except ValidationError as exc:
+        lines = describe_errors(StudyFile, exc)
+        raise _fail(path, [_describe(err, line) for err, line in zip(exc.errors(), lines, strict=True)]) from exc
+    problems = _design_problems(spec)
+    if problems:
+        raise _fail(path, problems)
+    return spec
+
+
+def load_study(path: str | Path, config_model_of: ConfigModelOf, default_game: str) -> Study:
+    """The study in ``path`` with every condition's config loaded and validated; StudyError naming
+    every problem (one line each) otherwise."""
+    path = Path(path)
+    spec = read_study_file(path)
+    game, conditions, problems = _resolve(spec, path, config_model_of, default_game)
+    if problems:
+        raise _fail(path, problems)
+    plan = make_plan(spec.design, list(spec.conditions), games_per_condition=spec.games_per_condition,
+                     order=spec.order, quotas=spec.quotas, seed=spec.seed)
+    store = spec.store if spec.store is not None else Path(f"{path.stem}.db")
+    store = store if store.is_absolute() else path.parent / store
+    return Study(spec.name, path.resolve(), game, tuple(conditions), plan, store.resolve())

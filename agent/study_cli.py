@@ -1,0 +1,91 @@
+"""``python -m agent study next|pause|resume|drop ID --study FILE`` and ``study status --study FILE
+[--json]``: the experimenter's hands on a study's participants, from the command line.
+
+It writes the study's database directly (SQLite in WAL mode), so it works while the agent serves
+the study: the next game connection belongs to the participant started here. It checks the study
+file and its conditions' configs as the agent does, but needs no API key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from agent.core.config import ConfigError
+from agent.core.studies.run import ParticipantStatus, StudyRun, StudyStatus
+from agent.core.studies.store import StoreError
+
+ACTIONS = ("next", "pause", "resume", "drop")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m agent study",
+        description="Start, pause, resume or drop a study's participants, and show the design's balance. "
+                    "Works while the agent serves the study (python -m agent --study FILE).")
+    sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    helps = {"next": "start participant ID: the plan assigns their order of conditions; the next game "
+                     "connection plays their first condition",
+             "pause": "pause participant ID (games are not bound to them until resumed)",
+             "resume": "resume paused participant ID (nobody else may be active)",
+             "drop": "mark participant ID dropped out; their order sequence goes to the next participant started"}
+    for action in ACTIONS:
+        command = sub.add_parser(action, help=helps[action], description=helps[action])
+        command.add_argument("participant", metavar="ID", help="participant id, e.g. P07")
+        command.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
+    status = sub.add_parser("status", help="participants per order sequence and per condition, completed, dropped",
+                            description="The design's balance: participants per order sequence and per condition, "
+                                        "completed and dropped out, and each participant's order and progress.")
+    status.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
+    status.add_argument("--json", action="store_true", help="one JSON object instead of tables")
+    return parser
+
+
+def _participant_line(p: ParticipantStatus) -> str:
+    following = f"; next game: {p.next_condition} ({p.completed + 1} of {p.games})" if p.next_condition else ""
+    took = f" taken over from dropped {p.replaces}" if p.replaces else ""
+    return (f"{p.id} {p.state}: sequence {p.sequence} ({', '.join(p.order)}){took}, "
+            f"{p.completed} of {p.games} games completed{following}")
+
+
+def format_status(status: StudyStatus) -> str:
+    """The status as the tables a person reads."""
+    c = status.counts
+    lines = [f"study {status.study} ({status.design}, plan {status.plan_sha256}, {status.store})",
+             f"participants: {sum(c.values())} ({c['active']} active, {c['paused']} paused, "
+             f"{c['completed']} completed, {c['dropped']} dropped out)",
+             status.balance, "", "sequence  order" + " " * 30 + "participants  completed  dropped"]
+    for s in status.sequences:
+        order = ", ".join(s.order)
+        lines.append(f"{s.sequence:>8}  {order:<35}{s.participants:>12}  {s.completed:>9}  {s.dropped:>7}")
+    lines += ["", "condition             participants  games completed  games started"]
+    lines += [f"{b.condition:<20}  {b.participants:>12}  {b.games_completed:>15}  {b.games_started:>13}"
+              for b in status.by_condition]
+    if status.participants:
+        lines += ["", *(_participant_line(p) for p in status.participants)]
+    return "\n".join(lines)
+
+
+async def _run(args: argparse.Namespace) -> str:
+    from agent.cli import read_study
+
+    study = read_study(args.study)
+    async with await StudyRun.open(study) as run:
+        if args.action == "status":
+            status = await run.status()
+            return status.model_dump_json(indent=2) if args.json else format_status(status)
+        changed = await {"next": run.next_participant, "pause": run.pause, "resume": run.resume,
+                         "drop": run.drop}[args.action](args.participant)
+        return _participant_line(changed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        print(asyncio.run(_run(args)))
+    except (ConfigError, StoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,102 @@
+"""``python -m agent study ...``: participants from the command line, also while another process
+holds the study open, and ``status --json`` in the shape scripts read."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main, read_study
+from agent.core.studies.run import StudyRun
+
+ROOT = Path(__file__).resolve().parents[2]
+STUDY = """name: cli-pilot
+design: within
+conditions:
+  explain: {config: offline.yaml}
+  silent: {config: offline.yaml, overrides: {turn: {thinking_line: false}}}
+"""
+
+
+@pytest.fixture
+def study(tmp_path: Path) -> Path:
+    (tmp_path / "offline.yaml").write_text("player: planner\n")
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY)
+    return path
+
+
+def _study(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "agent", "study", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+
+
+async def test_next_from_another_process_binds_the_serving_agents_next_game(study: Path) -> None:
+    async with await StudyRun.open(read_study(study)) as serving:
+        assert await serving.current() is None
+        done = _study("next", "P07", "--study", str(study))
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == ("P07 active: sequence 1 (explain, silent), 0 of 2 games completed; "
+                                       "next game: explain (1 of 2)")
+        assignment = await serving.current()
+        assert assignment is not None and (assignment.participant, assignment.condition) == ("P07", "explain")
+        started = await serving.game_started(assignment, "s1", None)  # the agent writes while the CLI reads
+        await serving.game_ended(started, completed=True)
+        status = json.loads(_study("status", "--study", str(study), "--json").stdout)
+        assert status["participants"][0]["completed"] == 1
+
+
+def test_status_json_lists_each_participants_id_order_and_completed(study: Path,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    for pid in ("P01", "P02", "P03"):
+        assert main(["study", "next", pid, "--study", str(study)]) == 0
+        if pid != "P03":
+            assert main(["study", "pause", pid, "--study", str(study)]) == 0
+    assert main(["study", "drop", "P02", "--study", str(study)]) == 0
+    capsys.readouterr()
+    assert main(["study", "status", "--study", str(study), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert [(p["id"], p["order"], p["completed"], p["state"]) for p in status["participants"]] == [
+        ("P01", ["explain", "silent"], 0, "paused"), ("P02", ["silent", "explain"], 0, "dropped"),
+        ("P03", ["explain", "silent"], 0, "active")]  # started before P02 dropped: the sequences were level
+    assert status["counts"] == {"active": 1, "paused": 1, "dropped": 1, "completed": 0}
+    assert [(s["order"], s["participants"], s["dropped"]) for s in status["sequences"]] == [
+        (["explain", "silent"], 2, 0), (["silent", "explain"], 0, 1)]
+    assert {c["condition"]: c["participants"] for c in status["by_condition"]} == {"explain": 2, "silent": 2}
+    assert status["study"] == "cli-pilot" and len(status["plan_sha256"]) == 16
+
+
+def test_status_text_shows_the_balance(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", "next", "P01", "--study", str(study)]) == 0
+    assert main(["study", "status", "--study", str(study)]) == 0
+    out = capsys.readouterr().out
+    assert "participants: 1 (1 active, 0 paused, 0 completed, 0 dropped out)" in out
+    assert "no participant completed yet (2 sequences)" in out
+    assert "P01 active: sequence 1 (explain, silent)" in out
+
+
+@pytest.mark.parametrize("args, line", [
+    (["pause", "P09"], "error: no participant P09 in this study"),
+    (["resume", "P01"], "error: participant P01 is already active"),
+    (["next", "P02"], "error: participant P01 is still active: pause, drop or finish them first"),
+])
+def test_refused_changes_are_one_line_and_status_2(study: Path, capsys: pytest.CaptureFixture[str],
+                                                   args: list[str], line: str) -> None:
+    assert main(["study", "next", "P01", "--study", str(study)]) == 0
+    capsys.readouterr()
+    assert main(["study", *args, "--study", str(study)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(line) and err.count("\n") == 1, err
+
+
+def test_a_bad_study_file_stops_the_command_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\ndesign: within\nconditions: {a: {config: missing.yaml}}\n")
+    assert main(["study", "status", "--study", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: study {path}: condition 'a': cannot read config") and err.count("\n") == 1
+    assert not (tmp_path / "s.db").exists()  # nothing was created for a study that does not load
