@@ -38,7 +38,7 @@ from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.legibility import LINE_MIN, Contrast, board_contrast, drawer_contrast
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.players.base import board_of, drawer_of
+from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
 from agent.games.tangram.repaint import prepare_picture
 from agent.games.tangram.sim.game import OBJECTIVES

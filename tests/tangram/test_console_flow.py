@@ -20,8 +20,8 @@ from agent.core.testing.fake_openai import FakeOpenAI, FakeReply, first_enum_res
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.web import ConsoleServer
-from agent.games.tangram.factory import make_player_factory
-from agent.games.tangram.server import AgentServer, serve_agent
+from agent.games.tangram.link.factory import make_player_factory
+from agent.games.tangram.link.server import AgentServer, serve_agent
 from agent.games.tangram.sim import GameClient
 
 Message = dict[str, Any]

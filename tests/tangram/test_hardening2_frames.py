@@ -15,7 +15,7 @@ from PIL import Image
 from websockets.asyncio.client import connect
 
 from agent.core.testing.fake_openai import FakeOpenAI
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import good_replies, llm_config, planner_config
 from tests.tangram.test_hardening2_support import feedback, frames_until, play_one_turn, play_request, records

@@ -14,7 +14,7 @@ import re
 from websockets.asyncio.client import connect
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import good_replies, is_chat_request, llm_config
 from tests.tangram.test_hardening2_support import bystander, play_one_turn, play_request, records

@@ -24,8 +24,8 @@ from websockets.exceptions import InvalidStatus
 
 from agent.core.limits import ResourceErrorFilter
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
-from agent.games.tangram import server as server_module
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link import server as server_module
+from agent.games.tangram.link.server import serve_agent
 from tests.tangram.hardening_support import MOVE, good_replies, llm_config, planner_config, wait_until
 from tests.tangram.test_hardening2_support import feedback, frames_until, play_one_turn, play_request, records
 
@@ -100,7 +100,7 @@ async def test_idle_sockets_beyond_the_fd_limit_do_not_lock_the_game_out(tmp_pat
 
 
 async def test_when_full_an_idle_connection_gives_way_and_speaking_games_get_503(tmp_path, caplog):
-    caplog.set_level(logging.WARNING, logger="agent.games.tangram.server")
+    caplog.set_level(logging.WARNING, logger="agent.games.tangram.link.server")
     config = planner_config(tmp_path, server={"max_connections": 4})
     async with serve_agent(config, host="127.0.0.1", port=0) as server:
         idle, _ = await open_idle(server.url, 10)  # the first 4 are let in, the others get 503

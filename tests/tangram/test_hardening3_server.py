@@ -19,8 +19,8 @@ import yaml
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from agent.games.tangram import server as server_module
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link import server as server_module
+from agent.games.tangram.link.server import serve_agent
 from tests.tangram.hardening_support import planner_config, wait_until
 from tests.tangram.test_hardening2_support import play_one_turn, play_request
 

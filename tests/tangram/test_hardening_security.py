@@ -13,7 +13,7 @@ from websockets.exceptions import InvalidStatus
 from agent.core.redact import MaskingLogger, SecretFilter, Secrets
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
-from agent.games.tangram.server import ServerSetupError, serve_agent
+from agent.games.tangram.link.server import ServerSetupError, serve_agent
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import MOVE, assert_agent_frames_valid, is_chat_request, llm_config, planner_config
 

@@ -74,7 +74,7 @@ async def test_sockets_still_in_their_handshake_do_not_hold_up_the_shutdown(tmp_
 
     websockets closes only connections past their handshake and then waits for every socket; a
     stopping agent waited out the 10 s handshake time-out of each silent one."""
-    from agent.games.tangram.server import serve_agent
+    from agent.games.tangram.link.server import serve_agent
     from tests.tangram.hardening_support import planner_config
 
     loop = asyncio.get_running_loop()

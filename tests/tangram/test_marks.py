@@ -19,9 +19,9 @@ from agent.games.tangram.geometry.collide import CLEARANCE_PX, inside_board, is_
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, rotation_distance, start_pose
 from agent.games.tangram.moves import move_schema, parse_move
 from agent.games.tangram.planner.candidates import propose_candidates
-from agent.games.tangram.players.base import board_of
+from agent.games.tangram.contract import board_of
 from agent.games.tangram.protocol import parse_frame
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.game import OBJECTIVES
 from agent.games.tangram.sim.render import render_board, render_drawer
@@ -284,7 +284,7 @@ async def test_the_simulators_report_shows_each_llm_turns_picture_as_the_model_s
 def test_a_picture_that_cannot_be_marked_goes_out_as_it_was() -> None:
     from agent.core.memory import Memory
     from agent.games.tangram.planner.candidates import NO_CANDIDATES
-    from agent.games.tangram.players.base import TurnView
+    from agent.games.tangram.contract import TurnView
     from agent.games.tangram.players.marks import mark_board, mark_drawer
     from agent.games.tangram.protocol import GameState
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.movers import Movers, pieces_of
+from agent.games.tangram.link.movers import Movers, pieces_of
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 
 
@@ -64,7 +64,7 @@ async def test_a_chat_answered_while_a_play_lands_speaks_of_the_play_as_made() -
     """Seen in the simulator: "I placed Blue as the tail" went out, then a chat request whose board
     predates the play got "Blue ... it's still in the drawer"."""
     from agent.core.memory import Memory
-    from agent.games.tangram.players.base import TurnView
+    from agent.games.tangram.contract import TurnView
     from agent.games.tangram.players.planner import PlannerPlayer
 
     player = PlannerPlayer()

@@ -12,7 +12,7 @@ from agent.games.tangram.geometry.collide import BOARD_PX, CLEARANCE_PX, is_vali
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
-from agent.games.tangram.players.base import Decision
+from agent.games.tangram.contract import Decision
 
 LIBRARY = load_library()
 OBJECTIVES = ["A house", "A fish", "A human", "A rocket", "A cat", "A robot"]

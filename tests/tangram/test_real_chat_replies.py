@@ -19,8 +19,8 @@ import yaml
 from agent.core.llm import LLMResult
 from agent.core.memory import Memory
 from agent.games.tangram.config import Config
-from agent.games.tangram.factory import PlayerFactory
-from agent.games.tangram.players.base import TurnView
+from agent.games.tangram.link.factory import PlayerFactory
+from agent.games.tangram.contract import TurnView
 from agent.games.tangram.players.llm import LLMPlayer
 from agent.games.tangram.players.planner import PlannerPlayer
 from agent.games.tangram.players.replies import degenerate

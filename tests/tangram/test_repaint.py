@@ -36,7 +36,7 @@ def _game_after_human_move() -> tuple[SimGame, dict[str, object]]:
 
 
 def _prepared(frame: dict[str, object], key: str, source: str, cfg: TangramImageConfig = FULL) -> Image.Image:
-    """The picture as the session prepares it (:class:`~agent.games.tangram.views.Views`' two jobs)."""
+    """The picture as the session prepares it (:class:`~agent.games.tangram.link.views.Views`' two jobs)."""
     parsed = parse_frame(frame)
     b64 = str(frame[f"{key}_img"])
     got = prepare_picture(b64, parsed.state, key, cfg.model_copy(update={"source": source}))  # type: ignore[arg-type]
@@ -146,7 +146,7 @@ async def test_the_model_gets_the_play_requests_pieces_in_their_own_colours(tmp_
 
     from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
     from agent.games.tangram.config import Config
-    from agent.games.tangram.server import serve_agent
+    from agent.games.tangram.link.server import serve_agent
     from agent.games.tangram.sim.client import GameClient
 
     move = {"reasoning": "r", "action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55,

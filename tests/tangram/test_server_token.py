@@ -7,8 +7,8 @@ import logging
 import pytest
 from websockets.exceptions import InvalidStatus
 
-from agent.games.tangram import server as server_module
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link import server as server_module
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import planner_config
 

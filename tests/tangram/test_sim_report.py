@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.players.base import Decision, TurnView
+from agent.games.tangram.contract import Decision, TurnView
 from agent.games.tangram.sim.report import write_report
 from agent.games.tangram.sim.runner import (
     RunOptions,

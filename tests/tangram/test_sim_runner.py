@@ -14,7 +14,7 @@ import pytest
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.players.base import Decision, TurnView
+from agent.games.tangram.contract import Decision, TurnView
 from agent.games.tangram.sim.__main__ import main
 from agent.games.tangram.sim.progress import Progress
 from agent.games.tangram.sim.runner import RunOptions, agent_notes, percentile, run_in_process, summarize

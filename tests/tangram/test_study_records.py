@@ -12,7 +12,7 @@ from typing import Any
 from agent.core.study import config_hash
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 
 MOVE = {"action": "place", "piece": "Red", "rotation": 180, "x": 50, "y": 55, "relation": None, "anchor": None,

@@ -123,7 +123,7 @@ def test_bad_drawings_are_refused_with_the_reason(tmp_path: Path) -> None:
 def test_figures_dir_takes_one_folder_or_a_list_and_a_bad_one_fails_at_start(tmp_path: Path) -> None:
     from agent.core.config import ConfigError
     from agent.games.tangram.config import Config
-    from agent.games.tangram.factory import check_planner_config
+    from agent.games.tangram.link.factory import check_planner_config
     from agent.games.tangram.players.planner import PlannerPlayer
 
     svg_dir, out = tmp_path / "svg", tmp_path / "figures"

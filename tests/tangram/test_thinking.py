@@ -12,8 +12,8 @@ from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.players.base import Decision
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.contract import Decision
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn import actions as act
 from tests.tangram.hardening_support import MOVE, llm_config

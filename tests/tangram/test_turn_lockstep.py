@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.players.base import Decision
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import chat_frame, finish_frame, parse_frame, play_frame
 from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay
 from agent.games.tangram.sim.game import PlayRecord, SimGame, frame_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.games.tangram.players.base import Decision
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import GameFrame, parse_frame
 from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act

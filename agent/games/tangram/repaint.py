@@ -35,7 +35,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
 from agent.games.tangram.look import BOARD_SIZE, DRAWER_SIZE, GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
 from agent.games.tangram.paint import empty_crop, paint_pieces
-from agent.games.tangram.players.base import board_of, drawer_of
+from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
 
 log = logging.getLogger(__name__)

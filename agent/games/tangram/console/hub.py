@@ -28,8 +28,8 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.console.board import check_pose
 from agent.games.tangram.console.messages import PAGE_MESSAGE, CheckPose, Say, SetMode, Verdict
 from agent.games.tangram.console.supervisor import ConsolePlayer, GameSupervisor
-from agent.games.tangram.factory import PlayerSource
-from agent.games.tangram.players.base import Player
+from agent.games.tangram.link.factory import PlayerSource
+from agent.games.tangram.contract import Player
 
 log = logging.getLogger(__name__)
 

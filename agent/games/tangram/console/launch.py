@@ -6,7 +6,7 @@ from agent.core.redact import Secrets
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.web import ConsoleServer, ConsoleSetupError
-from agent.games.tangram.factory import PlayerSource
+from agent.games.tangram.link.factory import PlayerSource
 
 __all__ = ["Console", "ConsoleServer", "ConsoleSetupError", "start_console"]
 

@@ -36,11 +36,11 @@ from agent.games.tangram.config import Config, ConsoleMode
 from agent.games.tangram.console.board import VIEWBOX, Check, check_pose, outline_json, pieces_json, pose_json
 from agent.games.tangram.console.messages import Verdict
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.players.base import Decision, Player, TurnView, board_of
+from agent.games.tangram.contract import Decision, Player, TurnView, board_of
 from agent.games.tangram.protocol import GameFrame, GameState, clean_chat_text
 
 if TYPE_CHECKING:
-    from agent.games.tangram.session import Session
+    from agent.games.tangram.link.session import Session
 
 log = logging.getLogger(__name__)
 

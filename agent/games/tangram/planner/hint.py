@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner.library import FigureLibrary
 from agent.games.tangram.planner.planner import Planner
-from agent.games.tangram.players.base import Decision, board_of
+from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.protocol import GameState, clean_chat_text
 
 MAX_HINT_CHARS = 400

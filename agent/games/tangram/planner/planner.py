@@ -3,7 +3,7 @@
 It keeps the session's plan (figure, anchor, chat requests) and turns each board into a move and
 one chat line. Everything here is synchronous and pure computation; the async player in
 ``agent.games.tangram.players.planner`` only adapts a
-:class:`~agent.games.tangram.players.base.TurnView` to these calls.
+:class:`~agent.games.tangram.contract.TurnView` to these calls.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_ph
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
 from agent.games.tangram.planner.steps import Step, next_step
-from agent.games.tangram.players.base import Decision
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import clean_chat_text
 
 SOURCE = "planner"

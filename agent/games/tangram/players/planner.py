@@ -12,7 +12,7 @@ from agent.games.tangram.planner.hint import planner_hint
 from agent.games.tangram.planner.library import FigureLibrary, load_library
 from agent.games.tangram.planner.phrases import Phrases
 from agent.games.tangram.planner.planner import Planner
-from agent.games.tangram.players.base import Decision, TurnView
+from agent.games.tangram.contract import Decision, TurnView
 
 
 class PlannerPlayer:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker
 from agent.games.tangram.geometry.relations import resolve_relation, resolve_two
 from agent.games.tangram.moves import Move
-from agent.games.tangram.players.base import board_of
+from agent.games.tangram.contract import board_of
 from agent.games.tangram.protocol import GameState
 
 

@@ -1,7 +1,7 @@
 """The AI's turn in tangram as a pure state machine (no sockets, no asyncio, no clock reads).
 
 :class:`TurnMachine` takes :mod:`events` and returns :mod:`actions`; the session
-(:mod:`agent.games.tangram.session`) is its transport. docs/turns.md has the phases as a diagram.
+(:mod:`agent.games.tangram.link.session`) is its transport. docs/turns.md has the phases as a diagram.
 """
 
 from agent.games.tangram.turn.machine import TurnMachine

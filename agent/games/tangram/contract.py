@@ -65,7 +65,7 @@ class TurnView:
     fallback and the game's feedback before the turn's deadline; None for chat."""
     movers: Mapping[str, str] = field(default_factory=dict)
     """Who moved each piece on the board last ("agent" or "partner"), newest move last
-    (:mod:`agent.games.tangram.movers`); empty when the session does not track it."""
+    (:mod:`agent.games.tangram.link.movers`); empty when the session does not track it."""
     landing: Mapping[str, Pose] = field(default_factory=dict)
     """The agent's plays sent but not yet on this frame's board (a chat answered while a play lands)."""
     pending_images: asyncio.Future[tuple[Any, bytes | None]] | None = None

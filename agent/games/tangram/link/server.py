@@ -46,9 +46,9 @@ from agent.core.redact import MaskingLogger, Secrets
 from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.factory import PlayerSource, make_player_factory
+from agent.games.tangram.link.factory import PlayerSource, make_player_factory
 from agent.games.tangram.repaint import warm_panels
-from agent.games.tangram.session import Session
+from agent.games.tangram.link.session import Session
 from agent.games.tangram.thinking import thinking_line
 from agent.games.tangram.turn.state import TurnLines
 from agent.games.tangram.turn_lines import turn_lines

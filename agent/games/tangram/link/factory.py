@@ -17,7 +17,7 @@ from agent.core.config import check_api_key
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.players.base import Player
+from agent.games.tangram.contract import Player
 from agent.games.tangram.prompt_context import REASK_TEMPLATE, TEMPLATE_NAMES, sample_context
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from agent.core.images import ImageError, ImagePool
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.movers import Movers
-from agent.games.tangram.players.base import Player, TurnView
+from agent.games.tangram.link.movers import Movers
+from agent.games.tangram.contract import Player, TurnView
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.repaint import Which, prepare_picture
 
