@@ -13,7 +13,7 @@ from pathlib import Path
 from agent.games.tangram.config import Config
 from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay
 from agent.games.tangram.sim.runner import RunOptions, run_in_process, summarize
-from agent.games.tangram.turn_lines import shipped_turn_lines
+from agent.games.tangram.turn.lines import shipped_turn_lines
 
 
 async def test_the_offline_agent_on_the_real_games_feedback_times_ends_every_turn_after_its_feedback(

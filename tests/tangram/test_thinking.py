@@ -14,7 +14,7 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision
 from agent.games.tangram.link.server import serve_agent
-from agent.games.tangram.thinking import thinking_line
+from agent.games.tangram.turn.thinking import thinking_line
 from agent.games.tangram.turn import actions as act
 from tests.tangram.hardening_support import MOVE, llm_config
 from tests.tangram.test_hardening2_support import play_one_turn, play_request, records

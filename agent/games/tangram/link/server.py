@@ -49,9 +49,9 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.link.factory import PlayerSource, make_player_factory
 from agent.games.tangram.repaint import warm_panels
 from agent.games.tangram.link.session import Session
-from agent.games.tangram.thinking import thinking_line
+from agent.games.tangram.turn.thinking import thinking_line
 from agent.games.tangram.turn.state import TurnLines
-from agent.games.tangram.turn_lines import turn_lines
+from agent.games.tangram.turn.lines import turn_lines
 
 log = logging.getLogger(__name__)
 

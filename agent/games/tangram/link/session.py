@@ -43,12 +43,12 @@ from agent.games.tangram.protocol import (
     play_frame,
     utf8_safe,
 )
-from agent.games.tangram.thinking import thinking_line
+from agent.games.tangram.turn.thinking import thinking_line
 from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
 from agent.games.tangram.turn.state import TurnLines
-from agent.games.tangram.turn_lines import turn_lines
+from agent.games.tangram.turn.lines import turn_lines
 from agent.games.tangram.link.views import Views, drop
 
 log = logging.getLogger(__name__)

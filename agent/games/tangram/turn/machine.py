@@ -39,7 +39,7 @@ from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
-from agent.games.tangram.turn.moves import (
+from agent.games.tangram.turn.reports import (
     contradicts,
     decision_fields,
     partner_moves,
@@ -75,7 +75,7 @@ class TurnMachine:
     def __init__(self, rules: TurnRules) -> None:
         if rules.lines is None:
             raise ValueError("TurnRules.lines is required: the words of the turn's own chat lines "
-                             "(agent.games.tangram.turn_lines)")
+                             "(agent.games.tangram.turn.lines)")
         self.rules = rules
         self._lines: TurnLines = rules.lines
         self._landing = LandingTimes()

@@ -28,7 +28,7 @@ LINE_NAMES: tuple[LineName, ...] = get_args(LineName)
 
 class TurnLines(Protocol):
     """The words of the turn's own chat lines: ``line`` with its ``piece`` or ``reason``. Pure (a
-    template loaded and checked at start-up, :mod:`agent.games.tangram.turn_lines`)."""
+    template loaded and checked at start-up, :mod:`agent.games.tangram.turn.lines`)."""
 
     def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "") -> str: ...
 
