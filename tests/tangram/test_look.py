@@ -1,4 +1,4 @@
-"""The simulator's pictures have the real game's look (agent/games/tangram/look.py, GAME_FACTS "Seen in
+"""The simulator's pictures have the real game's look (agent/games/tangram/pictures/look.py, GAME_FACTS "Seen in
 the real game"): dark textured crops of the game's sizes, the vine, flat pieces in the scene's colours,
 the human-turn dimming on exactly the right pieces, and the overlap tint only where asked."""
 
@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from agent.games.tangram import look
-from agent.games.tangram.annotate import label_point
+from agent.games.tangram.pictures import look
+from agent.games.tangram.pictures.annotate import label_point
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
-from agent.games.tangram.paint import empty_crop
+from agent.games.tangram.pictures.paint import empty_crop
 from agent.games.tangram.sim.game import PIECE_NAMES, SimGame
 from agent.games.tangram.sim.render import board_image, drawer_image, render_board, render_drawer
 

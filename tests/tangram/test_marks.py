@@ -13,7 +13,7 @@ from PIL import Image
 
 from agent.core.images import prepare_image
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply, first_enum_responder
-from agent.games.tangram.annotate import LINE_LIGHT, annotate_board, annotate_drawer
+from agent.games.tangram.pictures.annotate import LINE_LIGHT, annotate_board, annotate_drawer
 from agent.games.tangram.config import Config, TangramImageConfig
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, inside_board, is_valid, polygon_px
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, rotation_distance, start_pose
@@ -285,7 +285,7 @@ def test_a_picture_that_cannot_be_marked_goes_out_as_it_was() -> None:
     from agent.core.memory import Memory
     from agent.games.tangram.planner.candidates import NO_CANDIDATES
     from agent.games.tangram.contract import TurnView
-    from agent.games.tangram.players.marks import mark_board, mark_drawer
+    from agent.games.tangram.pictures.marks import mark_board, mark_drawer
     from agent.games.tangram.protocol import GameState
 
     view = TurnView(objective="A house", state=GameState(), memory=Memory(2), board_png=b"not a picture",

@@ -12,10 +12,10 @@ import pytest
 from PIL import Image
 
 from agent.core.images import prepare_image
-from agent.games.tangram import look
+from agent.games.tangram.pictures import look
 from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.protocol import parse_frame as _parse
-from agent.games.tangram.repaint import prepare_picture, redraw, redrawn_image, repainter
+from agent.games.tangram.pictures.repaint import prepare_picture, redraw, redrawn_image, repainter
 from agent.games.tangram.sim.game import SimGame, frame_text
 from agent.games.tangram.sim.render import board_image, drawer_image
 
@@ -115,7 +115,7 @@ def test_a_restored_picture_that_is_shrunk_keeps_the_true_colours_inside_the_pie
 
 
 def test_a_broken_repair_leaves_the_games_picture(monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent.games.tangram import repaint
+    from agent.games.tangram.pictures import repaint
 
     def boom(*_: object, **__: object) -> None:
         raise RuntimeError("bug")
@@ -175,7 +175,7 @@ async def test_the_model_gets_the_play_requests_pieces_in_their_own_colours(tmp_
 
 def test_a_larger_window_s_picture_is_restored_too() -> None:
     """A bigger game window sends a bigger picture of the same region: the pieces are found at scale."""
-    from agent.games.tangram.repaint import restore, state_outlines
+    from agent.games.tangram.pictures.repaint import restore, state_outlines
 
     game, frame = _game_after_human_move()
     sent = Image.open(io.BytesIO(base64.b64decode(str(frame["board_img"])))).convert("RGB")
@@ -227,8 +227,8 @@ def test_redrawn_reads_only_the_pictures_header() -> None:
 
 
 def test_the_panels_drawn_ahead_serve_the_first_redrawn_pictures() -> None:
-    from agent.games.tangram import paint
-    from agent.games.tangram.repaint import warm_panels
+    from agent.games.tangram.pictures import paint
+    from agent.games.tangram.pictures.repaint import warm_panels
 
     cfg = TangramImageConfig(max_side=300)  # sizes no other test draws
     warm_panels(cfg)

@@ -14,7 +14,7 @@ import pytest
 
 from agent.analyze.__main__ import main as analyze_main
 from agent.games.tangram.geometry.pieces import PIECES
-from agent.games.tangram.look import BOARD_TEXTURE, HUMAN_TURN_DIM, PIECE_COLORS, piece_color
+from agent.games.tangram.pictures.look import BOARD_TEXTURE, HUMAN_TURN_DIM, PIECE_COLORS, piece_color
 from agent.games.tangram.replay import ReplayError, transcript_replay
 from agent.games.tangram.replay.__main__ import main as replay_main
 from agent.games.tangram.replay.board import board_picture, drawer_picture, hex_color

@@ -21,7 +21,7 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.link.movers import Movers
 from agent.games.tangram.contract import Player, TurnView
 from agent.games.tangram.protocol import GameFrame, GameState
-from agent.games.tangram.repaint import Which, prepare_picture
+from agent.games.tangram.pictures.repaint import Which, prepare_picture
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ class Views:
 
     async def _prepare_new(self, key: Which, b64: str, state: GameState, encode: bool) -> Any:
         """:meth:`_prepare`'s work: its pieces shown in their own colours as ``images.source`` says
-        (:mod:`agent.games.tangram.repaint`)."""
+        (:mod:`agent.games.tangram.pictures.repaint`)."""
         job = functools.partial(prepare_picture, b64, state, key, self.config.images, encode)
         try:
             image = await (self.images.run(job) if self.images is not None else asyncio.to_thread(job))

@@ -29,7 +29,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.contract import Decision, Player, TurnView
-from agent.games.tangram.players.marks import Marks, mark_board, mark_drawer, mark_images
+from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim, silent_on_move
 from agent.games.tangram.players.resolve import move_to_pose
 from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context

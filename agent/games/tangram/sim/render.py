@@ -3,7 +3,7 @@
 The game photographs its own window: at 1920 x 1080 the board crop is 562 x 540 px taken at
 screen (880, 115) and the drawer crop 210 x 210 px at (1600, 425). The camera maps world to
 screen as ``screen = (world - (573, 327)) * 1.67 + (960, 540)``, so a crop pixel is
-``world * 1.67 + offset``. The look is the real game's (:mod:`agent.games.tangram.look`): a
+``world * 1.67 + offset``. The look is the real game's (:mod:`agent.games.tangram.pictures.look`): a
 near-black textured panel with the vine in the board's top-right corner, flat pieces with no
 outline and no anti-aliasing (each the scene's Polygon2D), the human-turn dimming (``lit``) and
 the overlap tint (``tinted``) when the caller says the game would show them. Rendering is cheap
@@ -20,8 +20,8 @@ from PIL import Image
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_crop
-from agent.games.tangram.look import GAME_LOOK, PIECE_COLORS, Look, drawn_outline
-from agent.games.tangram.paint import empty_crop, paint_pieces
+from agent.games.tangram.pictures.look import GAME_LOOK, PIECE_COLORS, Look, drawn_outline
+from agent.games.tangram.pictures.paint import empty_crop, paint_pieces
 from agent.games.tangram.sim import scene
 
 __all__ = ["BOARD_CROP", "DRAWER_CROP", "PIECE_COLORS", "board_image", "drawer_image", "render_board",

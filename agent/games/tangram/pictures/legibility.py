@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageFilter
 
-from agent.games.tangram.annotate import (
+from agent.games.tangram.pictures.annotate import (
     CANDIDATE_LINE,
     GRID_TEXT,
     LABEL_TEXT,

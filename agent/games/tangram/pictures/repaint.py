@@ -10,7 +10,7 @@ the truth, and it says exactly where every piece is, so ``images.source`` choose
   its true colour: its polygon, and the pixels just around it that are a dimmed or tinted version of
   that piece's colour (our outline and the game's may differ by a pixel); anywhere else, a pixel in
   the exact dimmed colour of a piece gets that piece's colour back. Everything else stays the game's.
-- ``redrawn``: the picture drawn anew from the state in the game's look (:mod:`agent.games.tangram.paint`).
+- ``redrawn``: the picture drawn anew from the state in the game's look (:mod:`agent.games.tangram.pictures.paint`).
 - ``game``: the picture exactly as the game sent it.
 
 Pure functions on Pillow pictures; CPU-bound (about 2 ms for a board at 562 x 540 on one free core, 4 before
@@ -33,8 +33,8 @@ from agent.core.images import PreparedImage, check_pixels, encode_image, fitted_
 from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
-from agent.games.tangram.look import BOARD_SIZE, DRAWER_SIZE, GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
-from agent.games.tangram.paint import empty_crop, paint_pieces
+from agent.games.tangram.pictures.look import BOARD_SIZE, DRAWER_SIZE, GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
+from agent.games.tangram.pictures.paint import empty_crop, paint_pieces
 from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
 

@@ -1,7 +1,7 @@
-"""Drawing the game's two crops in a :class:`~agent.games.tangram.look.Look`, with Pillow.
+"""Drawing the game's two crops in a :class:`~agent.games.tangram.pictures.look.Look`, with Pillow.
 
 One painter for the simulator's pictures and for the agent's own repair of the pictures it gets
-(:mod:`agent.games.tangram.repaint`): the panel's texture, the vine, then the pieces in the scene's
+(:mod:`agent.games.tangram.pictures.repaint`): the panel's texture, the vine, then the pieces in the scene's
 order, each flat, dimmed by the human-turn highlight or tinted as an overlapping piece when asked.
 Pieces are given as outlines already in the picture's pixels, so the caller decides whose geometry
 places them (the simulator its own scene, the agent the state it was sent).
@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw
 
-from agent.games.tangram.look import (
+from agent.games.tangram.pictures.look import (
     BOARD_SIZE,
     DRAWER_SIZE,
     GAME_LOOK,
