@@ -17,7 +17,7 @@ def _tokens(*texts: str) -> int:
 
 
 def test_tangram_compact_play_is_far_shorter_and_puts_the_candidates_first() -> None:
-    from agent.games.tangram.prompt_context import sample_context
+    from agent.games.tangram.llm_player.context import sample_context
 
     context = sample_context()
     assert context["compact"] is False

@@ -18,7 +18,7 @@ from websockets.asyncio.server import ServerConnection
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
-from agent.games.tangram.players.llm import LLMPlayer
+from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.link.session import Session
 from agent.games.tangram.sim.client import GameClient

@@ -13,7 +13,7 @@ from shapely.geometry import Polygon
 
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.geometry.frames import normalize_rotation
-from agent.games.tangram.moves import parse_move
+from agent.games.tangram.llm_player.schema import parse_move
 from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.game import GODOT_TWEEN_S, outline_world

@@ -17,7 +17,7 @@ from agent.games.tangram.pictures.annotate import LINE_LIGHT, annotate_board, an
 from agent.games.tangram.config import Config, TangramImageConfig
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, inside_board, is_valid, polygon_px
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, rotation_distance, start_pose
-from agent.games.tangram.moves import move_schema, parse_move
+from agent.games.tangram.llm_player.schema import move_schema, parse_move
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.contract import board_of
 from agent.games.tangram.protocol import parse_frame

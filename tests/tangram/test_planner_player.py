@@ -9,7 +9,7 @@ from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import load_library, planner_hint, shapes, silhouette_iou
 from agent.games.tangram.contract import Decision, Player, TurnView
-from agent.games.tangram.players.planner import PlannerPlayer
+from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 
 LIBRARY = load_library()

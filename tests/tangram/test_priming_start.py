@@ -9,7 +9,7 @@ from typing import Any
 
 from agent.core.llm.probe import PROBE_HEADER
 from agent.core.testing.fake_openai import FakeOpenAI
-from agent.games.tangram import llm_sample as llm_sample_module
+from agent.games.tangram.llm_player import sample as llm_sample_module
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.server import serve_agent
 

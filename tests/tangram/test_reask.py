@@ -20,7 +20,7 @@ from agent.games.tangram.config import PROJECT_DIR
 from agent.games.tangram.link.factory import make_player_factory
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision, TurnView
-from agent.games.tangram.players.llm import LLMPlayer
+from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient

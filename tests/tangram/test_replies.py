@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.games.tangram.players.replies import (
+from agent.games.tangram.llm_player.replies import (
     contradicts_move,
     degenerate,
     false_claim,

@@ -124,7 +124,7 @@ def test_figures_dir_takes_one_folder_or_a_list_and_a_bad_one_fails_at_start(tmp
     from agent.core.config import ConfigError
     from agent.games.tangram.config import Config
     from agent.games.tangram.link.factory import check_planner_config
-    from agent.games.tangram.players.planner import PlannerPlayer
+    from agent.games.tangram.planner.player import PlannerPlayer
 
     svg_dir, out = tmp_path / "svg", tmp_path / "figures"
     svg_dir.mkdir()

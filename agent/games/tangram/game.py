@@ -151,5 +151,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=lazy_llm_sample("agent.games.tangram.llm_sample"),
+    llm_sample=lazy_llm_sample("agent.games.tangram.llm_player.sample"),
 )

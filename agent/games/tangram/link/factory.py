@@ -18,7 +18,7 @@ from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Player
-from agent.games.tangram.prompt_context import REASK_TEMPLATE, TEMPLATE_NAMES, sample_context
+from agent.games.tangram.llm_player.context import REASK_TEMPLATE, TEMPLATE_NAMES, sample_context
 
 if TYPE_CHECKING:
     from agent.core.llm import LLMClient
@@ -50,11 +50,11 @@ class PlayerFactory:
                 self._client.warm_up()
 
     def __call__(self, transcript: Transcript) -> Player:
-        from agent.games.tangram.players.planner import PlannerPlayer
+        from agent.games.tangram.planner.player import PlannerPlayer
 
         if self.config.player == "planner":
             return PlannerPlayer(self.config)
-        from agent.games.tangram.players.llm import LLMPlayer  # here: only LLM configs pay for the SDK import
+        from agent.games.tangram.llm_player.player import LLMPlayer  # here: only LLM configs pay for the SDK import
 
         assert self._client is not None and self._prompts is not None
         planner = PlannerPlayer(self.config) if uses_planner(self.config) else None
@@ -85,7 +85,7 @@ class PlayerFactory:
 def _priming_sample(config: Config) -> LLMSample:
     """The priming's prompt; its module too is loaded here, in the worker thread (Pillow, the simulator's
     renderer)."""
-    from agent.games.tangram.llm_sample import llm_sample
+    from agent.games.tangram.llm_player.sample import llm_sample
 
     return llm_sample(config)
 

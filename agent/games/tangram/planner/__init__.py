@@ -3,7 +3,7 @@
 Public API:
 - :func:`load_library`, :class:`FigureLibrary`, :class:`Figure`, :func:`match_objective`
 - :func:`silhouette_iou` (figure score of a board)
-- :class:`Planner` (the per-session planning core behind ``agent.games.tangram.players.planner.PlannerPlayer``)
+- :class:`Planner` (the per-session planning core behind ``agent.games.tangram.planner.player.PlannerPlayer``)
 - :func:`planner_hint` (suggested next Decision plus a one-line hint, for LLM prompts)
 """
 

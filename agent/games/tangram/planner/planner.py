@@ -2,7 +2,7 @@
 
 It keeps the session's plan (figure, anchor, chat requests) and turns each board into a move and
 one chat line. Everything here is synchronous and pure computation; the async player in
-``agent.games.tangram.players.planner`` only adapts a
+``agent.games.tangram.planner.player`` only adapts a
 :class:`~agent.games.tangram.contract.TurnView` to these calls.
 """
 

@@ -10,8 +10,8 @@ from agent.core.images import prepare_image
 from agent.core.llm_check import LLMSample
 from agent.core.prompts import load_prompts
 from agent.games.tangram.config import Config
-from agent.games.tangram.moves import move_schema
-from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
+from agent.games.tangram.llm_player.schema import move_schema
+from agent.games.tangram.llm_player.context import TEMPLATE_NAMES, sample_context
 from agent.games.tangram.sim.game import SimGame
 
 

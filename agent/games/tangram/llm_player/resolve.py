@@ -1,4 +1,4 @@
-"""From an LLM's validated :class:`~agent.games.tangram.moves.Move` to a pose in the game's terms.
+"""From an LLM's validated :class:`~agent.games.tangram.llm_player.schema.Move` to a pose in the game's terms.
 
 Pure: the board comes from the view's state, every number the model gave is checked or replaced by
 exact geometry. Coordinates name the reported marker (what the state shows); relations are resolved
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker
 from agent.games.tangram.geometry.relations import resolve_relation, resolve_two
-from agent.games.tangram.moves import Move
+from agent.games.tangram.llm_player.schema import Move
 from agent.games.tangram.contract import board_of
 from agent.games.tangram.protocol import GameState
 

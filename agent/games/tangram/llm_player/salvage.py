@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from agent.games.tangram.geometry.frames import BOARD_UNITS
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATIONS
-from agent.games.tangram.moves import Move
+from agent.games.tangram.llm_player.schema import Move
 
 SalvageKind = Literal[
     "field_dropped",      # a field of the wrong type or an unknown name: left out

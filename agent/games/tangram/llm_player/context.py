@@ -17,7 +17,7 @@ from agent.games.tangram.geometry.relations import DIRECTIONAL_RELATIONS, relati
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet
 from agent.games.tangram.contract import TurnView
 from agent.games.tangram.protocol import GameState, OnBoardPiece
-from agent.games.tangram.salvage import Problem
+from agent.games.tangram.llm_player.salvage import Problem
 
 TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
 """The templates a tangram prompt folder must hold."""
@@ -92,7 +92,7 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
 
 def problem_context(problem: Problem) -> dict[str, Any]:
     """The ``problem`` variable of the re-ask template: what was wrong with the last answer
-    (:data:`~agent.games.tangram.salvage.ProblemKind`), the piece it named, the pieces it needs on
+    (:data:`~agent.games.tangram.llm_player.salvage.ProblemKind`), the piece it named, the pieces it needs on
     the board that are not there."""
     return {"kind": problem.kind, "detail": problem.detail, "piece": problem.piece or "",
             "missing": list(problem.missing)}

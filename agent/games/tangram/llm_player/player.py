@@ -2,7 +2,7 @@
 
 It never trusts the model's numbers: the answer is validated against the output schema, relations
 are resolved by the geometry engine, and the session repairs whatever pose comes out. An imperfect
-answer is salvaged (:mod:`agent.games.tangram.salvage`: each change recorded); one nothing can be
+answer is salvaged (:mod:`agent.games.tangram.llm_player.salvage`: each change recorded); one nothing can be
 made of is corrected once in the same conversation (``prompts/tangram/reask.j2``, the `instructor`
 convention) when the turn's time allows. Only then, when the model still fails, the player says so
 in one chat line, and, only if the config asks for it, lets the offline planner play the turn.
@@ -26,15 +26,15 @@ from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.moves import CHAT_SCHEMA, Move, move_schema
+from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
-from agent.games.tangram.players.replies import contradicts_move, degenerate, false_claim, silent_on_move
-from agent.games.tangram.players.resolve import move_to_pose
-from agent.games.tangram.prompt_context import board_text, build_context, marks_context, problem_context
+from agent.games.tangram.llm_player.replies import contradicts_move, degenerate, false_claim, silent_on_move
+from agent.games.tangram.llm_player.resolve import move_to_pose
+from agent.games.tangram.llm_player.context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.salvage import Problem, Salvage, salvage_answer
+from agent.games.tangram.llm_player.salvage import Problem, Salvage, salvage_answer
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class LLMPlayer:
     def _offline_answerer(self) -> Player:
         """The offline planner, made on first need when the config gave the player none."""
         if self._offline is None:
-            from agent.games.tangram.players.planner import PlannerPlayer
+            from agent.games.tangram.planner.player import PlannerPlayer
 
             self._offline = PlannerPlayer(self.config)
         return self._offline
