@@ -30,19 +30,19 @@ from pathlib import Path
 from typing import Any, get_args
 
 from agent.core.images import prepare_image
-from agent.games.tangram.pictures.annotate import Encoding, annotate_board, annotate_drawer
 from agent.games.tangram.config import ImageSource, TangramImageConfig
+from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.geometry.collide import is_valid
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.pictures.annotate import Encoding, annotate_board, annotate_drawer
 from agent.games.tangram.pictures.legibility import LINE_MIN, Contrast, board_contrast, drawer_contrast
+from agent.games.tangram.pictures.repaint import prepare_picture
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.pictures.repaint import prepare_picture
-from agent.games.tangram.sim.game import OBJECTIVES
-from agent.games.tangram.sim.render import render_board, render_drawer
+from agent.games.tangram.replica.screen import render_board, render_drawer
+from agent.games.tangram.sim.simgame import OBJECTIVES
 
 LAYERS = ["grid", "labels", "candidates"]
 

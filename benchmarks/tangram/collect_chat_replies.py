@@ -26,8 +26,8 @@ import yaml
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
-from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.contract import TurnView
+from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 from benchmarks.llm_real import runs
 

@@ -11,8 +11,8 @@ import pytest
 
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.core.memory import Memory
-from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.contract import TurnView
+from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.llm_player.replies import degenerate
 from agent.games.tangram.protocol import GameState
 from benchmarks.llm_real import runs

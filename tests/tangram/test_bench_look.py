@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from agent.games.tangram.sim.game import SimGame, frame_text
+from agent.games.tangram.sim.simgame import SimGame, frame_text
 from benchmarks.tangram.bench_look import load_captures, measure, redrawn_check, restored_check
 
 

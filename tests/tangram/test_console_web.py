@@ -22,14 +22,14 @@ from agent.core.config import ConfigError
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.address import parse_address
-from agent.games.tangram.console.board import VIEWBOX, check_pose
+from agent.games.tangram.console.editor import VIEWBOX, check_pose
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.supervisor import GameSupervisor
 from agent.games.tangram.console.web import COOKIE, ConsoleServer, ConsoleSetupError
 from agent.games.tangram.game import GAME
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.protocol import GameFrame
-from agent.games.tangram.sim.render import BOARD_CROP, world_to_crop
+from agent.games.tangram.replica.screen import BOARD_CROP, world_to_crop
 
 TOKEN = "console-token-0123456789"
 PROJECT = Path(__file__).resolve().parents[2]

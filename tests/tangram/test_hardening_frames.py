@@ -18,7 +18,7 @@ from websockets.asyncio.client import connect
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
-from agent.games.tangram.sim.game import SimGame, frame_text
+from agent.games.tangram.sim.simgame import SimGame, frame_text
 from tests.tangram.hardening_support import (
     MOVE,
     assert_agent_frames_valid,
@@ -96,7 +96,8 @@ async def test_bad_frames_one_after_another_each_followed_by_a_normal_turn(tmp_p
             assert game.connected
             assert_agent_frames_valid(game)
         await wait_until(lambda: not server.sessions, what="the session to end")
-    bad_lines = [r for r in caplog.records if r.name == "agent.games.tangram.link.session" and "bad frame" in r.getMessage()]
+    bad_lines = [r for r in caplog.records
+                 if r.name == "agent.games.tangram.link.session" and "bad frame" in r.getMessage()]
     assert len(bad_lines) == len(BAD_FRAMES)
     assert all(len(r.getMessage()) < 400 for r in bad_lines)  # one clear line, not the frame
     records = [json.loads(line) for line in server.transcript_paths()[0].read_text().splitlines()]

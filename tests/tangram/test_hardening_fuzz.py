@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
+from agent.games.tangram.contract import Decision, TurnView
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.contract import Decision, TurnView
 from agent.games.tangram.link.session import Session
-from agent.games.tangram.sim.game import SimGame, frame_text
+from agent.games.tangram.sim.simgame import SimGame, frame_text
 from tests.tangram.hardening_support import frame_problems
 
 # Real frames as the game writes them, with real (small) images, built once.

@@ -18,11 +18,11 @@ from websockets.asyncio.server import ServerConnection
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
-from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.link.session import Session
+from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.sim.client import GameClient
-from agent.games.tangram.sim.game import SimGame
+from agent.games.tangram.sim.simgame import SimGame
 from tests.tangram.hardening_support import (
     MOVE,
     Chaos,

@@ -13,14 +13,14 @@ import pytest
 
 from agent.core.images import encode_image, prepare_image
 from agent.core.testing.fake_openai import FakeOpenAI, first_enum_responder
-from agent.games.tangram.pictures.annotate import Encoding, annotate_board
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import board_of
-from agent.games.tangram.protocol import parse_frame
-from agent.games.tangram.pictures.repaint import redrawn_image
 from agent.games.tangram.link.server import serve_agent
+from agent.games.tangram.pictures.annotate import Encoding, annotate_board
+from agent.games.tangram.pictures.repaint import redrawn_image
+from agent.games.tangram.protocol import parse_frame
 from agent.games.tangram.sim import GameClient
-from agent.games.tangram.sim.game import SimGame
+from agent.games.tangram.sim.simgame import SimGame
 
 LAYERS = ["grid", "labels"]
 
@@ -74,8 +74,8 @@ class Marker:
 @pytest.mark.parametrize("source", ["redrawn", "restored"])
 async def test_a_chat_during_the_turn_shares_the_turns_picture_preparation(monkeypatch: Any, source: str) -> None:
     from agent.core.memory import Memory
-    from agent.games.tangram.pictures import repaint
     from agent.games.tangram.link import views as views_module
+    from agent.games.tangram.pictures import repaint
 
     calls: list[str] = []
 

@@ -13,10 +13,10 @@ from shapely.geometry import Polygon
 
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.geometry.frames import normalize_rotation
-from agent.games.tangram.llm_player.schema import parse_move
 from agent.games.tangram.link.server import serve_agent
+from agent.games.tangram.llm_player.schema import parse_move
 from agent.games.tangram.sim.client import GameClient
-from agent.games.tangram.sim.game import GODOT_TWEEN_S, outline_world
+from agent.games.tangram.sim.simgame import GODOT_TWEEN_S, outline_world
 from tests.tangram.hardening_support import assert_agent_frames_valid, good_replies, llm_config
 
 NONE = {"piece": None, "rotation": None, "x": None, "y": None, "relation": None, "anchor": None,

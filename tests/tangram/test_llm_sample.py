@@ -7,8 +7,8 @@ import pytest
 
 from agent.core.prompts import load_prompts
 from agent.games.tangram.config import Config
-from agent.games.tangram.llm_player.sample import llm_sample
 from agent.games.tangram.llm_player.context import TEMPLATE_NAMES, sample_context
+from agent.games.tangram.llm_player.sample import llm_sample
 
 
 @pytest.mark.parametrize("candidates", [0, 1, 3])

@@ -13,13 +13,13 @@ import pytest
 from PIL import Image
 
 from agent.core.images import prepare_image
-from agent.games.tangram.pictures.annotate import LINE_DARK, LINE_LIGHT, annotate_board, contrast_ratio, grid_layers
 from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.geometry.frames import Pose, start_pose
+from agent.games.tangram.pictures.annotate import LINE_DARK, LINE_LIGHT, annotate_board, contrast_ratio, grid_layers
 from agent.games.tangram.pictures.legibility import LINE_MIN, TEXT_MIN, board_contrast, drawer_contrast
 from agent.games.tangram.pictures.look import BOARD_TEXTURE, PIECE_COLORS
 from agent.games.tangram.planner.candidates import propose_candidates
-from agent.games.tangram.sim.render import render_board, render_drawer
+from agent.games.tangram.replica.screen import render_board, render_drawer
 
 BOARDS = [
     {},

@@ -13,18 +13,18 @@ from PIL import Image
 
 from agent.core.images import prepare_image
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply, first_enum_responder
-from agent.games.tangram.pictures.annotate import LINE_LIGHT, annotate_board, annotate_drawer
 from agent.games.tangram.config import Config, TangramImageConfig
+from agent.games.tangram.contract import board_of
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, inside_board, is_valid, polygon_px
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, rotation_distance, start_pose
-from agent.games.tangram.llm_player.schema import move_schema, parse_move
-from agent.games.tangram.planner.candidates import propose_candidates
-from agent.games.tangram.contract import board_of
-from agent.games.tangram.protocol import parse_frame
 from agent.games.tangram.link.server import serve_agent
+from agent.games.tangram.llm_player.schema import move_schema, parse_move
+from agent.games.tangram.pictures.annotate import LINE_LIGHT, annotate_board, annotate_drawer
+from agent.games.tangram.planner.candidates import propose_candidates
+from agent.games.tangram.protocol import parse_frame
+from agent.games.tangram.replica.screen import render_board, render_drawer
 from agent.games.tangram.sim.client import GameClient
-from agent.games.tangram.sim.game import OBJECTIVES
-from agent.games.tangram.sim.render import render_board, render_drawer
+from agent.games.tangram.sim.simgame import OBJECTIVES
 
 SIDE = 512
 
@@ -283,9 +283,9 @@ async def test_the_simulators_report_shows_each_llm_turns_picture_as_the_model_s
 
 def test_a_picture_that_cannot_be_marked_goes_out_as_it_was() -> None:
     from agent.core.memory import Memory
-    from agent.games.tangram.planner.candidates import NO_CANDIDATES
     from agent.games.tangram.contract import TurnView
     from agent.games.tangram.pictures.marks import mark_board, mark_drawer
+    from agent.games.tangram.planner.candidates import NO_CANDIDATES
     from agent.games.tangram.protocol import GameState
 
     view = TurnView(objective="A house", state=GameState(), memory=Memory(2), board_png=b"not a picture",

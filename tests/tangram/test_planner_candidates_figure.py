@@ -7,9 +7,9 @@ import pytest
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from agent.core.resources import prompts_dir
+from agent.games.tangram.llm_player.context import marks_context
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.llm_player.context import marks_context
 
 LIBRARY = load_library()
 ENV = Environment(loader=FileSystemLoader(str(prompts_dir("tangram"))), undefined=StrictUndefined)

@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 import pytest
 
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.geometry.collide import BOARD_PX, CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
-from agent.games.tangram.contract import Decision
 
 LIBRARY = load_library()
 OBJECTIVES = ["A house", "A fish", "A human", "A rocket", "A cat", "A robot"]

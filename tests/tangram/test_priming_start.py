@@ -9,9 +9,9 @@ from typing import Any
 
 from agent.core.llm.probe import PROBE_HEADER
 from agent.core.testing.fake_openai import FakeOpenAI
-from agent.games.tangram.llm_player import sample as llm_sample_module
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.server import serve_agent
+from agent.games.tangram.llm_player import sample as llm_sample_module
 
 
 async def test_the_priming_sample_is_made_in_a_thread_and_the_priming_goes_out(monkeypatch: Any) -> None:

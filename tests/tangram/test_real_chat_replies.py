@@ -19,11 +19,11 @@ import yaml
 from agent.core.llm import LLMResult
 from agent.core.memory import Memory
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.contract import TurnView
+from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.llm_player.player import LLMPlayer
-from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.llm_player.replies import degenerate
+from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState
 from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS, Recorder
 

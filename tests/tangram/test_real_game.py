@@ -18,7 +18,7 @@ import pytest
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient, TurnResult
-from agent.games.tangram.sim.game import GODOT_TWEEN_S, SPIN_TOLERANCE_DEG
+from agent.games.tangram.sim.simgame import GODOT_TWEEN_S, SPIN_TOLERANCE_DEG
 from tests.tangram.hardening_support import Chaos, assert_agent_frames_valid, llm_config, planner_config, wait_until
 
 

@@ -17,12 +17,12 @@ from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import PROJECT_DIR
-from agent.games.tangram.link.factory import make_player_factory
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.link.factory import make_player_factory
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.protocol import GameState, OnBoardPiece
-from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.hardening_support import llm_config
 

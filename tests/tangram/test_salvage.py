@@ -10,10 +10,10 @@ import pytest
 
 from agent.core.testing.random_schema import RandomSchemaOptions, random_instance
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.llm_player.schema import move_schema
 from agent.games.tangram.llm_player.resolve import move_to_pose
-from agent.games.tangram.protocol import GameState, OnBoardPiece
 from agent.games.tangram.llm_player.salvage import Salvaged, salvage_answer
+from agent.games.tangram.llm_player.schema import move_schema
+from agent.games.tangram.protocol import GameState, OnBoardPiece
 
 BOARD = {"Blue": (30.0, 30.0), "Green": (60.0, 30.0)}
 """Pieces on the board and their reported positions."""

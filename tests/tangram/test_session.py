@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from agent.core.transcript import Transcript
-from agent.games.tangram.link.clock import Cancellable
 from agent.games.tangram.config import Config
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.link.clock import Cancellable
 from agent.games.tangram.link.session import Session
 from agent.games.tangram.turn.timing import FEEDBACK_LOST_S
 from tests.tangram.turn_support import LINES

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from agent.games.tangram.geometry.frames import Pose, pose_from_marker, rotation_to_send
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.geometry.frames import Pose, pose_from_marker, rotation_to_send
 from agent.games.tangram.sim import godot
 from agent.games.tangram.turn.timing import FEEDBACK_LOST_S
 from tests.tangram.test_session import ScriptedPlayer, advance, make_session

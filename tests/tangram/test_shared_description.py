@@ -12,10 +12,10 @@ import pytest
 
 from agent.core.llm import LLMResult
 from agent.core.memory import Memory
-from agent.games.tangram.llm_player import context as prompt_context
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.contract import TurnView
+from agent.games.tangram.link.factory import PlayerFactory
+from agent.games.tangram.llm_player import context as prompt_context
 from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 from benchmarks.tangram.collect_chat_replies import Recorder

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agent.games.tangram.sim.game import UNDO_MESSAGE, SimGame
+from agent.games.tangram.sim.simgame import UNDO_MESSAGE, SimGame
 
 
 class Clock:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from agent.games.tangram.sim.__main__ import build_parser
-from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay, parse_feedback_delay
-from agent.games.tangram.sim.game import PHYSICS_STEP_S, SimGame
+from agent.games.tangram.sim.feedback_delay import PRESETS, FeedbackDelay, parse_feedback_delay
+from agent.games.tangram.sim.simgame import PHYSICS_STEP_S, SimGame
 
 
 @pytest.mark.parametrize(("text", "low", "high"), [("0.5", 0.5, 0.5), ("2.3-4.8", 2.3, 4.8), ("2.3:4.8", 2.3, 4.8),

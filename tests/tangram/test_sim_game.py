@@ -13,15 +13,15 @@ from PIL import Image
 from agent.games.tangram.geometry.collide import BOUNDARY
 from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
 from agent.games.tangram.protocol import parse_frame, parse_vector
-from agent.games.tangram.sim import godot, scene
-from agent.games.tangram.sim.game import (
+from agent.games.tangram.replica import scene
+from agent.games.tangram.sim import godot
+from agent.games.tangram.sim.simgame import (
     AGENT_ERROR_PREFIX,
     NO_TYPE_ERROR,
     UNDO_MESSAGE,
     SimGame,
     SimRuleError,
     frame_text,
-    scene_start_pose,
 )
 
 VECTOR = re.compile(r"^\((-?[0-9.e+-]+), (-?[0-9.e+-]+)\)$")
@@ -176,7 +176,7 @@ def test_one_piece_per_turn_puts_the_first_back() -> None:
     game.start_ai_turn()
     game.handle_agent_frame(_play("Red", 50, 30, 0))
     game.handle_agent_frame(_play("Green", 20, 80, 0))
-    assert game.poses["Red"] == scene_start_pose("Red")
+    assert game.poses["Red"] == scene.start_pose("Red")
     assert set(game.state()["on_board"]) == {"Green"}
     assert game.turns[-1].plays[-1].replaced == "Red"
     game.handle_agent_frame('{"type": "finish"}')

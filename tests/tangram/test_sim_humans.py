@@ -6,8 +6,8 @@ import pytest
 
 from agent.games.tangram.sim import humans
 from agent.games.tangram.sim.figure import figure_score, target_poses
-from agent.games.tangram.sim.game import SimGame
 from agent.games.tangram.sim.humans import HUMAN_KINDS, make_human
+from agent.games.tangram.sim.simgame import SimGame
 
 
 def _play_moves(kind: str, seed: int | str, rounds: int = 6) -> list[object]:

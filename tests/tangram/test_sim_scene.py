@@ -15,8 +15,9 @@ import pytest
 from agent.games.tangram.geometry.collide import BOUNDARY, board_gap_px, polygon_px, predict_collisions
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.sim import scene
-from agent.games.tangram.sim.game import SimGame, markers_board, outline_world, scene_start_pose
+from agent.games.tangram.replica import scene
+from agent.games.tangram.replica.scene import start_pose as scene_start_pose
+from agent.games.tangram.sim.simgame import SimGame, markers_board, outline_world
 
 NEAR_PX = 0.05
 """Pairs closer than this to touching are skipped: the two tables differ by hundredths of a pixel

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.games.tangram.config import Config
-from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay
+from agent.games.tangram.sim.feedback_delay import PRESETS, FeedbackDelay
 from agent.games.tangram.sim.runner import RunOptions, run_in_process, summarize
 from agent.games.tangram.turn.lines import shipped_turn_lines
 

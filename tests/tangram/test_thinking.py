@@ -11,11 +11,11 @@ from agent.analyze.tables import Price, Transcript, session_rows
 from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.link.server import serve_agent
-from agent.games.tangram.turn.thinking import thinking_line
 from agent.games.tangram.turn import actions as act
+from agent.games.tangram.turn.thinking import thinking_line
 from tests.tangram.hardening_support import MOVE, llm_config
 from tests.tangram.test_hardening2_support import play_one_turn, play_request, records
 from tests.tangram.test_session import ScriptedPlayer, advance, frame, make_session

@@ -9,8 +9,8 @@ import pytest
 
 from agent.core.prompts import PromptError
 from agent.games.tangram.config import Config
-from agent.games.tangram.turn.state import LINE_NAMES
 from agent.games.tangram.turn.lines import shipped_turn_lines, turn_lines
+from agent.games.tangram.turn.state import LINE_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 

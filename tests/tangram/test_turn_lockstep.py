@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 import pytest
 
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.protocol import chat_frame, finish_frame, parse_frame, play_frame
-from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay
-from agent.games.tangram.sim.game import PlayRecord, SimGame, frame_text
+from agent.games.tangram.sim.feedback_delay import PRESETS, FeedbackDelay
+from agent.games.tangram.sim.simgame import PlayRecord, SimGame, frame_text
 from agent.games.tangram.turn import Phase, TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.turn import Phase
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev

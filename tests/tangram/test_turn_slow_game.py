@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.turn import Phase
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev

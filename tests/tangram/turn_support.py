@@ -10,8 +10,8 @@ from agent.games.tangram.protocol import GameFrame, parse_frame
 from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
-from agent.games.tangram.turn.timing import ANIMATION_S
 from agent.games.tangram.turn.lines import shipped_turn_lines
+from agent.games.tangram.turn.timing import ANIMATION_S
 
 LINES = shipped_turn_lines()
 """The shipped words of the turn's own lines: ``LINES("ran_out")``."""

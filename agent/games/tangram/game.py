@@ -94,7 +94,7 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     console = None
     source: PlayerSource = factory
     if config.console.enabled:
-        from agent.games.tangram.console.launch import ConsoleSetupError, start_console
+        from agent.games.tangram.console.start import ConsoleSetupError, start_console
 
         try:
             console, source = await start_console(config, factory, secrets)

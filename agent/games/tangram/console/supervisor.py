@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config, ConsoleMode
-from agent.games.tangram.console.board import VIEWBOX, Check, check_pose, outline_json, pieces_json, pose_json
+from agent.games.tangram.console.editor import VIEWBOX, Check, check_pose, outline_json, pieces_json, pose_json
 from agent.games.tangram.console.messages import Verdict
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision, Player, TurnView, board_of
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.protocol import GameFrame, GameState, clean_chat_text
 
 if TYPE_CHECKING:

@@ -47,11 +47,11 @@ from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.factory import PlayerSource, make_player_factory
-from agent.games.tangram.pictures.repaint import warm_panels
 from agent.games.tangram.link.session import Session
-from agent.games.tangram.turn.thinking import thinking_line
-from agent.games.tangram.turn.state import TurnLines
+from agent.games.tangram.pictures.repaint import warm_panels
 from agent.games.tangram.turn.lines import turn_lines
+from agent.games.tangram.turn.state import TurnLines
+from agent.games.tangram.turn.thinking import thinking_line
 
 log = logging.getLogger(__name__)
 

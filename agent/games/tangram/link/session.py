@@ -27,12 +27,13 @@ from typing import Any, Protocol
 from agent.core.images import ImagePool
 from agent.core.memory import Memory, Speaker
 from agent.core.transcript import Transcript, record_scope
-from agent.games.tangram.link.clock import Cancellable, Clock, LoopClock
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.inbound import clip, frame_record, type_hint
-from agent.games.tangram.geometry.build_check import marker_mismatch
-from agent.games.tangram.link.movers import Movers
 from agent.games.tangram.contract import Player
+from agent.games.tangram.geometry.build_check import marker_mismatch
+from agent.games.tangram.link.clock import Cancellable, Clock, LoopClock
+from agent.games.tangram.link.inbound import clip, frame_record, type_hint
+from agent.games.tangram.link.movers import Movers
+from agent.games.tangram.link.views import Views, drop
 from agent.games.tangram.protocol import (
     GameFrame,
     GameState,
@@ -43,13 +44,12 @@ from agent.games.tangram.protocol import (
     play_frame,
     utf8_safe,
 )
-from agent.games.tangram.turn.thinking import thinking_line
 from agent.games.tangram.turn import TurnMachine, TurnRules
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
-from agent.games.tangram.turn.state import TurnLines
 from agent.games.tangram.turn.lines import turn_lines
-from agent.games.tangram.link.views import Views, drop
+from agent.games.tangram.turn.state import TurnLines
+from agent.games.tangram.turn.thinking import thinking_line
 
 log = logging.getLogger(__name__)
 

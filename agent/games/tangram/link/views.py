@@ -18,10 +18,10 @@ from agent.core.images import ImageError, ImagePool
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.movers import Movers
 from agent.games.tangram.contract import Player, TurnView
-from agent.games.tangram.protocol import GameFrame, GameState
+from agent.games.tangram.link.movers import Movers
 from agent.games.tangram.pictures.repaint import Which, prepare_picture
+from agent.games.tangram.protocol import GameFrame, GameState
 
 log = logging.getLogger(__name__)
 

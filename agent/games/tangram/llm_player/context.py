@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.core.memory import Memory
+from agent.games.tangram.contract import TurnView
 from agent.games.tangram.geometry.describe import describe_board
 from agent.games.tangram.geometry.frames import normalize_rotation
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import DIRECTIONAL_RELATIONS, relation_vocabulary
-from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet
-from agent.games.tangram.contract import TurnView
-from agent.games.tangram.protocol import GameState, OnBoardPiece
 from agent.games.tangram.llm_player.salvage import Problem
+from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet
+from agent.games.tangram.protocol import GameState, OnBoardPiece
 
 TEMPLATE_NAMES = ("system", "play", "feedback", "chat")
 """The templates a tangram prompt folder must hold."""
@@ -106,8 +106,8 @@ def sample_context(candidates: int = 2) -> dict[str, Any]:
     memory = Memory(4)
     memory.add("player", "Let's make the roof first")
     memory.add("agent", "I placed Red as the roof.")
-    from agent.games.tangram.geometry.frames import Pose
     from agent.games.tangram.contract import Decision
+    from agent.games.tangram.geometry.frames import Pose
     view = TurnView(objective="A house", state=state, memory=memory, board_png=b"", drawer_png=b"",
                     message="Can you use Blue?", collisions=["Cream"],
                     previous=Decision(Pose("Cream", 40.0, 40.0, 90.0), "x"), attempt=1, movers={"Red": "agent"})

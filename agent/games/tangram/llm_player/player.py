@@ -25,16 +25,16 @@ from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
-from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.contract import Decision, Player, TurnView
-from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.llm_player.context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.llm_player.replies import contradicts_move, degenerate, false_claim, silent_on_move
 from agent.games.tangram.llm_player.resolve import move_to_pose
-from agent.games.tangram.llm_player.context import board_text, build_context, marks_context, problem_context
-from agent.games.tangram.protocol import GameState
 from agent.games.tangram.llm_player.salvage import Problem, Salvage, salvage_answer
+from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
+from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
+from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
+from agent.games.tangram.protocol import GameState
 
 log = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ the prompt showed, which is also what the human's right-click does in the game.
 
 from __future__ import annotations
 
+from agent.games.tangram.contract import board_of
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker
 from agent.games.tangram.geometry.relations import resolve_relation, resolve_two
 from agent.games.tangram.llm_player.schema import Move
-from agent.games.tangram.contract import board_of
 from agent.games.tangram.protocol import GameState
 
 

@@ -10,9 +10,9 @@ from agent.core.images import prepare_image
 from agent.core.llm_check import LLMSample
 from agent.core.prompts import load_prompts
 from agent.games.tangram.config import Config
-from agent.games.tangram.llm_player.schema import move_schema
 from agent.games.tangram.llm_player.context import TEMPLATE_NAMES, sample_context
-from agent.games.tangram.sim.game import SimGame
+from agent.games.tangram.llm_player.schema import move_schema
+from agent.games.tangram.replica.screen import start_images
 
 
 def llm_sample(config: Config) -> LLMSample:
@@ -20,7 +20,7 @@ def llm_sample(config: Config) -> LLMSample:
     # system message where the server's own schema form is used, so the priming then has the same start.
     context = sample_context(config.llm.candidates)
     prompts = load_prompts(config.prompts_dir, context, TEMPLATE_NAMES)
-    board, drawer = SimGame("A house").images()
+    board, drawer = start_images()
     pictures = [b64 for b64, wanted in ((board, config.images.send_board), (drawer, config.images.send_drawer))
                 if wanted]
     images = [{"type": "image_url", "image_url": {"url": prepare_image(b64, config.images).data_url(),

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image, ImageFilter
 
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 from agent.games.tangram.pictures.annotate import (
     CANDIDATE_LINE,
     GRID_TEXT,
@@ -33,8 +35,6 @@ from agent.games.tangram.pictures.annotate import (
     ink_lines,
     text_layer,
 )
-from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 from agent.games.tangram.planner.candidates import Candidate
 
 LINE_MIN = 3.0

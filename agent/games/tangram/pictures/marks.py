@@ -11,10 +11,10 @@ import logging
 from dataclasses import dataclass
 
 from agent.core.images import encode_image
-from agent.games.tangram.pictures.annotate import Encoding, annotate_board, annotate_drawer, drawn_board_layers
 from agent.games.tangram.config import TangramImageConfig
-from agent.games.tangram.planner.candidates import CandidateSet
 from agent.games.tangram.contract import TurnView, drawer_of
+from agent.games.tangram.pictures.annotate import Encoding, annotate_board, annotate_drawer, drawn_board_layers
+from agent.games.tangram.planner.candidates import CandidateSet
 
 log = logging.getLogger(__name__)
 

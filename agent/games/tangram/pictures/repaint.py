@@ -31,11 +31,20 @@ from PIL import Image, ImageDraw
 from agent.core.config import ImageConfig
 from agent.core.images import PreparedImage, check_pixels, encode_image, fitted_size, png_size, prepare_image
 from agent.games.tangram.config import TangramImageConfig
+from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_image
-from agent.games.tangram.pictures.look import BOARD_SIZE, DRAWER_SIZE, GAME_LOOK, RGB, Look, dimmed, drawn_outline, tinted
+from agent.games.tangram.pictures.look import (
+    BOARD_SIZE,
+    DRAWER_SIZE,
+    GAME_LOOK,
+    RGB,
+    Look,
+    dimmed,
+    drawn_outline,
+    tinted,
+)
 from agent.games.tangram.pictures.paint import empty_crop, paint_pieces
-from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
 
 log = logging.getLogger(__name__)

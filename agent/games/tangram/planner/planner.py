@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.relations import resolve_relation
@@ -30,7 +31,6 @@ from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_ph
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
 from agent.games.tangram.planner.steps import Step, next_step
-from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import clean_chat_text
 
 SOURCE = "planner"

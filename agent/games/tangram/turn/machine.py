@@ -31,11 +31,11 @@ import math
 from dataclasses import replace
 from typing import Literal
 
+from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.feedback import correct_from_feedback
 from agent.games.tangram.geometry.frames import Pose, rotation_to_send
 from agent.games.tangram.geometry.repair import repair
-from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent.core.memory import Speaker
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.geometry.collide import predict_collisions
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, pose_from_marker, start_pose
 from agent.games.tangram.geometry.pieces import PIECES
-from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import GameState
 
 SAME_PLACE_UNITS = 0.5

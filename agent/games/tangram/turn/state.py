@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
-from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.turn.timing import TurnTimes
 

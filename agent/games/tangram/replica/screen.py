@@ -12,6 +12,7 @@ the overlap tint (``tinted``) when the caller says the game would show them. Ren
 
 from __future__ import annotations
 
+import base64
 import io
 import math
 from collections.abc import Collection, Iterable
@@ -22,7 +23,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_crop
 from agent.games.tangram.pictures.look import GAME_LOOK, PIECE_COLORS, Look, drawn_outline
 from agent.games.tangram.pictures.paint import empty_crop, paint_pieces
-from agent.games.tangram.sim import scene
+from agent.games.tangram.replica import scene
 
 __all__ = ["BOARD_CROP", "DRAWER_CROP", "PIECE_COLORS", "board_image", "drawer_image", "render_board",
            "render_drawer", "world_to_crop"]
@@ -72,3 +73,10 @@ def render_drawer(poses: Iterable[Pose], *, lit: str | None = None, tinted: Coll
                   look: Look = GAME_LOOK) -> bytes:
     """PNG bytes of the 210 x 210 drawer crop."""
     return _png(drawer_image(poses, lit=lit, tinted=tinted, look=look))
+
+
+def start_images() -> tuple[str, str]:
+    """(board_img, drawer_img) of a game's first position as base64 PNG, as the game sends them."""
+    poses = [scene.start_pose(name) for name in scene.GAME_ORDER]
+    return (base64.b64encode(render_board(poses)).decode("ascii"),
+            base64.b64encode(render_drawer(poses)).decode("ascii"))

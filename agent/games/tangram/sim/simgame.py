@@ -20,13 +20,13 @@ the way ``Main_scene.gd`` does (GAME_FACTS, last section):
 * ``chat`` is shown at once. A frame without ``type`` is answered with the game's error frame.
 * Optionally (``stale_collisions``), the collisions in a ``playFeedback`` describe the moved piece
   one physics step short of its target, as Godot's overlap lists can.
-* Pictures have the real game's look (:mod:`agent.games.tangram.sim.render`): a playRequest (and a
+* Pictures have the real game's look (:mod:`agent.games.tangram.replica.screen`): a playRequest (and a
   chatRequest during the human's turn) carries the human-turn highlight, every piece but the
   human's just-moved one dimmed to 145/255; with ``false_tint``, a ``playFeedback`` picture shows
   the moved piece and its nearest neighbour in the overlap tint while the state says no collision,
   as the real game did in 2 of 4 turns (GAME_FACTS, "Seen in the real game").
 
-Collisions, markers and coordinates come from :mod:`agent.games.tangram.sim.scene`, the simulator's
+Collisions, markers and coordinates come from :mod:`agent.games.tangram.replica.scene`, the simulator's
 own reading of the scene, never from the agent's geometry package.
 """
 
@@ -42,8 +42,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.sim import godot, render, scene
-from agent.games.tangram.sim.feedback import FeedbackDelay
+from agent.games.tangram.replica import scene, screen
+from agent.games.tangram.sim import godot
+from agent.games.tangram.sim.feedback_delay import FeedbackDelay
 
 OBJECTIVES = ("A house", "A fish", "A human", "A rocket", "A cat", "A robot")
 """The objectives the current game draws from."""
@@ -214,13 +215,6 @@ def pose_dict(pose: Pose) -> dict[str, float]:
     return {"x": round(pose.x, 3), "y": round(pose.y, 3), "rotation": round(pose.rotation, 2)}
 
 
-def scene_start_pose(name: str) -> Pose:
-    """The piece's pose when a game begins, from the scene's node (radians, as stored)."""
-    node = scene.SCENE_PIECES[name]
-    x, y = scene.real_to_simple(node.node_position)
-    return Pose(name, x, y, math.degrees(node.node_rotation))
-
-
 def _node(pose: Pose) -> tuple[scene.Vec, float]:
     """The node's position and rotation as Godot stores them (single precision)."""
     wx, wy = scene.simple_to_real((pose.x, pose.y))
@@ -271,7 +265,7 @@ class SimGame:
         self._clock = clock
         self._wall = wall_clock
         self._t0 = clock()
-        self.poses: dict[str, Pose] = {name: scene_start_pose(name) for name in PIECE_NAMES}
+        self.poses: dict[str, Pose] = {name: scene.start_pose(name) for name in PIECE_NAMES}
         self._tweens: dict[str, _Tween] = {}
         self.turn_owner: Literal["human", "ai"] = "human"
         self.turns: list[TurnRecord] = []
@@ -386,8 +380,8 @@ class SimGame:
         cached = self._images.get(key)
         if cached is None:
             listed = list(poses.values())
-            cached = (base64.b64encode(render.render_board(listed, lit=lit, tinted=tinted)).decode("ascii"),
-                      base64.b64encode(render.render_drawer(listed, lit=lit, tinted=tinted)).decode("ascii"))
+            cached = (base64.b64encode(screen.render_board(listed, lit=lit, tinted=tinted)).decode("ascii"),
+                      base64.b64encode(screen.render_drawer(listed, lit=lit, tinted=tinted)).decode("ascii"))
             if len(self._images) > 64:
                 self._images.clear()
             self._images[key] = cached

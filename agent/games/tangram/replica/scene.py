@@ -1,6 +1,7 @@
 """The game's scene as the simulator's own geometry: node transforms, collision shapes, overlaps.
 
-This module deliberately shares nothing with :mod:`agent.games.tangram.geometry`. The agent's piece
+This module deliberately shares no computation with :mod:`agent.games.tangram.geometry` (only its
+``Pose`` record, for a piece's start). The agent's piece
 table could be wrong (a misread scene, a different game build); if the simulator computed
 collisions with the agent's own predictor, no test could ever notice. So the numbers below are the
 scene file's raw values (``tangran/Scenes/Main_scene.tscn``: node positions and rotations in
@@ -22,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from agent.games.tangram.geometry.frames import Pose
 
 Vec = tuple[float, float]
 
@@ -244,3 +247,10 @@ def touches_frame(poly: Sequence[Vec]) -> bool:
 def overlaps_rect(poly: Sequence[Vec], rect: tuple[float, float, float, float]) -> bool:
     x0, y0, x1, y1 = rect
     return convex_overlap(poly, ((x0, y0), (x1, y0), (x1, y1), (x0, y1)))
+
+
+def start_pose(name: str) -> Pose:
+    """The piece's pose when a game begins, from the scene's node (radians, as stored)."""
+    node = SCENE_PIECES[name]
+    x, y = real_to_simple(node.node_position)
+    return Pose(name, x, y, math.degrees(node.node_rotation))

@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent.games.tangram.contract import board_of
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, predict_collisions
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation
 from agent.games.tangram.geometry.repair import repair
-from agent.games.tangram.contract import board_of
 from agent.games.tangram.protocol import GameState
 
 CAMERA_ZOOM = 1.67
