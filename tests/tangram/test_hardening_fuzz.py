@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.link.session import Session
@@ -28,7 +28,7 @@ VALID: list[dict[str, Any]] = [_GAME.play_request_frame(), _GAME.play_feedback_f
                                _GAME.chat_request_frame("hi, put the square on top"), _GAME.no_type_error_frame()]
 
 
-class FuzzPlayer:
+class FuzzPlayer(Player):
     """Answers at once from what it is given, sometimes badly (a raise, a hang, a pose far off)."""
 
     name = "fuzz"

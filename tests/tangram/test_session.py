@@ -16,7 +16,7 @@ import pytest
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.link.clock import Cancellable
 from agent.games.tangram.link.session import Session
@@ -95,7 +95,7 @@ class FakeConnection:
                 return frame
 
 
-class ScriptedPlayer:
+class ScriptedPlayer(Player):
     name = "scripted"
 
     def __init__(self, plays: list[Any], adjusts: list[Any] | None = None, chat_delay: float = 0.0) -> None:

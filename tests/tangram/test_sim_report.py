@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.sim.report import write_report
 from agent.games.tangram.sim.runner import (
     RunOptions,
@@ -24,7 +24,7 @@ from agent.games.tangram.sim.runner import (
 from agent.games.tangram.sim.scripted_agent import free_spot
 
 
-class _PromptedPlayer:
+class _PromptedPlayer(Player):
     """Places the next piece on a grid and records an LLM call the way the LLM player does."""
 
     name = "prompted"

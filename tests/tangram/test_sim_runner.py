@@ -14,7 +14,7 @@ import pytest
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.sim.__main__ import main
 from agent.games.tangram.sim.progress import Progress
 from agent.games.tangram.sim.runner import RunOptions, agent_notes, percentile, run_in_process, summarize
@@ -88,7 +88,7 @@ def test_cli_reports_an_unreachable_agent(capsys: pytest.CaptureFixture[str]) ->
     assert code == 1 and summary["game_errors"] and summary["turns"] == 0
 
 
-class _GridPlayer:
+class _GridPlayer(Player):
     """A stand-in for our players: places the next drawer piece on a grid, and logs an LLM call."""
 
     name = "grid"

@@ -1,22 +1,31 @@
-"""The contract between a session and whatever decides its moves.
+"""The contract between a session and whatever decides its moves: the one place that says what
+the session expects of a player.
 
 A session builds a :class:`TurnView` from each game frame and asks its player. The player answers
 with a :class:`Decision` (a pose in the game's own terms, or a pass, plus one chat line), or a
 chat reply. One player object lives per session, so it may keep its own plan between turns.
 Players never send frames and never see the socket: the session validates, repairs and sends.
+
+Every player subclasses :class:`Player`. Its optional capabilities (``uses_images``,
+``marks_board``, ``supervisor``, ``aclose``) are declared there with their defaults, so the session
+reads them as plain attributes and never asks whether a player has one. What the LLM player asks of
+its helping planner (``suggest``, ``promised``, its figure library) is the planner player's own
+class, which the LLM player is given by type.
 """
 
 from __future__ import annotations
 
 import asyncio
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 from agent.core.memory import Memory
+from agent.core.transcript import Transcript
 from agent.games.tangram.geometry.frames import Pose, pose_from_marker, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.protocol import GameState
+from agent.games.tangram.protocol import GameFrame, GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,20 +112,51 @@ def drawer_of(state: GameState) -> dict[str, Pose]:
     return out
 
 
-@runtime_checkable
-class Player(Protocol):
-    name: str
-    uses_images: bool
-    """False lets the session skip decoding images nobody looks at."""
+class Supervisor(Protocol):
+    """Someone watching the session who may step in: the experimenter console.
 
+    It comes with the player (as :attr:`Player.supervisor`), because the server builds a session from a
+    player source alone. Reviews of moves and chat lines happen inside the player's own calls and
+    are bounded by the view's ``decide_by``, so the session's timing rules hold unchanged; the
+    session only tells the supervisor that it exists and what each frame brought.
+    """
+
+    def attach(self, session: Any) -> Transcript:
+        """The session (:class:`agent.games.tangram.link.session.Session`; typed ``Any`` because this
+        contract sits below the link) is built; returns the transcript it writes to (the same one,
+        watched)."""
+        ...
+
+    def frame_in(self, frame: GameFrame) -> None:
+        """A readable frame arrived, images as the game sent them. Never blocks."""
+        ...
+
+
+class Player(ABC):
+    """What the session expects of a player. Subclass it: the optional capabilities have their defaults here."""
+
+    name: str
+    """Who decides, for logs, the transcript and the console ("llm", "planner", ...)."""
+    uses_images: bool = True
+    """False lets the session skip decoding images nobody looks at (the planner reads the state)."""
+    marks_board: bool = False
+    """True: the player draws marks on the board picture and encodes it itself, so the session hands it
+    the checked pixels (``TurnView.board_pixels``) instead of encoding the board too."""
+    supervisor: Supervisor | None = None
+    """The console watching this player's session, when there is one."""
+
+    @abstractmethod
     async def play(self, view: TurnView) -> Decision:
         """Choose this turn's move."""
-        ...
 
+    @abstractmethod
     async def adjust(self, view: TurnView) -> Decision:
         """The game reported ``view.collisions`` for ``view.previous``: choose a corrected move."""
-        ...
 
+    @abstractmethod
     async def chat(self, view: TurnView) -> str:
         """Reply to ``view.message``."""
-        ...
+
+    async def aclose(self) -> None:
+        """The session ended: release what the player holds (its HTTP client, its helpers). Nothing by default."""
+        return

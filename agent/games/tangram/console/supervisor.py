@@ -2,7 +2,7 @@
 
 A :class:`GameSupervisor` is made for each session by the console's player source, together with
 a :class:`ConsolePlayer` that wraps the session's real player. The session finds the supervisor on
-its player (see ``Supervisor`` in the session module), writes its transcript through a
+its player (see ``Supervisor`` in the contract module), writes its transcript through a
 :class:`WatchedTranscript` so the supervisor reads along, and hands it every frame that arrives.
 
 Modes, per game, switchable at any time:
@@ -167,7 +167,7 @@ class GameSupervisor:
     def attach(self, session: Session) -> Transcript:
         self.session = session
         self.peer = session.peer
-        self.player_name = getattr(session.player, "name", "?")
+        self.player_name = session.player.name
         self._changed()
         return self.transcript.as_transcript()
 
@@ -517,15 +517,17 @@ class GameSupervisor:
         }
 
 
-class ConsolePlayer:
+class ConsolePlayer(Player):
     """The session's player with the console in the loop; the session sees an ordinary player."""
+
+    supervisor: GameSupervisor
 
     def __init__(self, inner: Player, supervisor: GameSupervisor) -> None:
         self.inner = inner
         self.supervisor = supervisor
         self.name = inner.name
         self.uses_images = inner.uses_images
-        self.marks_board = getattr(inner, "marks_board", False)
+        self.marks_board = inner.marks_board
 
     async def play(self, view: TurnView) -> Decision:
         return await self.supervisor.decide("play", view, lambda: self.inner.play(view))
@@ -537,10 +539,8 @@ class ConsolePlayer:
         return await self.supervisor.reply(view, lambda: self.inner.chat(view))
 
     async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
-        if close is not None:
-            with contextlib.suppress(Exception):
-                await close()
+        with contextlib.suppress(Exception):
+            await self.inner.aclose()
 
 
 def _wizard_action(verdict: Verdict) -> str:

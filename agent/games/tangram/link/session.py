@@ -22,13 +22,13 @@ import logging
 import time
 from collections.abc import Coroutine
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from agent.core.images import ImagePool
 from agent.core.memory import Memory, Speaker
 from agent.core.transcript import Transcript, record_scope
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Player
+from agent.games.tangram.contract import Player, Supervisor
 from agent.games.tangram.geometry.build_check import marker_mismatch
 from agent.games.tangram.link.clock import Cancellable, Clock, LoopClock
 from agent.games.tangram.link.inbound import clip, frame_record, type_hint
@@ -59,24 +59,6 @@ MAX_OPEN_CHATS = 4
 """Chat requests answered at once; more (a flood) get a short fixed reply without the LLM."""
 POLITE_SEND_S = 2.0
 """How long a polite close waits to say goodbye to a game that is not reading."""
-
-
-class Supervisor(Protocol):
-    """Someone watching the session who may step in: the experimenter console.
-
-    It comes with the player (as ``player.supervisor``), because the server builds a session from a
-    player source alone. Reviews of moves and chat lines happen inside the player's own calls and
-    are bounded by the view's ``decide_by``, so the session's timing rules hold unchanged; the
-    session only tells the supervisor that it exists and what each frame brought.
-    """
-
-    def attach(self, session: Session) -> Transcript:
-        """The session is built; returns the transcript it writes to (the same one, watched)."""
-        ...
-
-    def frame_in(self, frame: GameFrame) -> None:
-        """A readable frame arrived, images as the game sent them. Never blocks."""
-        ...
 
 
 class Session:
@@ -114,7 +96,7 @@ class Session:
         self.movers = Movers()
         """Who moved each piece last, from the plays sent and the boards the game reports."""
         self.views.movers = self.movers
-        self.supervisor: Supervisor | None = getattr(player, "supervisor", None)
+        self.supervisor: Supervisor | None = player.supervisor
         if self.supervisor is not None:
             self.transcript = self.supervisor.attach(self)
         self.views.transcript = self.transcript
@@ -161,10 +143,8 @@ class Session:
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
         await self.views.close()
-        close = getattr(self.player, "aclose", None)
-        if close is not None:
-            with contextlib.suppress(Exception):
-                await close()
+        with contextlib.suppress(Exception):
+            await self.player.aclose()
         self.transcript.record("session_end", reason=reason, **self.stats)
         await self.transcript.close()
 

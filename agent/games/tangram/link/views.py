@@ -51,7 +51,7 @@ class Views:
         """The player's view of ``frame``. ``lazy_images``: return at once, the images still being
         prepared (``view.with_images()`` waits for them); the caller cancels them if unused."""
         cfg = self.config.images
-        looks = getattr(self.player, "uses_images", True)  # the planner reads the state, not pictures
+        looks = self.player.uses_images  # the planner reads the state, not pictures
         wanted = {"board": looks and cfg.send_board and frame.board_img,
                   "drawer": looks and drawer and cfg.send_drawer and frame.drawer_img}
         mime = "image/png" if cfg.format == "png" else "image/jpeg"
@@ -72,7 +72,7 @@ class Views:
     async def _prepare_both(self, wanted: dict[str, Any], state: GameState) -> tuple[Any, bytes | None]:
         board, drawer = wanted["board"], wanted["drawer"]
         # A player that draws marks on the board encodes it once, marks included: not here too.
-        encode_board = not getattr(self.player, "marks_board", False)
+        encode_board = not self.player.marks_board
         got = await asyncio.gather(self._prepare("board", str(board), state, encode_board) if board else _nothing(),
                                    self._prepare("drawer", str(drawer), state) if drawer else _nothing())
         return got[0], got[1]

@@ -34,6 +34,7 @@ from agent.games.tangram.llm_player.salvage import Problem, Salvage, salvage_ans
 from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
+from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState
 
 log = logging.getLogger(__name__)
@@ -51,12 +52,12 @@ class _Unusable:
     """What a re-ask can tell the model; None when asking again cannot help (no answer, an error)."""
 
 
-class LLMPlayer:
+class LLMPlayer(Player):
     name = "llm"
     uses_images = True
 
     def __init__(self, config: Config, client: LLMClient, prompts: PromptSet, transcript: Transcript,
-                 planner: Player | None = None) -> None:
+                 planner: PlannerPlayer | None = None) -> None:
         self.config = config
         self.client = client
         self.prompts = prompts
@@ -66,7 +67,7 @@ class LLMPlayer:
         """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
         """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
-        self._offline: Player | None = None
+        self._offline: PlannerPlayer | None = None
         """The offline planner that answers when a chat reply cannot be shown and no planner was given."""
         self._planner_spoke = False
         """The offline planner answered a chat in the model's place: its promises are kept by it."""
@@ -77,7 +78,7 @@ class LLMPlayer:
 
     async def play(self, view: TurnView) -> Decision:
         answerer = self.planner if self.planner is not None else self._offline
-        if self._planner_spoke and answerer is not None and getattr(answerer, "promised", lambda: False)():
+        if self._planner_spoke and answerer is not None and answerer.promised():
             # The offline planner answered a chat for the model and promised this turn's move: it keeps it.
             decision = await answerer.play(view)
             self.transcript.record("promise_kept", by="planner", chat=decision.chat)
@@ -181,11 +182,9 @@ class LLMPlayer:
         log.info("model chat reply not shown (%s); answered from the planner", why)
         return reply
 
-    def _offline_answerer(self) -> Player:
+    def _offline_answerer(self) -> PlannerPlayer:
         """The offline planner, made on first need when the config gave the player none."""
         if self._offline is None:
-            from agent.games.tangram.planner.player import PlannerPlayer
-
             self._offline = PlannerPlayer(self.config)
         return self._offline
 
@@ -328,11 +327,8 @@ class LLMPlayer:
         """The offline planner's suggestion for the prompt (in a worker thread), or None."""
         if not (self.config.llm.planner_hint and self.planner is not None):
             return None
-        suggest = getattr(self.planner, "suggest", None)
-        if suggest is None:
-            return None
         # suggest() plans on a copy: asking for a hint must not change the planner's own plan.
-        _, hint = suggest(view)
+        _, hint = self.planner.suggest(view)
         return hint or None
 
     # ------------------------------------------------------------------ plumbing
@@ -347,7 +343,7 @@ class LLMPlayer:
         count = self.config.llm.candidates
         if not count:
             return NO_CANDIDATES
-        library = getattr(getattr(self.planner, "planner", None), "library", None)
+        library = self.planner.planner.library if self.planner is not None else None
         try:
             return propose_candidates(view.objective, view.board(), count, library=library,
                                       default_figure=self.config.planner.default_figure)

@@ -8,14 +8,14 @@ pure computation of a few milliseconds, so it runs directly on the event loop.
 from __future__ import annotations
 
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Decision, TurnView
+from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.planner.hint import planner_hint
 from agent.games.tangram.planner.library import FigureLibrary, load_library
 from agent.games.tangram.planner.phrases import Phrases
 from agent.games.tangram.planner.planner import Planner
 
 
-class PlannerPlayer:
+class PlannerPlayer(Player):
     name = "planner"
     uses_images = False  # it reads the state, never the pictures
 
