@@ -14,7 +14,7 @@ from shapely.geometry import Polygon
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.geometry.frames import normalize_rotation
 from agent.games.tangram.link.server import serve_agent
-from agent.games.tangram.llm_player.schema import parse_move
+from agent.games.tangram.llm_player.salvage import salvage_answer
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.simgame import GODOT_TWEEN_S, outline_world
 from tests.tangram.hardening_support import assert_agent_frames_valid, good_replies, llm_config
@@ -83,6 +83,9 @@ async def test_a_pass_that_says_the_figure_looks_done(tmp_path: Path) -> None:
 
 
 def test_a_rotate_needs_a_rotation_and_a_second_relation_needs_its_anchor() -> None:
-    assert parse_move({**NONE, "action": "rotate", "piece": "Blue", "chat": "x"})[1] == "rotate without a rotation"
-    _, problem = parse_move(move(piece="Blue", relation="left_of", anchor="Red", relation2="above"))
-    assert problem == "relation2 and anchor2 must come together"
+    board = {"Blue": (40.0, 40.0), "Red": (60.0, 40.0)}
+    rotate = salvage_answer({**NONE, "action": "rotate", "piece": "Blue", "chat": "x"}, board)
+    assert rotate.move is None and rotate.problem is not None and rotate.problem.kind == "rotate_without_rotation"
+    half = salvage_answer(move(piece="Blue", relation="left_of", anchor="Red", relation2="above"), board)
+    assert half.move is not None and half.move.relation == "left_of" and half.move.relation2 is None
+    assert [s.kind for s in half.salvages] == ["second_half"]

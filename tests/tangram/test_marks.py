@@ -18,7 +18,8 @@ from agent.games.tangram.contract import board_of
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, inside_board, is_valid, polygon_px
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation, rotation_distance, start_pose
 from agent.games.tangram.link.server import serve_agent
-from agent.games.tangram.llm_player.schema import move_schema, parse_move
+from agent.games.tangram.llm_player.salvage import salvage_answer
+from agent.games.tangram.llm_player.schema import move_schema
 from agent.games.tangram.pictures.annotate import LINE_LIGHT, annotate_board, annotate_drawer
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.protocol import parse_frame
@@ -181,13 +182,15 @@ def test_the_candidate_enum_is_built_per_request() -> None:
 
 
 def test_a_named_candidate_wins_over_whatever_else_the_answer_says() -> None:
-    move, problem = parse_move({"candidate": "b", "action": "fly", "piece": "Pink", "x": "far", "chat": "B!"},
-                               ["A", "B"])
-    assert problem is None and move is not None and move.candidate == "B" and move.chat == "B!"
-    move, problem = parse_move({"candidate": "C", "action": "pass"}, ["A", "B"])
-    assert move is None and problem is not None and "'C' was not offered" in problem
-    move, problem = parse_move({"candidate": None, "action": "pass", "chat": "done"}, ["A"])
-    assert move is not None and move.candidate is None and move.action == "pass"
+    named = salvage_answer({"candidate": "b", "action": "fly", "piece": "Pink", "x": "far", "chat": "B!"}, {},
+                           ["A", "B"])
+    assert named.candidate == "B" and named.move is not None and named.move.chat == "B!" and not named.salvages
+    other = salvage_answer({"candidate": "C", "action": "pass"}, {}, ["A", "B"])
+    assert other.candidate is None and other.move is not None and other.move.action == "pass"
+    assert [s.kind for s in other.salvages] == ["field_dropped"]
+    assert "not offered (offered: A, B)" in other.salvages[0].why
+    none = salvage_answer({"candidate": None, "action": "pass", "chat": "done"}, {}, ["A"])
+    assert none.candidate is None and none.move is not None and none.move.action == "pass" and not none.salvages
 
 
 # ---------------------------------------------------------------- end to end

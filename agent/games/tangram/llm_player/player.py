@@ -30,7 +30,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.llm_player.context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.llm_player.replies import contradicts_move, degenerate, false_claim, silent_on_move
 from agent.games.tangram.llm_player.resolve import move_to_pose
-from agent.games.tangram.llm_player.salvage import Problem, Salvage, salvage_answer
+from agent.games.tangram.llm_player.salvage import Problem, salvage_answer
 from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
@@ -237,23 +237,14 @@ class LLMPlayer(Player):
             return _Unusable(f"the language model failed ({result.error})")
         source = "llm+reask" if reasked else "llm"
         data = result.data
-        notes: list[Salvage] = []
-        if isinstance(data, dict) and "candidate" in data:
-            letter = data.get("candidate")
-            chosen = marks.candidates.get(letter.strip().upper()) if isinstance(letter, str) else None
-            if chosen is not None:
-                # Played exactly as offered, whatever else the answer says; the model's words are kept.
-                texts = [str(data[k]) if isinstance(data.get(k), str) else "" for k in ("chat", "reasoning")]
-                default = f"I'm placing {chosen.piece} as the {chosen.part}."
-                line = self._move_line(texts[0], chosen.piece, default, purpose, view.objective)
-                return _seen(Decision(chosen.pose, line, texts[1], source, chosen.letter), marks)
-            if letter is not None:
-                offered = ", ".join(marks.candidates.letters) or "none"
-                notes.append(Salvage("field_dropped", f"candidate {str(letter)[:20]!r}", "the answer's own move",
-                                     f"that candidate was not offered (offered: {offered})"))
-            data = {k: v for k, v in data.items() if k != "candidate"}
         positions = {name: p.position for name, p in view.state.on_board.items()}
-        salvaged = salvage_answer(data, positions)
+        salvaged = salvage_answer(data, positions, marks.candidates.letters)
+        chosen = marks.candidates.get(salvaged.candidate)
+        if chosen is not None and salvaged.move is not None:
+            # Played exactly as offered, whatever else the answer says; the model's words are kept.
+            default = f"I'm placing {chosen.piece} as the {chosen.part}."
+            line = self._move_line(salvaged.move.chat, chosen.piece, default, purpose, view.objective)
+            return _seen(Decision(chosen.pose, line, salvaged.move.reasoning, source, chosen.letter), marks)
         move = salvaged.move
         if move is None:
             assert salvaged.problem is not None
@@ -265,7 +256,7 @@ class LLMPlayer(Player):
         if pose is None:  # salvage leaves only anchors on the board; kept as a guard
             return _Unusable(f"I could not place {move.piece} as asked",
                              Problem("no_position", f"no pose for {move.piece}", move.piece))
-        notes.extend(salvaged.salvages)
+        notes = salvaged.salvages
         for note in notes:
             self.transcript.record("salvage", purpose=purpose, salvage=note.kind, said=note.said,
                                    played=note.played, why=note.why)

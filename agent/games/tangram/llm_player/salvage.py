@@ -1,4 +1,4 @@
-"""Keep what is usable in an imperfect LLM answer, and say what was changed.
+"""The one validator of a model's move: keep what is usable in an imperfect LLM answer, and say what was changed.
 
 Real vision models answer sloppily: an anchor still in the drawer, half of a two-anchor relation,
 "rotate" for a piece that is not on the board, coordinates off the board, the piece itself as its
@@ -8,7 +8,9 @@ as a :class:`Salvage` (what the model said, what is played instead, why). When n
 left (no piece, no place, no JSON) it returns a :class:`Problem` instead: what exactly is wrong and
 which facts the model got wrong, for the corrective re-ask (``prompts/tangram/reask.j2``).
 
-Pure: it looks at names and numbers only. Geometry (resolving relations, repairing the pose)
+Every path that reads a model's move goes through :func:`salvage_answer`, a named candidate letter
+included (played exactly as offered, whatever else the answer says). Pure: it looks at names and
+numbers only. Geometry (resolving relations, repairing the pose)
 happens afterwards, on the salvaged move.
 """
 
@@ -92,19 +94,37 @@ class Salvaged:
     """The move to play (a pass included), or None when nothing usable is left."""
     salvages: tuple[Salvage, ...] = ()
     problem: Problem | None = None
+    candidate: str | None = None
+    """The offered candidate the answer named: it is played exactly as offered, and ``move`` then
+    carries only the answer's chat and reasoning."""
 
 
-def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]]) -> Salvaged:
+def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]],
+                   offered: tuple[str, ...] | list[str] = ()) -> Salvaged:
     """The playable move in the model's JSON ``data`` on a board holding ``on_board`` (each piece's
-    reported position, board units, as the prompt showed it).
+    reported position, board units, as the prompt showed it), ``offered`` the candidate letters the
+    prompt offered.
 
-    A pass the model chose is returned as it is: only a move it wanted and could not make gets
-    salvaged, and only a move nothing can be made of becomes a :class:`Problem`.
+    A candidate letter among ``offered`` wins over everything else in the answer (the other fields
+    may even be invalid); a letter that was not offered is dropped with a note and the answer's own
+    move is read. A pass the model chose is returned as it is: only a move it wanted and could not
+    make gets salvaged, and only a move nothing can be made of becomes a :class:`Problem`.
     """
     if not isinstance(data, Mapping):
         return Salvaged(None, problem=Problem("not_json", "the reply holds no JSON object"))
     notes: list[Salvage] = []
-    move = _validate(dict(data), notes)
+    data = dict(data)
+    if "candidate" in data:
+        letter = data.pop("candidate")
+        named = letter.strip().upper() if isinstance(letter, str) else None
+        if named is not None and named in offered:
+            texts = {k: data[k] if isinstance(data.get(k), str) else "" for k in ("chat", "reasoning")}
+            return Salvaged(Move.model_validate({**dict.fromkeys(_NULLABLE), "piece": None, "action": "place",
+                                                 **texts, "candidate": named}), candidate=named)
+        if letter is not None:
+            notes.append(Salvage("field_dropped", f"candidate {str(letter)[:20]!r}", "the answer's own move",
+                                 f"that candidate was not offered (offered: {', '.join(offered) or 'none'})"))
+    move = _validate(data, notes)
     if move is None:
         return Salvaged(None, tuple(notes), Problem("unreadable", "the JSON is not a move in the schema"))
     if move.action == "pass":

@@ -1,10 +1,11 @@
-"""What the LLM must answer: the output schema for plays and its validation.
+"""What the LLM must answer: the output schema for plays and chat replies.
 
 The model either names a position for the piece's centre (board units, as the state reports
 positions), or a relation to a piece already on the board (or two relations to two pieces, "right
 of Blue and above Red"), which the geometry engine turns into an exact flush pose; or it turns a
 piece on the board where it stands ("rotate"); or it passes, with a reason (also to say the figure
-looks done). Either way it writes one chat line.
+looks done). Either way it writes one chat line. An answer is read and checked in one place,
+:func:`agent.games.tangram.llm_player.salvage.salvage_answer`.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import copy
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATIONS
@@ -55,24 +56,6 @@ class Move(BaseModel):
         if v is not None and not math.isfinite(v):
             raise ValueError("must be a finite number")
         return v
-
-    def problem(self) -> str | None:
-        """Why this move cannot be played as given, or None when it can."""
-        if self.candidate is not None or self.action == "pass":
-            return None
-        if self.piece is None:
-            return "no piece named"
-        if self.action == "rotate":
-            return None if self.rotation is not None else "rotate without a rotation"
-        if (self.relation2 is None) != (self.anchor2 is None):
-            return "relation2 and anchor2 must come together"
-        if self.relation is not None:
-            return None if self.anchor is not None else f"relation {self.relation} without an anchor"
-        if self.x is None or self.y is None:
-            return "neither coordinates nor a relation"
-        if not (-50 <= self.x <= 150 and -50 <= self.y <= 150):
-            return f"coordinates ({self.x:g}, {self.y:g}) far outside the 0-100 board"
-        return None
 
 
 class ChatReply(BaseModel):
@@ -119,37 +102,3 @@ def move_schema(letters: list[str] | tuple[str, ...] = ()) -> dict[str, Any]:
 
 MOVE_SCHEMA = move_schema()
 CHAT_SCHEMA = strict_schema(ChatReply)
-
-
-_EMPTY: dict[str, Any] = {"reasoning": "", "piece": None, "rotation": None, "x": None, "y": None, "relation": None,
-                          "anchor": None, "relation2": None, "anchor2": None, "chat": ""}
-
-
-def parse_move(data: Any, offered: list[str] | tuple[str, ...] = ()) -> tuple[Move | None, str | None]:
-    """Validate the LLM's JSON; returns the move or a short reason it was refused.
-
-    A candidate letter among ``offered`` wins over everything else in the answer: the move is the
-    candidate, whatever the other fields say (they may even be invalid)."""
-    if not isinstance(data, dict):
-        return None, "reply is not a JSON object"
-    letter = data.get("candidate")
-    if isinstance(letter, str) and letter.strip():
-        letter = letter.strip().upper()
-        if letter not in offered:
-            return None, (f"candidate {letter!r} was not offered" + (f" (offered: {', '.join(offered)})"
-                                                                      if offered else " (none were)"))
-        texts = {k: data[k] for k in ("reasoning", "chat") if isinstance(data.get(k), str)}
-        return Move.model_validate({**_EMPTY, "action": "place", **texts, "candidate": letter}), None
-    data = {k: v for k, v in data.items() if k != "candidate"}
-    # Models often leave out the fields that do not apply; treat absent as null.
-    filled = {**_EMPTY, **data}
-    if isinstance(filled.get("action"), str):
-        filled["action"] = filled["action"].strip().lower()
-    try:
-        move = Move.model_validate(filled)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        field = ".".join(str(p) for p in err["loc"])
-        return None, f"invalid {field}: {err['msg']}"
-    problem = move.problem()
-    return (None, problem) if problem else (move, None)
