@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.games.tangram.planner import matching
-from agent.games.tangram.planner.library import load_library, match_objective
-from agent.games.tangram.planner.matching import lemma, match_text
+from agent.games.tangram.planner.library import load_library
+from agent.games.tangram.planner.matching import lemma, match_objective, match_text
 from benchmarks.tangram.bench_figures import match_rows, read_cases
 
 LIBRARY = load_library()

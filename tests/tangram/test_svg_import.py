@@ -14,7 +14,8 @@ from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
 from agent.games.tangram.planner import shapes
-from agent.games.tangram.planner.library import FigureError, find_figure, load_library
+from agent.games.tangram.planner.library import FigureError, load_library
+from agent.games.tangram.planner.matching import find_figure
 from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.svgimport import FigureNames, import_svg, read_polygons
 from agent.games.tangram.planner.tools import design

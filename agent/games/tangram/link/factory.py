@@ -99,7 +99,8 @@ def check_planner_config(config: Config) -> None:
     """Load the figure library (with ``planner.figures_dir``) and check ``planner.default_figure`` names one
     of its figures."""
     from agent.core.config import ConfigError
-    from agent.games.tangram.planner.library import FigureError, find_figure, load_library
+    from agent.games.tangram.planner.library import FigureError, load_library
+    from agent.games.tangram.planner.matching import find_figure
 
     try:
         library = load_library(extra=config.planner.figures_dir)

@@ -16,11 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.pieces import PieceName
 from agent.games.tangram.geometry.relations import RELATIONS
-
-PieceName = Literal["Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown"]
-assert set(PieceName.__args__) == set(PIECE_NAMES)  # type: ignore[attr-defined]
 
 RelationName = Literal[tuple(RELATIONS)]  # type: ignore[valid-type]
 

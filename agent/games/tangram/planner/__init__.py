@@ -8,14 +8,8 @@ Public API:
 """
 
 from agent.games.tangram.planner.hint import planner_hint
-from agent.games.tangram.planner.library import (
-           Figure,
-           FigureError,
-           FigureLibrary,
-           load_figure,
-           load_library,
-           match_objective,
-)
+from agent.games.tangram.planner.library import Figure, FigureError, FigureLibrary, load_figure, load_library
+from agent.games.tangram.planner.matching import match_objective
 from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.score import silhouette_iou
 

@@ -19,14 +19,8 @@ from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Fit, fit_anchor
 from agent.games.tangram.planner.chat import ChatMixin
-from agent.games.tangram.planner.library import (
-    Figure,
-    FigureLibrary,
-    find_figure,
-    load_library,
-    match_objective,
-    normalize_text,
-)
+from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, normalize_text
+from agent.games.tangram.planner.matching import find_figure, match_objective
 from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
