@@ -67,7 +67,7 @@ def test_boardgame_compact_leaves_out_the_rules_but_keeps_the_moves() -> None:
 
 
 def test_hive_compact_plan_leaves_out_the_map() -> None:
-    from agent.games.hive.coach import _sample_context
+    from agent.games.hive.coach.coach import _sample_context
 
     context = {**_sample_context(), "map": "MAP-LINE-" * 40}
     prompts = load_prompts(prompts_dir("hive"), context, ("system", "plan"))

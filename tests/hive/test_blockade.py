@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from agent.games.hive.blockade import (
+from agent.games.hive.rules import COLS
+from agent.games.hive.strategy.blockade import (
     assign_posts,
     chebyshev,
     front,
@@ -12,8 +13,7 @@ from agent.games.hive.blockade import (
     ring,
     to_wall,
 )
-from agent.games.hive.paths import NEIGHBOURS
-from agent.games.hive.rules import COLS
+from agent.games.hive.strategy.paths import NEIGHBOURS
 
 
 def at(row: int, col: int) -> int:

@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from agent.games.hive import client as client_module
-from agent.games.hive.client import check_team_name, play
+from agent.games.hive.link import client as client_module
+from agent.games.hive.link.client import check_team_name, play
 from agent.games.hive.protocol import BeeView
 
 GOOD = b"0,0,0,10,2,9000050900000090000009001000900100090710009001000\n"

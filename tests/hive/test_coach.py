@@ -15,15 +15,15 @@ from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript
 from agent.games.hive.arena import Arena, ArenaResult
-from agent.games.hive.bots import make_bot
-from agent.games.hive.client import ClientOutcome, play
-from agent.games.hive.coach import Coach, load_hive_prompts, summary_context
+from agent.games.hive.coach.coach import Coach, load_hive_prompts, summary_context
 from agent.games.hive.config import CoachConfig, DirectConfig
-from agent.games.hive.plan import Plan, plan_json_schema
+from agent.games.hive.link.client import ClientOutcome, play
+from agent.games.hive.link.session import HiveSession, parse_direct, render_view
+from agent.games.hive.opponents.bots import make_bot
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import empty_arena, view
-from agent.games.hive.session import HiveSession, parse_direct, render_view
-from agent.games.hive.strategy import new_strategy
+from agent.games.hive.strategy.plan import Plan, plan_json_schema
+from agent.games.hive.strategy.strategy import new_strategy
 
 PROMPTS = PROJECT_DIR / "prompts" / "hive"
 PLAN = {"bees": [{"bee": 0, "role": "raid", "target": None}, {"bee": 1, "role": "explore", "target": [3, 4]}],

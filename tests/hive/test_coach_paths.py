@@ -12,12 +12,12 @@ from typing import Any
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.testing.random_schema import random_instance, request_schema
-from agent.games.hive.coach import load_hive_prompts
+from agent.games.hive.coach.coach import load_hive_prompts
 from agent.games.hive.config import CoachConfig, DirectConfig
-from agent.games.hive.plan import Plan
+from agent.games.hive.link.session import HiveSession
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import empty_arena, view
-from agent.games.hive.session import HiveSession
+from agent.games.hive.strategy.plan import Plan
 from tests.hive.test_coach import PLAN, PROMPTS, coached_match, finish, llm_for, make_coach
 
 

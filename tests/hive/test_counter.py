@@ -10,10 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.games.hive import blockade, guard
-from agent.games.hive.bots import BOTS, make_bot
-from agent.games.hive.counterbots import RECIPES, CounterBot, CounterStrategy
-from agent.games.hive.paths import NEIGHBOURS
+from agent.games.hive.opponents.bots import BOTS, make_bot
+from agent.games.hive.opponents.counterbots import RECIPES, CounterBot, CounterStrategy
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import (
     COLS,
@@ -26,8 +24,10 @@ from agent.games.hive.rules import (
     step,
     view,
 )
-from agent.games.hive.strategy import DEFAULT_RAIDERS, HOLDER_TURNS, Strategy, new_strategy
-from agent.games.hive.world import new_world
+from agent.games.hive.strategy import blockade, guard
+from agent.games.hive.strategy.paths import NEIGHBOURS
+from agent.games.hive.strategy.strategy import DEFAULT_RAIDERS, HOLDER_TURNS, Strategy, new_strategy
+from agent.games.hive.strategy.world import new_world
 from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
 HIVE_0 = 12 * COLS + 1
@@ -562,8 +562,8 @@ def test_the_race_benchmark_finds_when_each_ring_closes_and_whether_the_seal_dec
 
 
 def test_a_simulated_match_shows_its_probe_every_turn_and_the_end() -> None:
-    from agent.games.hive.bots import ExampleBot
-    from agent.games.hive.sim import play
+    from agent.games.hive.opponents.bots import ExampleBot
+    from agent.games.hive.opponents.sim import play
 
     seen: list[tuple[int, bool]] = []
     result = play((ExampleBot(1), ExampleBot(2)), seed=5, observe=lambda s: seen.append((s.turn, s.game_over)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from agent.games.hive.client import play
+from agent.games.hive.link.client import play
 from tests.hive.test_client import GOOD, Recorder, arena_factory, single_read
 
 __all__ = ["arena_factory"]  # the fixture, shared with test_client.py

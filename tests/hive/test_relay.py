@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import random
 
-from agent.games.hive import relay
-from agent.games.hive.paths import NEIGHBOURS
 from agent.games.hive.rules import (
     COLS,
     Action,
@@ -16,8 +14,10 @@ from agent.games.hive.rules import (
     empty_arena,
     step,
 )
-from agent.games.hive.strategy import Strategy, new_strategy
-from agent.games.hive.world import FRESH_BEE, WorldModel, new_world
+from agent.games.hive.strategy import relay
+from agent.games.hive.strategy.paths import NEIGHBOURS
+from agent.games.hive.strategy.strategy import Strategy, new_strategy
+from agent.games.hive.strategy.world import FRESH_BEE, WorldModel, new_world
 from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
 HIVE_0 = 12 * COLS + 1

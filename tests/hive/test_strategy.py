@@ -6,10 +6,8 @@ import random
 
 import pytest
 
-from agent.games.hive import guard
-from agent.games.hive.bots import ExampleBot, OurBot, Player, make_bot
-from agent.games.hive.paths import BLOCKED, INF, distance_field
-from agent.games.hive.plan import BeeOrder, Plan
+from agent.games.hive.opponents.bots import ExampleBot, OurBot, Player, make_bot
+from agent.games.hive.opponents.sim import play
 from agent.games.hive.protocol import BeeView, parse_state
 from agent.games.hive.rules import (
     CELLS,
@@ -24,9 +22,11 @@ from agent.games.hive.rules import (
     step,
     view,
 )
-from agent.games.hive.sim import play
-from agent.games.hive.strategy import new_strategy
-from agent.games.hive.world import NEVER, new_world
+from agent.games.hive.strategy import guard
+from agent.games.hive.strategy.paths import BLOCKED, INF, distance_field
+from agent.games.hive.strategy.plan import BeeOrder, Plan
+from agent.games.hive.strategy.strategy import new_strategy
+from agent.games.hive.strategy.world import NEVER, new_world
 
 
 def state_view(state: ArenaState) -> BeeView:

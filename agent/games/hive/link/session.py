@@ -18,11 +18,11 @@ from typing import Any
 from agent.core.llm import LLMClient
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
-from agent.games.hive.coach import Coach, summary_context
+from agent.games.hive.coach.coach import Coach, summary_context
 from agent.games.hive.config import CoachConfig, DirectConfig
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import COLS, OFFSETS, VIEW_SIDE, Action, Cell, Direction, owner
-from agent.games.hive.strategy import Decision, Strategy, new_strategy
+from agent.games.hive.strategy.strategy import Decision, Strategy, new_strategy
 
 log = logging.getLogger(__name__)
 

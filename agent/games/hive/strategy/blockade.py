@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from agent.games.hive.paths import NEIGHBOURS
 from agent.games.hive.rules import COLS, ROWS, Cell
+from agent.games.hive.strategy.paths import NEIGHBOURS
 
 
 def ring(hive: int) -> list[int]:

@@ -11,16 +11,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from agent.games.hive import blockade, guard, relay
-from agent.games.hive.moves import Decision, Mover
-from agent.games.hive.paths import (
-    BLOCKED,
-    COST_WALL,
-    INF,
-    NEIGHBOURS,
-    distance_field,
-)
-from agent.games.hive.plan import Plan, Role
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import (
     BEES,
@@ -31,7 +21,17 @@ from agent.games.hive.rules import (
     Cell,
     is_hive,
 )
-from agent.games.hive.world import FRESH_BEE, new_world
+from agent.games.hive.strategy import blockade, guard, relay
+from agent.games.hive.strategy.moves import Decision, Mover
+from agent.games.hive.strategy.paths import (
+    BLOCKED,
+    COST_WALL,
+    INF,
+    NEIGHBOURS,
+    distance_field,
+)
+from agent.games.hive.strategy.plan import Plan, Role
+from agent.games.hive.strategy.world import FRESH_BEE, new_world
 
 STALE_FLOWER = 600
 """A flower not seen for this long is worth less: an enemy may have picked it."""

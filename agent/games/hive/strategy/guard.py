@@ -8,9 +8,9 @@ hive picks it up and delivers it over the walls (the relay).
 
 from __future__ import annotations
 
-from agent.games.hive.paths import BLOCKED, COST_FREE, COST_WALL, INF, NEIGHBOURS, distance_field
 from agent.games.hive.rules import CELLS, COLS, ROWS, Cell, is_bee, owner
-from agent.games.hive.world import FRESH_BEE, WorldModel
+from agent.games.hive.strategy.paths import BLOCKED, COST_FREE, COST_WALL, INF, NEIGHBOURS, distance_field
+from agent.games.hive.strategy.world import FRESH_BEE, WorldModel
 
 GUARD_RADIUS = 3
 """An enemy bee this close to our hive (Chebyshev) is taken for a wall builder. Only one in

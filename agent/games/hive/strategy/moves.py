@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from agent.games.hive.paths import BLOCKED, COST_BEE, COST_FLOWER, COST_FREE, COST_WALL, INF, NEIGHBOURS
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import CELLS, COLS, OFFSETS, Action, Cell, owner
-from agent.games.hive.world import FRESH_BEE, WorldModel
+from agent.games.hive.strategy.paths import BLOCKED, COST_BEE, COST_FLOWER, COST_FREE, COST_WALL, INF, NEIGHBOURS
+from agent.games.hive.strategy.world import FRESH_BEE, WorldModel
 
 
 @dataclass(frozen=True, slots=True)

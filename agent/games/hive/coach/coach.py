@@ -25,10 +25,10 @@ from agent.core.llm_records import MATCH_OVER, record_llm_result, record_llm_unf
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript, record_scope
 from agent.games.hive.config import CoachConfig
-from agent.games.hive.plan import ROLES, Plan, plan_json_schema
 from agent.games.hive.rules import COLS, ROUND, hive_position
-from agent.games.hive.strategy import Strategy
-from agent.games.hive.world import FRESH_BEE
+from agent.games.hive.strategy.plan import ROLES, Plan, plan_json_schema
+from agent.games.hive.strategy.strategy import Strategy
+from agent.games.hive.strategy.world import FRESH_BEE
 
 log = logging.getLogger(__name__)
 

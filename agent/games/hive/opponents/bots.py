@@ -1,13 +1,13 @@
 """Players for the arena: our strategy and the opponents it is measured against.
 
 Each player turns one view into one command and keeps whatever memory it needs; none does I/O.
-- ``ours``: the offline strategy (agent.games.hive.strategy).
+- ``ours``: the offline strategy (agent.games.hive.strategy.strategy).
 - ``forager``: the same strategy with aggression 0.1: five foragers, no raider (a strong greedy bot).
 - ``random``: any of the 32 commands, uniformly.
 - ``mover``: random moves only (a bee that never forages).
 - ``example``: plays like the arena's example agents: forage an adjacent flower, deliver when
   next to its own hive, otherwise a random move.
-- the counter-bots of agent.games.hive.counterbots (``siege``, ``hunter``, ``mirror``, ...): built
+- the counter-bots of agent.games.hive.opponents.counterbots (``siege``, ``hunter``, ``mirror``, ...): built
   to beat ours.
 """
 
@@ -17,11 +17,11 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from agent.games.hive.counterbots import COUNTER_BOTS
-from agent.games.hive.plan import Plan
+from agent.games.hive.opponents.counterbots import COUNTER_BOTS
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import OFFSETS, Action, Cell
-from agent.games.hive.strategy import Strategy, new_strategy
+from agent.games.hive.strategy.plan import Plan
+from agent.games.hive.strategy.strategy import Strategy, new_strategy
 
 
 class Player(Protocol):

@@ -32,13 +32,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from agent.games.hive import blockade
-from agent.games.hive.paths import NEIGHBOURS, distance_field
-from agent.games.hive.plan import Role
 from agent.games.hive.protocol import BeeView
 from agent.games.hive.rules import BEES, COLS, Action, Cell
-from agent.games.hive.strategy import DEFAULT_RAIDERS, Decision, Strategy
-from agent.games.hive.world import FRESH_BEE, new_world
+from agent.games.hive.strategy import blockade
+from agent.games.hive.strategy.paths import NEIGHBOURS, distance_field
+from agent.games.hive.strategy.plan import Role
+from agent.games.hive.strategy.strategy import DEFAULT_RAIDERS, Decision, Strategy
+from agent.games.hive.strategy.world import FRESH_BEE, new_world
 
 Job = str
 """A counter-bot's job for one bee: a strategy role, or ``hunt`` / ``deny``."""

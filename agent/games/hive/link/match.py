@@ -11,10 +11,10 @@ from typing import Any
 from agent.core.redact import Secrets
 from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
-from agent.games.hive.client import ClientOutcome, play
 from agent.games.hive.config import HiveConfig
+from agent.games.hive.link.client import ClientOutcome, play
+from agent.games.hive.link.session import HiveSession
 from agent.games.hive.protocol import MatchLog, ProtocolError, parse_log
-from agent.games.hive.session import HiveSession
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +60,8 @@ async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> 
     prompts = None
     if config.uses_llm():
         from agent.core.llm import LLMClient
-        from agent.games.hive.coach import load_hive_prompts
-        from agent.games.hive.llm_sample import llm_sample
+        from agent.games.hive.coach.coach import load_hive_prompts
+        from agent.games.hive.coach.sample import llm_sample
 
         llm = LLMClient(config.llm, config.api_key())
         prompts = load_hive_prompts(config.resolve_dir(config.prompts_dir))

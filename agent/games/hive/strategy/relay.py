@@ -27,10 +27,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from agent.games.hive import guard
-from agent.games.hive.paths import NEIGHBOURS
 from agent.games.hive.rules import ROUND, Cell
-from agent.games.hive.world import FRESH_BEE, WorldModel
+from agent.games.hive.strategy import guard
+from agent.games.hive.strategy.paths import NEIGHBOURS
+from agent.games.hive.strategy.world import FRESH_BEE, WorldModel
 
 MISSES = 6
 """Tries after which a wall found rebuilt every time is left alone: a break succeeds one try in

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from agent.games.hive.bots import Player
+from agent.games.hive.opponents.bots import Player
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import ArenaState, apply_command, new_arena, view
 
