@@ -18,7 +18,7 @@ from agent.games.hive.strategy import relay
 from agent.games.hive.strategy.paths import NEIGHBOURS
 from agent.games.hive.strategy.strategy import Strategy, new_strategy
 from agent.games.hive.strategy.world import FRESH_BEE, WorldModel, new_world
-from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
+from tests.hive.strategy.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
 HIVE_0 = 12 * COLS + 1
 

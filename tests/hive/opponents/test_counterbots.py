@@ -28,7 +28,7 @@ from agent.games.hive.strategy import blockade, guard
 from agent.games.hive.strategy.paths import NEIGHBOURS
 from agent.games.hive.strategy.strategy import DEFAULT_RAIDERS, HOLDER_TURNS, Strategy, new_strategy
 from agent.games.hive.strategy.world import new_world
-from tests.hive.test_strategy import clear_other_bees, put, state_view, wall_our_ring
+from tests.hive.strategy.test_strategy import clear_other_bees, put, state_view, wall_our_ring
 
 HIVE_0 = 12 * COLS + 1
 HIVE_1 = 12 * COLS + 28

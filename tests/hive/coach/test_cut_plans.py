@@ -18,7 +18,7 @@ from agent.games.hive.link.session import HiveSession
 from agent.games.hive.protocol import parse_state
 from agent.games.hive.rules import empty_arena, view
 from agent.games.hive.strategy.plan import Plan
-from tests.hive.test_coach import PLAN, PROMPTS, coached_match, finish, llm_for, make_coach
+from tests.hive.coach.test_coach import PLAN, PROMPTS, coached_match, finish, llm_for, make_coach
 
 
 def cut_in_the_note(plan: dict[str, Any]) -> str:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from agent.games.hive.link.client import play
-from tests.hive.test_client import GOOD, Recorder, arena_factory, single_read
-
-__all__ = ["arena_factory"]  # the fixture, shared with test_client.py
+from tests.hive.link.scripted_arena import GOOD, Recorder, single_read
 
 
 async def test_a_10_mb_line_then_a_good_state_is_survived(arena_factory) -> None:
