@@ -47,7 +47,7 @@ from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 from agent.games.tangram.pictures import look as looks
 from agent.games.tangram.pictures.repaint import outlines, redraw, restore, state_outlines
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.replica.screen import board_image, drawer_image
+from agent.games.tangram.replica.crops import board_image, drawer_image
 
 INSET_PX = 3
 MATCH_LEVELS = 16

@@ -41,7 +41,7 @@ from agent.games.tangram.pictures.repaint import prepare_picture
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.replica.screen import render_board, render_drawer
+from agent.games.tangram.replica.crops import render_board, render_drawer
 from agent.games.tangram.sim.simgame import OBJECTIVES
 
 LAYERS = ["grid", "labels", "candidates"]

@@ -29,7 +29,7 @@ from agent.games.tangram.console.web import COOKIE, ConsoleServer, ConsoleSetupE
 from agent.games.tangram.game import GAME
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.protocol import GameFrame
-from agent.games.tangram.replica.screen import BOARD_CROP, world_to_crop
+from agent.games.tangram.replica.crops import BOARD_CROP, world_to_crop
 
 TOKEN = "console-token-0123456789"
 PROJECT = Path(__file__).resolve().parents[3]

@@ -16,7 +16,7 @@ from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
 from agent.games.tangram.pictures import look
 from agent.games.tangram.pictures.annotate import label_point
 from agent.games.tangram.pictures.paint import empty_crop
-from agent.games.tangram.replica.screen import board_image, drawer_image, render_board, render_drawer
+from agent.games.tangram.replica.crops import board_image, drawer_image, render_board, render_drawer
 from agent.games.tangram.sim.simgame import PIECE_NAMES, SimGame
 
 

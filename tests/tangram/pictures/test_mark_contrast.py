@@ -19,7 +19,7 @@ from agent.games.tangram.pictures.annotate import LINE_DARK, LINE_LIGHT, annotat
 from agent.games.tangram.pictures.legibility import LINE_MIN, TEXT_MIN, board_contrast, drawer_contrast
 from agent.games.tangram.pictures.look import BOARD_TEXTURE, PIECE_COLORS
 from agent.games.tangram.planner.candidates import propose_candidates
-from agent.games.tangram.replica.screen import render_board, render_drawer
+from agent.games.tangram.replica.crops import render_board, render_drawer
 
 BOARDS = [
     {},

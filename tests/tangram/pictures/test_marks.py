@@ -23,7 +23,7 @@ from agent.games.tangram.llm_player.schema import move_schema
 from agent.games.tangram.pictures.annotate import LINE_LIGHT, annotate_board, annotate_drawer
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.protocol import parse_frame
-from agent.games.tangram.replica.screen import render_board, render_drawer
+from agent.games.tangram.replica.crops import render_board, render_drawer
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.simgame import OBJECTIVES
 

@@ -16,7 +16,7 @@ from agent.games.tangram.config import TangramImageConfig
 from agent.games.tangram.pictures import look
 from agent.games.tangram.pictures.repaint import prepare_picture, redraw, redrawn_image, repainter
 from agent.games.tangram.protocol import parse_frame as _parse
-from agent.games.tangram.replica.screen import board_image, drawer_image
+from agent.games.tangram.replica.crops import board_image, drawer_image
 from agent.games.tangram.sim.simgame import SimGame, frame_text
 
 

@@ -12,7 +12,7 @@ from agent.core.prompts import load_prompts
 from agent.games.tangram.config import Config
 from agent.games.tangram.llm_player.context import TEMPLATE_NAMES, sample_context
 from agent.games.tangram.llm_player.schema import move_schema
-from agent.games.tangram.replica.screen import start_images
+from agent.games.tangram.replica.crops import start_images
 
 
 def llm_sample(config: Config) -> LLMSample:

@@ -9,7 +9,7 @@
 - :mod:`.marks`: the marks a decision asks for, drawn and encoded once.
 
 Boards drawn elsewhere, and why they are not drawn here: the simulator's screen
-(``replica.screen``) places each piece by the scene file's own transforms, on purpose sharing no
+(``replica.crops``) places each piece by the scene file's own transforms, on purpose sharing no
 geometry with the agent so that it can catch the agent's mistakes (it paints with :mod:`.paint`);
 a replay (``replay.board``) draws SVG for a browser page; the console (``console.editor``) draws
 SVG overlays in the game's world pixels; the planner's sketch (``planner.sketch``) is a design

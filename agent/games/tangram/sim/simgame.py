@@ -20,7 +20,7 @@ the way ``Main_scene.gd`` does (GAME_FACTS, last section):
 * ``chat`` is shown at once. A frame without ``type`` is answered with the game's error frame.
 * Optionally (``stale_collisions``), the collisions in a ``playFeedback`` describe the moved piece
   one physics step short of its target, as Godot's overlap lists can.
-* Pictures have the real game's look (:mod:`agent.games.tangram.replica.screen`): a playRequest (and a
+* Pictures have the real game's look (:mod:`agent.games.tangram.replica.crops`): a playRequest (and a
   chatRequest during the human's turn) carries the human-turn highlight, every piece but the
   human's just-moved one dimmed to 145/255; with ``false_tint``, a ``playFeedback`` picture shows
   the moved piece and its nearest neighbour in the overlap tint while the state says no collision,
@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, cast
 
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.replica import scene, screen
+from agent.games.tangram.replica import crops, scene
 from agent.games.tangram.sim import godot
 from agent.games.tangram.sim.feedback_delay import FeedbackDelay
 
@@ -380,8 +380,8 @@ class SimGame:
         cached = self._images.get(key)
         if cached is None:
             listed = list(poses.values())
-            cached = (base64.b64encode(screen.render_board(listed, lit=lit, tinted=tinted)).decode("ascii"),
-                      base64.b64encode(screen.render_drawer(listed, lit=lit, tinted=tinted)).decode("ascii"))
+            cached = (base64.b64encode(crops.render_board(listed, lit=lit, tinted=tinted)).decode("ascii"),
+                      base64.b64encode(crops.render_drawer(listed, lit=lit, tinted=tinted)).decode("ascii"))
             if len(self._images) > 64:
                 self._images.clear()
             self._images[key] = cached
