@@ -52,7 +52,7 @@ def test_boardgame_compact_leaves_out_the_rules_but_keeps_the_moves() -> None:
     from agent.games.boardgame.players.base import Turn
     from agent.games.boardgame.players.llm import prompt_context, rules_template
     from agent.games.boardgame.rules.registry import get_rules
-    from agent.games.boardgame.runner import sample_context
+    from agent.games.boardgame.templates import sample_context
 
     prompts = load_prompts(prompts_dir("boardgame"), sample_context(), ("system", "turn"))
     rules = get_rules("connect_four")
