@@ -23,6 +23,8 @@ TOKEN = "tok-7f3a9c2e51b84d06"
 
 async def test_a_token_keeps_other_clients_out_and_never_reaches_the_logs(tmp_path, caplog):
     caplog.set_level(logging.DEBUG)
+    # The command line quiets websockets (a test that ran main() in-process leaves it so): hear it here.
+    caplog.set_level(logging.DEBUG, logger="websockets.server")
     config = planner_config(tmp_path, server={"token": TOKEN})
     async with serve_agent(config, host="127.0.0.1", port=0) as server:
         for url in (server.url, f"{server.url}/?token=wrong", f"{server.url}/?token=", f"{server.url}/?tok={TOKEN}"):
