@@ -17,8 +17,8 @@ from agent.games.boardgame.rules.registry import get_rules
 from agent.games.forge.fake.catalogue import catalogue
 from agent.games.forge.models import parse_request
 from agent.games.forge.prompt_context import schema_for
-from agent.games.hive.plan import plan_json_schema
-from agent.games.tangram.moves import MOVE_SCHEMA, move_schema
+from agent.games.hive.strategy.plan import plan_json_schema
+from agent.games.tangram.llm_player.schema import MOVE_SCHEMA, move_schema
 
 ALLOWED_KEYS = {"type", "properties", "required", "additionalProperties", "items", "enum", "anyOf", "description",
                 "minimum", "maximum", "minItems", "maxItems", "$defs", "$ref", "const"}

@@ -4,7 +4,7 @@
         [--save run.json]
     python -m benchmarks.hive.bench_cross --load run1.json run2.json [--bots ...]
 
-Socket-free matches (agent.games.hive.sim), seats drawn from the seed, one sample per unordered
+Socket-free matches (agent.games.hive.opponents.sim), seats drawn from the seed, one sample per unordered
 pair (A against B is B against A, seen from the other side). Prints one row per bot: its win rate
 against each other bot over the matches played out, and its worst; rows sorted by the worst, best
 first, with the worst rate's 95 % interval and whether it shows the goal (issue 31: 75 %) met,
@@ -32,7 +32,7 @@ from typing import Any
 from scipy.optimize import linprog
 
 from agent.core import proportion
-from agent.games.hive.counterbots import RECIPES
+from agent.games.hive.opponents.counterbots import RECIPES
 from benchmarks.hive.bench_pool import GOAL, refuse_unknown_bots, sim_records, tally
 
 DEFAULT_BOTS = ["ours", *(name for name, recipe in RECIPES.items() if recipe.ring_siege and not recipe.start)]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from agent.games.hive.bots import BOTS, make_bot
-from agent.games.hive.sim import play
+from agent.games.hive.opponents.bots import BOTS, make_bot
+from agent.games.hive.opponents.sim import play
 
 
 def main(argv: list[str] | None = None) -> int:

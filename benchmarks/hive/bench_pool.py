@@ -1,17 +1,17 @@
-"""Our strategy against the counter-pool (agent.games.hive.counterbots), worst case first.
+"""Our strategy against the counter-pool (agent.games.hive.opponents.counterbots), worst case first.
 
     python -m benchmarks.hive.bench_pool [--matches 48] [--jobs 2] [--seed 31000] [--bots siege,hunter,...]
         [--a ours] [--sim]
         [--arena-command "/tmp/hive2022/arena/bin/arena {port} {log}"]
 
-The pool: the counter-bots of agent.games.hive.counterbots and ``forager`` (our strategy with five
+The pool: the counter-bots of agent.games.hive.opponents.counterbots and ``forager`` (our strategy with five
 foragers, the pure racer). Each block is the evaluation command's own summary; the table at the end has one row per bot,
 sorted by our win rate over the matches played out (the pool's best bot against us first), with
 the rate's 95 % Wilson interval and whether the sample shows the goal met (the whole interval at or
 above it), missed (all of it below) or undecided. Goal (issue 31): >= 75 % against every bot, 0
 forfeits of ours.
 
-With ``--sim`` the matches are played by agent.games.hive.sim (the same rules engine and players,
+With ``--sim`` the matches are played by agent.games.hive.opponents.sim (the same rules engine and players,
 in one process per job, no sockets): about twice as fast, for a loaded machine; seats are drawn
 from the seed. Without it, each match goes through the evaluation command and the local arena.
 """
@@ -29,8 +29,8 @@ from typing import Any
 
 from agent.core import proportion
 from agent.games.hive import eval as hive_eval
-from agent.games.hive.bots import BOTS
-from agent.games.hive.counterbots import RECIPES
+from agent.games.hive.opponents.bots import BOTS
+from agent.games.hive.opponents.counterbots import RECIPES
 
 GOAL = 0.75
 """Issue 31: at least this share of the matches played out won against every bot of the pool."""
@@ -50,8 +50,8 @@ def tally(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def sim_match(a: str, b: str, seed: int) -> dict[str, Any]:
     """One socket-free match, as a record shaped like the evaluation's (A's score first)."""
-    from agent.games.hive.bots import make_bot
-    from agent.games.hive.sim import play
+    from agent.games.hive.opponents.bots import make_bot
+    from agent.games.hive.opponents.sim import play
 
     result = play((make_bot(a, seed), make_bot(b, seed + 7919)), seed)
     seat = result.seats[0]
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     # forager (our strategy with five foragers, no raider) is the pure racer of the pool.
     p.add_argument("--bots", default=",".join([*RECIPES, "forager"]))
     p.add_argument("--arena-command")
-    p.add_argument("--sim", action="store_true", help="socket-free matches (agent.games.hive.sim)")
+    p.add_argument("--sim", action="store_true", help="socket-free matches (agent.games.hive.opponents.sim)")
     args = p.parse_args(argv)
     if args.sim:
         refuse_unknown_bots(p, [args.a, *args.bots.split(",")], " for --sim")

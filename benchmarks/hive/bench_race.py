@@ -3,7 +3,7 @@
     python -m benchmarks.hive.bench_race [--matches 24] [--jobs 2] [--seed 31000] [--bots siege-ring-012,...]
 
 Our strategy against each bot in both seats (forced, the same seeds in each), socket-free
-(agent.games.hive.sim). A hive's ring is *closed* from the first turn on which none of its cells
+(agent.games.hive.opponents.sim). A hive's ring is *closed* from the first turn on which none of its cells
 is empty: walls and bees only, nobody can step in. Per bot and seat it prints our wins / draws /
 losses, the median turn on which our ring and theirs closed, the mean score when the later of the
 two closed (the *seal*), the mean points each side scored after it (passed or walked in past the
@@ -21,8 +21,8 @@ import statistics
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from agent.games.hive.blockade import ring
 from agent.games.hive.rules import ArenaState, Cell, hive_index
+from agent.games.hive.strategy.blockade import ring
 
 
 def ring_closed(cells: bytes | bytearray, hive: int) -> bool:
@@ -110,8 +110,8 @@ def summary(races: list[Race]) -> dict[str, object]:
 
 
 def match(bot: str, seat: int, seed: int) -> Race:
-    from agent.games.hive.bots import make_bot
-    from agent.games.hive.sim import play
+    from agent.games.hive.opponents.bots import make_bot
+    from agent.games.hive.opponents.sim import play
 
     probe = RaceProbe()
     result = play((make_bot("ours", seed), make_bot(bot, seed + 7919)), seed, swap=seat == 1, observe=probe)
@@ -131,7 +131,7 @@ def row(bot: str, seat: int, s: dict[str, object]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from agent.games.hive.counterbots import RECIPES
+    from agent.games.hive.opponents.counterbots import RECIPES
 
     p = argparse.ArgumentParser(prog="python -m benchmarks.hive.bench_race", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -5,7 +5,7 @@
 Our strategy with each choice of two foragers whose turns follow each other (0 and 1, 1 and 2, 2 and
 3, 3 and 4, 4 and 0; the other three raid) against ``siege-ring-ABC`` for every choice of three
 raiders of theirs (``siege-ring`` is 024), in both seats (forced), on the same seeds
-(socket-free, agent.games.hive.sim). Turns alternate bee by bee, so which bee of theirs acts
+(socket-free, agent.games.hive.opponents.sim). Turns alternate bee by bee, so which bee of theirs acts
 between two of ours is set by the bees' numbers (docs/hive.md, "Sixth attempt").
 
 It prints wins of ours per cell, then each choice's total per seat, then the **oracle**: per
@@ -20,9 +20,9 @@ import argparse
 from concurrent.futures import ProcessPoolExecutor
 from itertools import combinations
 
-from agent.games.hive.counterbots import CounterBot, Recipe
+from agent.games.hive.opponents.counterbots import CounterBot, Recipe
 from agent.games.hive.rules import BEES
-from agent.games.hive.strategy import DEFAULT_RAIDERS
+from agent.games.hive.strategy.strategy import DEFAULT_RAIDERS
 
 GOAL = 0.75
 
@@ -44,7 +44,7 @@ def siege_bot(raiders: str) -> str:
 
 def match(pair: tuple[int, int], raiders: str, seat: int, seed: int) -> int:
     """1 for a win of ours, 0 otherwise (draws and losses)."""
-    from agent.games.hive.sim import play
+    from agent.games.hive.opponents.sim import play
 
     a = CounterBot(f"ours-{pair}", seed, ours(pair))
     b = CounterBot(siege_bot(raiders), seed + 7919)

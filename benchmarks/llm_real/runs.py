@@ -149,9 +149,9 @@ class Paced:
 
 async def hive(config: Any, seed: int, opponent: str = "example", pace_s: float = 0.02) -> Run:
     from agent.games.hive.arena import Arena
-    from agent.games.hive.bots import make_bot
-    from agent.games.hive.client import play
-    from agent.games.hive.match import play_configured
+    from agent.games.hive.link.client import play
+    from agent.games.hive.link.match import play_configured
+    from agent.games.hive.opponents.bots import make_bot
 
     arena = Arena(port=0, seed=seed)
     served = asyncio.create_task(arena.serve())

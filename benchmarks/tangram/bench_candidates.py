@@ -25,11 +25,11 @@ from typing import Any
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply, first_enum_responder
 from agent.games.tangram.config import Config
+from agent.games.tangram.contract import board_of
 from agent.games.tangram.geometry.frames import normalize_rotation, rotation_distance
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.planner.candidates import propose_candidates
-from agent.games.tangram.players.base import board_of
 from agent.games.tangram.protocol import parse_frame
-from agent.games.tangram.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.runner import OBJECTIVES
 from benchmarks.tangram.turn_tally import TurnTally

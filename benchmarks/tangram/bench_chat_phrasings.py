@@ -1,4 +1,4 @@
-"""How many lines of tests/tangram/chat_phrasings.yaml the offline player answers right.
+"""How many lines of tests/tangram/planner/chat_phrasings.yaml the offline player answers right.
 
 A line is right when the reply is of an expected kind (when the planner reports kinds), is not the
 stock help line unless that is expected, holds the words it must and none it must not, says nothing
@@ -7,8 +7,8 @@ figure the table expects. It runs on whichever tree it is started in (the curren
 first on the import path), so an older checkout is measured the same way, without the kind check::
 
     python -m benchmarks.tangram.bench_chat_phrasings
-    cd /tmp/old-tree && python /work/main/benchmarks/tangram/bench_chat_phrasings.py \\
-        --table /work/main/tests/tangram/chat_phrasings.yaml
+    cd /tmp/old-tree && python CHECKOUT/benchmarks/tangram/bench_chat_phrasings.py \\
+        --table CHECKOUT/tests/tangram/planner/chat_phrasings.yaml
 
 It prints each wrong line with what is wrong, then "N of M lines answered right".
 """
@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path.cwd()))
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import Planner, load_library
 
-TABLE = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "chat_phrasings.yaml"
+TABLE = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner" / "chat_phrasings.yaml"
 PIECES = "Red|Cream|Blue|Green|Yellow|Purple|Brown"
 HELP_LINE = "Try 'what's next?'"
 

@@ -29,8 +29,8 @@ import aiohttp
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.web import ConsoleServer
-from agent.games.tangram.factory import make_player_factory
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link.factory import make_player_factory
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim import GameClient
 
 

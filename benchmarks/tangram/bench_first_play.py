@@ -19,7 +19,7 @@ from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATIONS
-from agent.games.tangram.server import serve_agent
+from agent.games.tangram.link.server import serve_agent
 from agent.games.tangram.sim.client import GameClient
 from benchmarks.tangram.turn_tally import TurnTally
 

@@ -23,8 +23,8 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from benchmarks.hostile_support import chosen, free_port, parser, start_agent, wait_for_text
-from tests.tangram.test_hardening2_support import play_one_turn, play_request
-from tests.tangram.test_hardening3_server import release, slowloris
+from tests.tangram.link.socket_support import play_one_turn, play_request
+from tests.tangram.link.test_connection_limits import release, slowloris
 
 CASES = ("burst", "loris")
 GAMES = 100

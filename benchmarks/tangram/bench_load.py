@@ -25,7 +25,7 @@ import psutil
 
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.sim.client import GameClient
-from agent.games.tangram.sim.game import SimGame
+from agent.games.tangram.sim.simgame import SimGame
 from benchmarks.tangram.agent_process import agent_process
 
 MOVE = {"action": "place", "piece": "Green", "rotation": 0, "x": 50, "y": 50, "relation": None, "anchor": None,

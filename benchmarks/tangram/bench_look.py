@@ -41,13 +41,13 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
 from agent.core.images import fitted_size
-from agent.games.tangram import look as looks
+from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP
-from agent.games.tangram.players.base import board_of, drawer_of
+from agent.games.tangram.pictures import look as looks
+from agent.games.tangram.pictures.repaint import outlines, redraw, restore, state_outlines
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.repaint import outlines, redraw, restore, state_outlines
-from agent.games.tangram.sim.render import board_image, drawer_image
+from agent.games.tangram.replica.crops import board_image, drawer_image
 
 INSET_PX = 3
 MATCH_LEVELS = 16

@@ -5,7 +5,7 @@ drawing the marked board and drawer pictures, each timed on the boards of figure
     .venv/bin/python -m benchmarks.tangram.bench_marks --contrast [--captures DIR]
 
 ``--contrast`` measures instead how legible the marks are (issue 49): the WCAG contrast of every
-mark on the same boards in the real game's look (:mod:`agent.games.tangram.legibility`: line pixels
+mark on the same boards in the real game's look (:mod:`agent.games.tangram.pictures.legibility`: line pixels
 against the pixels they cover, text against the pixels right around its glyphs), and with
 ``--captures`` on real captures too (the formats of ``bench_look``), prepared as the agent prepares
 them (``--source``: ``images.source``, its default unless told); goals: lines at least 3:1
@@ -30,19 +30,19 @@ from pathlib import Path
 from typing import Any, get_args
 
 from agent.core.images import prepare_image
-from agent.games.tangram.annotate import Encoding, annotate_board, annotate_drawer
 from agent.games.tangram.config import ImageSource, TangramImageConfig
+from agent.games.tangram.contract import board_of, drawer_of
 from agent.games.tangram.geometry.collide import is_valid
 from agent.games.tangram.geometry.frames import Pose, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.legibility import LINE_MIN, Contrast, board_contrast, drawer_contrast
+from agent.games.tangram.pictures.annotate import Encoding, annotate_board, annotate_drawer
+from agent.games.tangram.pictures.legibility import LINE_MIN, Contrast, board_contrast, drawer_contrast
+from agent.games.tangram.pictures.repaint import prepare_picture
 from agent.games.tangram.planner.candidates import propose_candidates
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.players.base import board_of, drawer_of
 from agent.games.tangram.protocol import GameState
-from agent.games.tangram.repaint import prepare_picture
-from agent.games.tangram.sim.game import OBJECTIVES
-from agent.games.tangram.sim.render import render_board, render_drawer
+from agent.games.tangram.replica.crops import render_board, render_drawer
+from agent.games.tangram.sim.simgame import OBJECTIVES
 
 LAYERS = ["grid", "labels", "candidates"]
 

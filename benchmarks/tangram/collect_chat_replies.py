@@ -1,9 +1,9 @@
 """Collect a real model's raw replies to tangram chat requests, asked exactly as the LLM player asks.
 
 Keeps what the model said (degenerate answers included) in a YAML fixture that
-tests/tangram/test_real_chat_replies.py replays through the LLM player, so the handling of real
+tests/tangram/llm_player/test_real_chat_replies.py replays through the LLM player, so the handling of real
 answers is tested without the model. By default it starts the local model (Gemma 3 270M on
-llama-cpp-python, the ``[local]`` extra) and asks it the lines of tests/tangram/chat_phrasings.yaml
+llama-cpp-python, the ``[local]`` extra) and asks it the lines of tests/tangram/planner/chat_phrasings.yaml
 said in the "fish" game (objective "A fish", two pieces the agent placed, Purple the partner's)::
 
     python -m benchmarks.tangram.collect_chat_replies --limit 30
@@ -26,14 +26,14 @@ import yaml
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.core.memory import Memory
 from agent.core.transcript import Transcript
-from agent.games.tangram.factory import PlayerFactory
-from agent.games.tangram.players.base import TurnView
+from agent.games.tangram.contract import TurnView
+from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 from benchmarks.llm_real import runs
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLE = ROOT / "tests" / "tangram" / "chat_phrasings.yaml"
-OUT = ROOT / "tests" / "tangram" / "real_chat_replies.yaml"
+TABLE = ROOT / "tests" / "tangram" / "planner" / "chat_phrasings.yaml"
+OUT = ROOT / "tests" / "tangram" / "llm_player" / "real_chat_replies.yaml"
 FISH_STATE = {
     # The "fish" game of chat_phrasings.yaml as the game reports it (markers, degrees).
     "Cream": OnBoardPiece(position=(50.6, 52.5), vertices=[], rotation=270.0),
@@ -56,7 +56,7 @@ class Recorder(Transcript):
 
 HEADER = ("# Raw replies of a real model to chat requests (benchmarks/tangram/collect_chat_replies.py).\n"
           "# shown_when_kept: what the LLM player did with the reply when it was collected; expect: what it must do\n"
-          "# (set by reading the reply; tests/tangram/test_real_chat_replies.py checks it).\n")
+          "# (set by reading the reply; tests/tangram/llm_player/test_real_chat_replies.py checks it).\n")
 
 
 def save(kept: list[dict[str, Any]], out: Path) -> None:

@@ -21,6 +21,7 @@ from agent.games.boardgame.players.guarded import GuardedPlayer
 from agent.games.boardgame.players.llm import LLMPlayer
 from agent.games.boardgame.rules.base import GameRules
 from agent.games.boardgame.rules.tictactoe import TicTacToe
+from agent.games.boardgame.templates import load_templates
 from agent.games.boardgame.testing import legal_moves_in
 from tests.boardgame.support import running_engine
 
@@ -49,7 +50,7 @@ def _config(fake: FakeOpenAI, tmp_path: Path, **play: Any) -> BoardgameConfig:
 async def _guarded(fake: FakeOpenAI, tmp_path: Path) -> tuple[GuardedPlayer, LLMClient]:
     config = _config(fake, tmp_path)
     client = LLMClient(config.llm, None)
-    model = LLMPlayer(client, runner.load_templates(config))
+    model = LLMPlayer(client, load_templates(config))
     return GuardedPlayer(model, TTT, 0.05), client
 
 

@@ -20,7 +20,7 @@ from agent.games.boardgame.players.llm import LLMPlayer, parse_reply, prompt_con
 from agent.games.boardgame.players.offline import make_offline
 from agent.games.boardgame.rules.base import GameRules
 from agent.games.boardgame.rules.registry import get_rules
-from agent.games.boardgame.runner import load_templates
+from agent.games.boardgame.templates import load_templates
 from agent.games.boardgame.testing import chaotic_responder, legal_moves_in, legal_responder
 from tests.boardgame.support import running_engine
 

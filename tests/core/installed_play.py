@@ -73,8 +73,8 @@ def other_templates_and_data(where: Path) -> None:
 
 
 def figure_matcher() -> None:
-    from agent.games.tangram.planner.library import find_figure, load_library, match_objective
-    from agent.games.tangram.planner.matching import STOPWORDS
+    from agent.games.tangram.planner.library import load_library
+    from agent.games.tangram.planner.matching import STOPWORDS, find_figure, match_objective
 
     library = load_library()
     assert "the" in STOPWORDS

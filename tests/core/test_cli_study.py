@@ -61,7 +61,7 @@ def _llm_config(fake: FakeOpenAI, **llm: object) -> GameConfig:
 
 def _tangram_sample(config: GameConfig):  # type: ignore[no-untyped-def]
     from agent.games.tangram.config import Config
-    from agent.games.tangram.llm_sample import llm_sample
+    from agent.games.tangram.llm_player.sample import llm_sample
 
     return llm_sample(Config.model_validate({"player": "llm", "llm": {**config.llm.model_dump(), "candidates": 2}}))
 

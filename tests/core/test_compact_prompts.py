@@ -17,7 +17,7 @@ def _tokens(*texts: str) -> int:
 
 
 def test_tangram_compact_play_is_far_shorter_and_puts_the_candidates_first() -> None:
-    from agent.games.tangram.prompt_context import sample_context
+    from agent.games.tangram.llm_player.context import sample_context
 
     context = sample_context()
     assert context["compact"] is False
@@ -52,7 +52,7 @@ def test_boardgame_compact_leaves_out_the_rules_but_keeps_the_moves() -> None:
     from agent.games.boardgame.players.base import Turn
     from agent.games.boardgame.players.llm import prompt_context, rules_template
     from agent.games.boardgame.rules.registry import get_rules
-    from agent.games.boardgame.runner import sample_context
+    from agent.games.boardgame.templates import sample_context
 
     prompts = load_prompts(prompts_dir("boardgame"), sample_context(), ("system", "turn"))
     rules = get_rules("connect_four")
@@ -67,7 +67,7 @@ def test_boardgame_compact_leaves_out_the_rules_but_keeps_the_moves() -> None:
 
 
 def test_hive_compact_plan_leaves_out_the_map() -> None:
-    from agent.games.hive.coach import _sample_context
+    from agent.games.hive.coach.coach import _sample_context
 
     context = {**_sample_context(), "map": "MAP-LINE-" * 40}
     prompts = load_prompts(prompts_dir("hive"), context, ("system", "plan"))

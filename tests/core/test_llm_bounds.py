@@ -9,7 +9,7 @@ import json
 import pytest
 
 from agent.core.llm.bounds import bound_schema, is_free_text, reply_tokens, salvage
-from agent.games.tangram.moves import move_schema
+from agent.games.tangram.llm_player.schema import move_schema
 
 SCHEMA = {
     "type": "object",

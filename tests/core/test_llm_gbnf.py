@@ -12,8 +12,8 @@ from agent.core.config import LLMConfig
 from agent.core.llm import LLMClient
 from agent.core.llm.gbnf import json_literal, literal, schema_grammar
 from agent.core.testing.fake_openai import FakeOpenAI
-from agent.games.hive.plan import plan_json_schema
-from agent.games.tangram.moves import move_schema
+from agent.games.hive.strategy.plan import plan_json_schema
+from agent.games.tangram.llm_player.schema import move_schema
 
 FORGE = {"type": "object", "properties": {"reasoning": {"type": "string", "maxLength": 200},
                                           "index": {"type": "integer", "enum": [0, 1, 2, 3]}},

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from agent.games.hive.arena import Arena, ArenaResult
-from agent.games.hive.bots import make_bot
-from agent.games.hive.client import play
+from agent.games.hive.link.client import play
+from agent.games.hive.opponents.bots import make_bot
 from agent.games.hive.protocol import parse_log, parse_state
 
 Script = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]

@@ -12,9 +12,9 @@ import pytest
 from agent.core.config import PROJECT_DIR, ConfigError
 from agent.games import load_game
 from agent.games.hive.arena import Arena
-from agent.games.hive.bots import make_bot
-from agent.games.hive.client import play
 from agent.games.hive.game import parse_address
+from agent.games.hive.link.client import play
+from agent.games.hive.opponents.bots import make_bot
 
 
 async def run_agent(*args: str, timeout: float = 60) -> tuple[int, str, str]:

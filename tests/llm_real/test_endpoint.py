@@ -13,7 +13,7 @@ from agent.core.llm.dialect import estimate_tokens
 from agent.core.llm_check import check_llm
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.games.tangram.config import Config
-from agent.games.tangram.llm_sample import llm_sample
+from agent.games.tangram.llm_player.sample import llm_sample
 from tests.llm_real.conftest import FIRST_FORM, SERVER_KIND
 
 ROOT = Path(__file__).resolve().parents[2]

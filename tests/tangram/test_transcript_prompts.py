@@ -6,7 +6,7 @@ import pytest
 from agent.core.prompts import PromptError, load_prompts
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import PROJECT_DIR
-from agent.games.tangram.prompt_context import TEMPLATE_NAMES, sample_context
+from agent.games.tangram.llm_player.context import TEMPLATE_NAMES, sample_context
 
 
 async def test_transcript_writes_ordered_jsonl_owner_only_and_masks_secrets(tmp_path):

@@ -233,7 +233,8 @@ async def _llm_factory(args: argparse.Namespace, cleanup: list[Callable[[], Any]
     from agent.core.llm import LLMClient
     from agent.games.boardgame.config import BoardgameConfig
     from agent.games.boardgame.players.llm import LLMPlayer
-    from agent.games.boardgame.runner import guard_seconds, load_templates
+    from agent.games.boardgame.runner import guard_seconds
+    from agent.games.boardgame.templates import load_templates
 
     config = load_config(args.config, BoardgameConfig)
     if args.guard is not None:

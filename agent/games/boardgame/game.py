@@ -64,7 +64,7 @@ def check(config: BoardgameConfig) -> None:
                           f"({', '.join(GAMES)})")
     if config.uses_llm():
         check_api_key(config)
-        from agent.games.boardgame.runner import load_templates
+        from agent.games.boardgame.templates import load_templates
 
         load_templates(config)
 

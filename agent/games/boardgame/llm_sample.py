@@ -7,7 +7,7 @@ from agent.games.boardgame.config import BoardgameConfig
 from agent.games.boardgame.players.base import Turn
 from agent.games.boardgame.players.llm import prompt_context, reply_schema, rules_template
 from agent.games.boardgame.rules.registry import GAMES, get_rules
-from agent.games.boardgame.runner import load_templates
+from agent.games.boardgame.templates import load_templates
 
 
 def llm_sample(config: BoardgameConfig) -> LLMSample:

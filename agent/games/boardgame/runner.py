@@ -13,45 +13,23 @@ from jinja2 import TemplateError
 
 from agent.core.config import ConfigError
 from agent.core.llm import LLMClient
-from agent.core.prompts import PromptSet, load_prompts
+from agent.core.prompts import PromptSet
 from agent.core.redact import Secrets
 from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.boardgame.client import ClientError, ClientSettings, MatchClient
 from agent.games.boardgame.config import BoardgameConfig
-from agent.games.boardgame.players.base import MovePlayer, Player, TextPlayer, TextTurn, Turn
+from agent.games.boardgame.players.base import MovePlayer, Player, TextPlayer
 from agent.games.boardgame.players.guarded import GuardedPlayer
-from agent.games.boardgame.players.llm import (
-    TEMPLATES,
-    LLMPlayer,
-    prompt_context,
-    rules_template,
-    text_prompt_context,
-)
+from agent.games.boardgame.players.llm import LLMPlayer, rules_template
 from agent.games.boardgame.players.offline import make_offline
 from agent.games.boardgame.rules.base import GameRules
-from agent.games.boardgame.rules.registry import GAMES, get_rules
+from agent.games.boardgame.templates import load_templates
 
 log = logging.getLogger(__name__)
 
 TURN_RECORDS = ("turn_start", "turn_end")
 """Client events whose fields are all our own (turn id, outcome, seconds, counts)."""
-
-
-def sample_context() -> dict[str, Any]:
-    """A complete context for checking the templates at start-up."""
-    rules = get_rules(GAMES[0])
-    refusal = ("an example refusal",)
-    context = prompt_context(Turn(rules, rules.initial(), 0, 1, refusal), "the rules")
-    text = text_prompt_context(TextTurn(rules.name, "agent", "X", 1, rules.to_data(rules.initial()), refusal,
-                                        ({"row": 1, "column": 1},)), "the rules")
-    return {**context, **text}
-
-
-def load_templates(config: BoardgameConfig) -> PromptSet:
-    directory = config.resolve_dir(config.prompts_dir)
-    names = (*TEMPLATES, *(rules_template(game) for game in GAMES))
-    return load_prompts(directory, sample_context(), names=names)
 
 
 def guard_seconds(config: BoardgameConfig) -> float:

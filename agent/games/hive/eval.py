@@ -6,7 +6,7 @@
 
 Players: ``ours`` (the full agent session, offline), ``ours+chaos`` (the agent with an LLM coach
 served by a local fake that answers late, wrongly or not at all), any bot of
-agent.games.hive.bots (``random``, ``mover``, ``example``), or ``cmd:COMMAND`` (an external agent
+agent.games.hive.opponents.bots (``random``, ``mover``, ``example``), or ``cmd:COMMAND`` (an external agent
 started with ``{host}`` and ``{port}`` filled in). Each match runs the local arena (or the given
 external arena) on a free loopback port; seats are drawn by the arena, as in the real one.
 Prints win rate of A (over the matches played out, with its 95 % interval), scores,
@@ -34,8 +34,8 @@ from typing import Any
 
 from agent.core import proportion
 from agent.games.hive.arena import Arena, ArenaResult
-from agent.games.hive.bots import BOTS, make_bot
-from agent.games.hive.client import ClientOutcome, Decider, play
+from agent.games.hive.link.client import ClientOutcome, Decider, play
+from agent.games.hive.opponents.bots import BOTS, make_bot
 from agent.games.hive.protocol import ProtocolError, parse_log
 
 MATCH_TIMEOUT_S = 600.0
@@ -131,8 +131,8 @@ async def _run_player(spec: str, port: int, name: str, seed: int, chaos: _Chaos 
         return None
     if spec in ("ours", "ours+chaos"):
         from agent.core.llm import LLMClient
-        from agent.games.hive.coach import load_hive_prompts
-        from agent.games.hive.session import HiveSession
+        from agent.games.hive.coach.coach import load_hive_prompts
+        from agent.games.hive.link.session import HiveSession
 
         if spec == "ours+chaos" and chaos is not None:
             config = _chaos_config(chaos.fake.base_url, seed)

@@ -54,14 +54,14 @@ def check(config: HiveConfig) -> None:
     if config.direct.enabled and not config.uses_llm():
         raise ConfigError("direct.enabled needs player: llm (the LLM picks the moves)")
     if config.uses_llm():
-        from agent.games.hive.coach import load_hive_prompts
+        from agent.games.hive.coach.coach import load_hive_prompts
 
         load_hive_prompts(config.resolve_dir(config.prompts_dir))
 
 
 async def main(config: HiveConfig, args: argparse.Namespace) -> int:
     from agent.core.game import Interrupted, run_interruptible
-    from agent.games.hive.match import play_configured
+    from agent.games.hive.link.match import play_configured
 
     try:
         outcome = await run_interruptible(play_configured(config, getattr(args, "arena_log", None)))
@@ -85,5 +85,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=lazy_llm_sample("agent.games.hive.llm_sample"),
+    llm_sample=lazy_llm_sample("agent.games.hive.coach.sample"),
 )

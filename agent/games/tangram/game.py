@@ -66,7 +66,7 @@ def _console_arguments(config: Config, args: argparse.Namespace) -> ConsoleConfi
 
 def check(config: Config) -> None:
     """Templates, key and the planner's figures, before anything listens."""
-    from agent.games.tangram.factory import make_player_factory
+    from agent.games.tangram.link.factory import make_player_factory
 
     make_player_factory(config, with_client=False)
 
@@ -75,8 +75,8 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     import asyncio
 
     from agent.core.redact import Secrets
-    from agent.games.tangram.factory import PlayerSource, make_player_factory
-    from agent.games.tangram.server import AgentServer, ServerSetupError
+    from agent.games.tangram.link.factory import PlayerSource, make_player_factory
+    from agent.games.tangram.link.server import AgentServer, ServerSetupError
     from agent.games.tangram.webgame.launch import BrowserGame, BrowserGameError, request_from
     from agent.games.tangram.webgame.launch import start as start_browser_game
 
@@ -94,7 +94,7 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     console = None
     source: PlayerSource = factory
     if config.console.enabled:
-        from agent.games.tangram.console.launch import ConsoleSetupError, start_console
+        from agent.games.tangram.console.start import ConsoleSetupError, start_console
 
         try:
             console, source = await start_console(config, factory, secrets)
@@ -151,5 +151,5 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    llm_sample=lazy_llm_sample("agent.games.tangram.llm_sample"),
+    llm_sample=lazy_llm_sample("agent.games.tangram.llm_player.sample"),
 )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
 from agent.games.tangram.config import ConsoleMode
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.moves import PieceName
+from agent.games.tangram.geometry.pieces import PieceName
 
 MAX_CHAT_CHARS = 500
 """A chat line the experimenter writes; the game's chat box (and its 64 KiB buffer) want short lines."""

@@ -2,7 +2,7 @@
 
 A :class:`GameSupervisor` is made for each session by the console's player source, together with
 a :class:`ConsolePlayer` that wraps the session's real player. The session finds the supervisor on
-its player (see ``Supervisor`` in the session module), writes its transcript through a
+its player (see ``Supervisor`` in the contract module), writes its transcript through a
 :class:`WatchedTranscript` so the supervisor reads along, and hands it every frame that arrives.
 
 Modes, per game, switchable at any time:
@@ -33,14 +33,14 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config, ConsoleMode
-from agent.games.tangram.console.board import VIEWBOX, Check, check_pose, outline_json, pieces_json, pose_json
+from agent.games.tangram.console.editor import VIEWBOX, Check, check_pose, outline_json, pieces_json, pose_json
 from agent.games.tangram.console.messages import Verdict
+from agent.games.tangram.contract import Decision, Player, TurnView, board_of
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.players.base import Decision, Player, TurnView, board_of
 from agent.games.tangram.protocol import GameFrame, GameState, clean_chat_text
 
 if TYPE_CHECKING:
-    from agent.games.tangram.session import Session
+    from agent.games.tangram.link.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,7 @@ class GameSupervisor:
     def attach(self, session: Session) -> Transcript:
         self.session = session
         self.peer = session.peer
-        self.player_name = getattr(session.player, "name", "?")
+        self.player_name = session.player.name
         self._changed()
         return self.transcript.as_transcript()
 
@@ -517,15 +517,17 @@ class GameSupervisor:
         }
 
 
-class ConsolePlayer:
+class ConsolePlayer(Player):
     """The session's player with the console in the loop; the session sees an ordinary player."""
+
+    supervisor: GameSupervisor
 
     def __init__(self, inner: Player, supervisor: GameSupervisor) -> None:
         self.inner = inner
         self.supervisor = supervisor
         self.name = inner.name
         self.uses_images = inner.uses_images
-        self.marks_board = getattr(inner, "marks_board", False)
+        self.marks_board = inner.marks_board
 
     async def play(self, view: TurnView) -> Decision:
         return await self.supervisor.decide("play", view, lambda: self.inner.play(view))
@@ -537,10 +539,8 @@ class ConsolePlayer:
         return await self.supervisor.reply(view, lambda: self.inner.chat(view))
 
     async def aclose(self) -> None:
-        close = getattr(self.inner, "aclose", None)
-        if close is not None:
-            with contextlib.suppress(Exception):
-                await close()
+        with contextlib.suppress(Exception):
+            await self.inner.aclose()
 
 
 def _wizard_action(verdict: Verdict) -> str:

@@ -18,6 +18,7 @@ pieces' node scale of 0.4. Outlines are the collision polygons after their own n
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 Point = tuple[float, float]
 
@@ -93,5 +94,9 @@ PIECE_TABLE: tuple[PieceSpec, ...] = (
 
 PIECES: dict[str, PieceSpec] = {spec.name: spec for spec in PIECE_TABLE}
 PIECE_NAMES: tuple[str, ...] = tuple(PIECES)
+
+PieceName = Literal["Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown"]
+"""A piece's name as a type, for the models that cross a boundary (the LLM's move, the console's messages)."""
+assert set(PieceName.__args__) == set(PIECE_NAMES)  # type: ignore[attr-defined]
 TOTAL_AREA_PX = 102.4 ** 2
 """The seven pieces tile a 102.4 px square."""

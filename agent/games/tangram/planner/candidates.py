@@ -18,8 +18,8 @@ from typing import Literal
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose, normalize_rotation
 from agent.games.tangram.planner.anchor import fit_anchor
-from agent.games.tangram.planner.library import FigureLibrary, load_library, match_objective
-from agent.games.tangram.planner.matching import MatchKind, match_text
+from agent.games.tangram.planner.library import FigureLibrary, load_library
+from agent.games.tangram.planner.matching import MatchKind, match_objective, match_text
 from agent.games.tangram.planner.steps import next_step
 
 LETTERS = string.ascii_uppercase

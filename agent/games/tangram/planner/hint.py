@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner.library import FigureLibrary
 from agent.games.tangram.planner.planner import Planner
-from agent.games.tangram.players.base import Decision, board_of
 from agent.games.tangram.protocol import GameState, clean_chat_text
 
 MAX_HINT_CHARS = 400

@@ -320,31 +320,3 @@ def _merged(base: FigureLibrary, dirs: tuple[Path, ...]) -> FigureLibrary:
 def normalize_text(text: str) -> str:
     text = text.lower().replace("'", "")
     return " ".join(re.findall(r"[a-z0-9]+", text))
-
-
-def find_figure(text: str, library: FigureLibrary) -> tuple[Figure | None, bool]:
-    """The figure a text names: (figure, True) for a name or alias (typos forgiven),
-    (figure, False) for a related word ("shark" -> fish), (None, False) when nothing fits.
-    See :mod:`agent.games.tangram.planner.matching`."""
-    from agent.games.tangram.planner.matching import match_text  # the matcher builds on this module
-
-    m = match_text(text, library)
-    return m.figure, m.exact
-
-
-def match_objective(text: str, library: FigureLibrary | None = None,
-                    default: str | None = None) -> tuple[Figure, bool]:
-    """The figure for a free-text objective ("A house", "a little cat") and whether it was named.
-
-    When nothing in the library is named, a related figure is chosen ("a shark" -> fish), then the
-    configured ``default``, then the house; ``exact`` is
-    False in all those cases, so the player says in the chat what it builds instead.
-    """
-    from agent.games.tangram.planner.matching import match_text
-
-    library = library or load_library()
-    m = match_text(text, library)
-    if m.figure is not None:
-        return m.figure, m.exact
-    chosen = library.get(default) or library.get(FALLBACK_FIGURE) or next(iter(library))
-    return chosen, False

@@ -41,7 +41,7 @@ from typing import Literal
 
 from wordnet_lookup import is_wordnet_term
 
-from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
+from agent.games.tangram.planner.library import FALLBACK_FIGURE, Figure, FigureLibrary, load_library, normalize_text
 
 MatchKind = Literal["exact", "related", "none"]
 
@@ -235,3 +235,27 @@ def match_text(text: str, library: FigureLibrary) -> Match:
         if hit:
             return Match(library[idx.related[(hit,)][0]], "related", hit)
     return Match(None, "none")
+
+
+def find_figure(text: str, library: FigureLibrary) -> tuple[Figure | None, bool]:
+    """The figure a text names: (figure, True) for a name or alias (typos forgiven),
+    (figure, False) for a related word ("shark" -> fish), (None, False) when nothing fits.
+    """
+    m = match_text(text, library)
+    return m.figure, m.exact
+
+
+def match_objective(text: str, library: FigureLibrary | None = None,
+                    default: str | None = None) -> tuple[Figure, bool]:
+    """The figure for a free-text objective ("A house", "a little cat") and whether it was named.
+
+    When nothing in the library is named, a related figure is chosen ("a shark" -> fish), then the
+    configured ``default``, then the house; ``exact`` is
+    False in all those cases, so the player says in the chat what it builds instead.
+    """
+    library = library or load_library()
+    m = match_text(text, library)
+    if m.figure is not None:
+        return m.figure, m.exact
+    chosen = library.get(default) or library.get(FALLBACK_FIGURE) or next(iter(library))
+    return chosen, False

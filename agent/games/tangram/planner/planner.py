@@ -2,8 +2,8 @@
 
 It keeps the session's plan (figure, anchor, chat requests) and turns each board into a move and
 one chat line. Everything here is synchronous and pure computation; the async player in
-``agent.games.tangram.players.planner`` only adapts a
-:class:`~agent.games.tangram.players.base.TurnView` to these calls.
+``agent.games.tangram.planner.player`` only adapts a
+:class:`~agent.games.tangram.contract.TurnView` to these calls.
 """
 
 from __future__ import annotations
@@ -12,25 +12,19 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Fit, fit_anchor
 from agent.games.tangram.planner.chat import ChatMixin
-from agent.games.tangram.planner.library import (
-    Figure,
-    FigureLibrary,
-    find_figure,
-    load_library,
-    match_objective,
-    normalize_text,
-)
+from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, normalize_text
+from agent.games.tangram.planner.matching import find_figure, match_objective
 from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
 from agent.games.tangram.planner.steps import Step, next_step
-from agent.games.tangram.players.base import Decision
 from agent.games.tangram.protocol import clean_chat_text
 
 SOURCE = "planner"

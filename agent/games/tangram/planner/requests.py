@@ -17,8 +17,8 @@ from typing import Literal
 from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.planner import shapes
-from agent.games.tangram.planner.library import Figure, FigureLibrary, find_figure, normalize_text
-from agent.games.tangram.planner.matching import STOPWORDS
+from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
+from agent.games.tangram.planner.matching import STOPWORDS, find_figure
 from agent.games.tangram.planner.phrases import Phrases
 
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",

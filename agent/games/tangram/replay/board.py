@@ -1,6 +1,6 @@
 """The board and drawer of a replay step as SVG shapes, in the real game's look. Pure functions.
 
-Drawn the way the simulator's pictures are (:mod:`agent.games.tangram.look`): the two crops the
+Drawn the way the simulator's pictures are (:mod:`agent.games.tangram.pictures.look`): the two crops the
 game photographs (board 562 x 540, drawer 210 x 210, the SVG viewBoxes in crop pixels), dark
 panels, the vine's tip, flat pieces in the scene's colours and drawing order, the human-turn
 dimming of every piece but the one just moved, and the overlap tint on a piece the state says
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from agent.games.tangram.geometry.frames import Pose, world_to_board
 from agent.games.tangram.geometry.pieces import PIECES, Point
 from agent.games.tangram.geometry.screen import BOARD_CROP, DRAWER_CROP, Crop, world_to_crop
-from agent.games.tangram.look import GAME_LOOK, RGB, Look, piece_color
+from agent.games.tangram.pictures.look import GAME_LOOK, RGB, Look, piece_color
 from agent.games.tangram.replay.model import Board
 
 DECIMALS = 2

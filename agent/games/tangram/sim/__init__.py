@@ -8,7 +8,8 @@ build, the animation, spins, stale collisions).
 """
 
 from agent.games.tangram.sim.client import ChatResult, GameClient, HumanTurn, ReceivedFrame, TurnResult
-from agent.games.tangram.sim.game import (
+from agent.games.tangram.sim.humans import HUMAN_KINDS, ScriptedHuman, make_human
+from agent.games.tangram.sim.simgame import (
     NO_TYPE_ERROR,
     OBJECTIVES,
     UNDO_MESSAGE,
@@ -19,7 +20,6 @@ from agent.games.tangram.sim.game import (
     Violation,
     frame_text,
 )
-from agent.games.tangram.sim.humans import HUMAN_KINDS, ScriptedHuman, make_human
 
 __all__ = [
     "HUMAN_KINDS", "NO_TYPE_ERROR", "OBJECTIVES", "UNDO_MESSAGE",

@@ -22,7 +22,7 @@ from dotenv import load_dotenv
 from agent.core.config import apply_tags
 from agent.games.tangram.config import ConfigError, load_config
 from agent.games.tangram.sim.client import GODOT_TWEEN_S
-from agent.games.tangram.sim.feedback import PRESETS, FeedbackDelay, parse_feedback_delay
+from agent.games.tangram.sim.feedback_delay import PRESETS, FeedbackDelay, parse_feedback_delay
 from agent.games.tangram.sim.humans import HUMAN_KINDS
 from agent.games.tangram.sim.progress import Progress
 from agent.games.tangram.sim.runner import (

@@ -31,8 +31,9 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from agent.games.tangram.sim.feedback import FeedbackDelay
-from agent.games.tangram.sim.game import (
+from agent.games.tangram.sim.feedback_delay import FeedbackDelay
+from agent.games.tangram.sim.humans import Move, ScriptedHuman, make_human
+from agent.games.tangram.sim.simgame import (
     CLOSED,
     GODOT_TWEEN_S,
     NO_WAIT,
@@ -45,7 +46,6 @@ from agent.games.tangram.sim.game import (
     Violation,
     frame_text,
 )
-from agent.games.tangram.sim.humans import Move, ScriptedHuman, make_human
 
 log = logging.getLogger(__name__)
 

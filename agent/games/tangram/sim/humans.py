@@ -28,7 +28,7 @@ from agent.games.tangram.geometry.collide import BOARD_PX, polygon_px
 from agent.games.tangram.geometry.frames import Pose, rotation_distance
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.sim.figure import target_poses
-from agent.games.tangram.sim.game import SimGame
+from agent.games.tangram.sim.simgame import SimGame
 
 HUMAN_KINDS = ("passive", "random", "cooperative", "chatty")
 ROTATIONS = tuple(float(r) for r in range(0, 360, 45))

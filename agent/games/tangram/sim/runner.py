@@ -2,7 +2,7 @@
 
 :func:`run_games` plays ``games`` games of ``turns`` rounds each (the scripted human's turn, then
 the AI's) against any agent URL, several at once if allowed. :func:`run_in_process` first starts
-our own agent (``agent.games.tangram.server.serve_agent``) on a free loopback port with its transcripts in a
+our own agent (``agent.games.tangram.link.server.serve_agent``) on a free loopback port with its transcripts in a
 known folder, so the LLM numbers can be read back from them. :func:`summarize` turns the results
 into one JSON-ready dict.
 """
@@ -27,10 +27,10 @@ from websockets.exceptions import InvalidHandshake, InvalidURI
 from agent.games.tangram.config import Config
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.sim.client import GODOT_TWEEN_S, ChatResult, GameClient, HumanTurn, TurnResult
-from agent.games.tangram.sim.feedback import FeedbackDelay
+from agent.games.tangram.sim.feedback_delay import FeedbackDelay
 from agent.games.tangram.sim.figure import figure_score, target_poses
-from agent.games.tangram.sim.game import OBJECTIVES, Build, SimGame, StateLayout, pose_dict
 from agent.games.tangram.sim.humans import HUMAN_KINDS
+from agent.games.tangram.sim.simgame import OBJECTIVES, Build, SimGame, StateLayout, pose_dict
 
 log = logging.getLogger(__name__)
 
@@ -219,7 +219,9 @@ async def run_in_process(config: Config, options: RunOptions, transcript_dir: Pa
 
     ``player_factory`` replaces the one the config would build (tests use it)."""
     try:
-        from agent.games.tangram.server import serve_agent  # here, so --connect works even if the agent cannot load
+        from agent.games.tangram.link.server import (
+            serve_agent,  # here, so --connect works even if the agent cannot load
+        )
     except ImportError as exc:
         raise AgentStartError(f"cannot load the agent: {exc}") from exc
 

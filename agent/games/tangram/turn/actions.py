@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.core.memory import Speaker
-from agent.games.tangram.players.base import Decision
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import GameFrame
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from agent.games.tangram.players.base import Decision
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.protocol import GameFrame
 
 

@@ -31,15 +31,15 @@ import math
 from dataclasses import replace
 from typing import Literal
 
+from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.feedback import correct_from_feedback
 from agent.games.tangram.geometry.frames import Pose, rotation_to_send
 from agent.games.tangram.geometry.repair import repair
-from agent.games.tangram.players.base import Decision, board_of
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
-from agent.games.tangram.turn.moves import (
+from agent.games.tangram.turn.reports import (
     contradicts,
     decision_fields,
     partner_moves,
@@ -75,7 +75,7 @@ class TurnMachine:
     def __init__(self, rules: TurnRules) -> None:
         if rules.lines is None:
             raise ValueError("TurnRules.lines is required: the words of the turn's own chat lines "
-                             "(agent.games.tangram.turn_lines)")
+                             "(agent.games.tangram.turn.lines)")
         self.rules = rules
         self._lines: TurnLines = rules.lines
         self._landing = LandingTimes()

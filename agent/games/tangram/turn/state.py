@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
+from agent.games.tangram.contract import Decision
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.players.base import Decision
 from agent.games.tangram.protocol import GameFrame, GameState
 from agent.games.tangram.turn.timing import TurnTimes
 
@@ -28,7 +28,7 @@ LINE_NAMES: tuple[LineName, ...] = get_args(LineName)
 
 class TurnLines(Protocol):
     """The words of the turn's own chat lines: ``line`` with its ``piece`` or ``reason``. Pure (a
-    template loaded and checked at start-up, :mod:`agent.games.tangram.turn_lines`)."""
+    template loaded and checked at start-up, :mod:`agent.games.tangram.turn.lines`)."""
 
     def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "") -> str: ...
 

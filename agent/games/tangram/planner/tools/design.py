@@ -26,7 +26,7 @@ from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import TOTAL_AREA_PX
 from agent.games.tangram.planner import shapes
-from agent.games.tangram.planner.render import save
+from agent.games.tangram.planner.sketch import save
 
 UNIT_PX = 25.6
 GAP_PX = 0.5

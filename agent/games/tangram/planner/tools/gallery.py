@@ -13,7 +13,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.planner.render import render
+from agent.games.tangram.planner.sketch import render
 
 
 def crop_to_figure(img: Image.Image, margin: int = 24) -> Image.Image:

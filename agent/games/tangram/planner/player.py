@@ -1,0 +1,48 @@
+"""The embedded default player: the offline planner, no LLM, no network, no key.
+
+One object per session. It keeps the session's plan (which figure, where on the board, what the
+human asked for in the chat) in its :class:`~agent.games.tangram.planner.planner.Planner`. Every decision is
+pure computation of a few milliseconds, so it runs directly on the event loop.
+"""
+
+from __future__ import annotations
+
+from agent.games.tangram.config import Config
+from agent.games.tangram.contract import Decision, Player, TurnView
+from agent.games.tangram.planner.hint import planner_hint
+from agent.games.tangram.planner.library import FigureLibrary, load_library
+from agent.games.tangram.planner.phrases import Phrases
+from agent.games.tangram.planner.planner import Planner
+
+
+class PlannerPlayer(Player):
+    name = "planner"
+    uses_images = False  # it reads the state, never the pictures
+
+    def __init__(self, config: Config | None = None, *, library: FigureLibrary | None = None,
+                 phrases: Phrases | None = None) -> None:
+        self.config = config or Config()
+        library = library or load_library(extra=self.config.planner.figures_dir)
+        self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
+
+    async def play(self, view: TurnView) -> Decision:
+        return self.planner.play(view.objective, view.board(), view.movers)
+
+    async def adjust(self, view: TurnView) -> Decision:
+        return self.planner.adjust(view.objective, view.board(), view.previous, list(view.collisions), view.attempt,
+                                   view.movers)
+
+    async def chat(self, view: TurnView) -> str:
+        # A play on its way counts as made: the line that announced it has gone out already.
+        board = {**view.board(), **view.landing}
+        movers = {**view.movers, **dict.fromkeys(view.landing, "agent")}
+        return self.planner.chat(view.objective, board, view.message, movers)
+
+    def promised(self) -> bool:
+        """A chat answer of this player promised something for the next turns (planner.promised)."""
+        return self.planner.promised()
+
+    def suggest(self, view: TurnView) -> tuple[Decision, str]:
+        """What the planner would play now and a one-line hint for an LLM prompt, computed by a
+        fresh planner so that this player's own plan is left untouched."""
+        return planner_hint(view.objective, view.state, self.config.planner.default_figure, self.planner.library)

@@ -1,0 +1,77 @@
+"""Which model chat lines may be shown to the partner (players/replies.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.games.tangram.llm_player.replies import (
+    contradicts_move,
+    degenerate,
+    false_claim,
+    partner_language,
+    silent_on_move,
+)
+
+PROMPT = ['Your partner wrote in the chat: "move blue left"\nObjective: "A fish".\nReply to your partner in '
+          'one or two short, friendly sentences, as a collaborator: suggest, do not order.']
+
+
+@pytest.mark.parametrize("reply", ["", "   ", "...", "?!", "…", "-", "a", '{"reply": "..."}', '{"reply": "Sure"}',
+                                   "reply", "Reply", "JSON", "<your message>", "{{ reply }}", '"reply": "ok"',
+                                   "move blue left", "Move Blue left!",
+                                   "Your partner wrote in the chat: move blue left",
+                                   "Reply to your partner in one or two short friendly sentences",
+                                   "好的，我会把蓝色向左移动。", "Хорошо, я передвину синий налево.",
+                                   "Claro, vou mover o azul para a esquerda.",
+                                   "Vale, muevo la pieza azul a la izquierda.",
+                                   "D'accord, je vais déplacer le triangle bleu à gauche."])
+def test_degenerate_lines_are_not_shown(reply: str) -> None:
+    assert degenerate(reply, partner=["move blue left"], prompt=PROMPT) is not None
+
+
+@pytest.mark.parametrize("reply", ["OK!", "Sure, I'll move Blue left on my turn.", "Done soon!",
+                                   "Good idea: Blue goes left of Red next turn.",
+                                   "I'm placing Brown as the fin.", "Purple is the eye of the fish.",
+                                   "Thanks! The fish needs a tail: I'll add Green there.", "I <3 this fish",
+                                   "Left it is. I'll shift Blue a bit on my next turn."])
+def test_sound_lines_are_shown(reply: str) -> None:
+    assert degenerate(reply, partner=["move blue left"], prompt=PROMPT) is None
+
+
+def test_the_partners_own_language_is_fine_and_english_always_is() -> None:
+    partner = ["podes mover o azul para a esquerda, por favor?"]
+    assert partner_language(partner) == "pt"
+    assert degenerate("Claro, vou mover o azul para a esquerda na minha vez.", partner=partner) is None
+    assert degenerate("Sure, I'll move Blue left on my turn.", partner=partner) is None  # the offline answer's language
+    assert degenerate("好的，我会把蓝色向左移动。", partner=partner) is not None
+    assert partner_language(["ok"]) == "en"  # too short to tell: the game's language
+
+
+@pytest.mark.parametrize(("line", "piece", "silent"), [
+    ("A cat with a partner.", "Cream", True),  # the local model on the real game (local-s3, turn 3)
+    ("Building the chest now!", "Cream", True),
+    ("I put cream under the roof.", "Cream", False),
+    ("Placing the medium triangle now.", "Blue", False),
+    ("Two triangles make the ears.", "Green", False),
+    ("The square is the head.", "Purple", False),
+    ("The square is the head.", "Brown", True),
+])
+def test_a_move_line_must_say_what_moved(line: str, piece: str, silent: bool) -> None:
+    assert silent_on_move(line, piece) == silent
+
+
+def test_a_move_line_must_not_name_only_other_pieces() -> None:
+    assert contradicts_move("I put Red on top as the roof.", "Blue")
+    assert not contradicts_move("I put Blue under Red.", "Blue")
+    assert not contradicts_move("Placing the medium triangle now.", "Blue")
+
+
+def test_a_reply_must_not_claim_moves_or_owners_that_are_false() -> None:
+    movers = {"Cream": "agent", "Red": "agent", "Purple": "partner"}
+    assert false_claim("I placed Blue next to Purple.", movers)  # Blue is in the drawer
+    assert false_claim("I moved Purple up.", movers)  # the partner moved Purple last
+    assert false_claim("Your Red was where the belly goes.", movers)  # the issue's case: the agent's own Red
+    assert false_claim("My Purple is the eye.", movers)
+    assert false_claim("I put Red on top as the roof.", movers) is None
+    assert false_claim("I will put Blue next to your Purple on my turn.", movers) is None
+    assert false_claim("I placed Blue next to Purple.", {}) is None  # no ledger: nothing judged
