@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=generate_threads)
     parser.add_argument("--batch-threads", type=int, default=batch_threads)
     args = parser.parse_args(argv)
-    print(f"| build | prompt tok/s | generated tok/s | instruction sets the library reports |")
+    print("| build | prompt tok/s | generated tok/s | instruction sets the library reports |")
     print("| --- | --- | --- | --- |")
     for spec in args.build:
         name, _, python = spec.partition("=")
