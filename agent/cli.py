@@ -34,9 +34,9 @@ from agent.core.redact import SecretFilter, Secrets
 from agent.core.resources import find_shipped_config, shipped_configs
 from agent.core.studies.run import StudyRun
 from agent.core.studies.store import StoreError
-from agent.core.studies.study_file import Study, load_study
+from agent.core.studies.study_file import Study
 from agent.core.study import agent_version
-from agent.games import DEFAULT_GAME, available_games, load_game
+from agent.games import DEFAULT_GAME, available_games, load_game, read_study
 
 QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "websockets.server", "websockets.client",
                  "aiohttp.access")
@@ -96,17 +96,6 @@ def build_parser(game: Game) -> argparse.ArgumentParser:
     _common_options(parser)
     game.add_arguments(parser.add_argument_group(f"{game.name} options"))
     return parser
-
-
-def study_config_model(game: str) -> type[Any]:
-    """The config model of ``game`` (ValueError naming the known games): how a study file's
-    conditions are validated."""
-    return load_game(game).config_model
-
-
-def read_study(path: Path) -> Study:
-    """The study file with every condition's config validated; StudyError with one line each."""
-    return load_study(path, study_config_model, DEFAULT_GAME)
 
 
 def _choose_game(argv: list[str] | None) -> tuple[str, dict[str, Any], Path | None]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from agent.core.config import ConfigError
 from agent.core.studies.run import ParticipantStatus, StudyRun, StudyStatus
 from agent.core.studies.store import StoreError
+from agent.games import read_study
 
 ACTIONS = ("next", "pause", "resume", "drop")
 
@@ -69,8 +70,6 @@ def format_status(status: StudyStatus) -> str:
 
 
 async def _run(args: argparse.Namespace) -> str:
-    from agent.cli import read_study
-
     study = read_study(args.study)
     async with await StudyRun.open(study) as run:
         if args.action == "status":

@@ -35,8 +35,8 @@ class StudyRows:
 
 
 async def _read(path: Path) -> StudyRows:
-    from agent.cli import read_study
     from agent.core.studies.run import StudyRun
+    from agent.games import read_study
 
     study = read_study(path)
     async with await StudyRun.open(study) as run:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from pathlib import Path
+from typing import Any
 
 from agent.core.game import Game
+from agent.core.studies.study_file import Study, load_study
 
 DEFAULT_GAME = "tangram"
 
@@ -31,3 +33,14 @@ def load_game(name: str) -> Game:
     if not isinstance(game, Game):
         raise ValueError(f"agent/games/{name}/game.py defines no GAME")
     return game
+
+
+def study_config_model(game: str) -> type[Any]:
+    """The config model of ``game`` (ValueError naming the known games): how a study file's
+    conditions are validated."""
+    return load_game(game).config_model
+
+
+def read_study(path: Path) -> Study:
+    """The study file with every condition's config validated; StudyError with one line each."""
+    return load_study(path, study_config_model, DEFAULT_GAME)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agent.analyze.__main__ import main
-from agent.cli import read_study
 from agent.core.studies.run import StudyRun
 from agent.core.transcript import Transcript
+from agent.games import read_study
 
 STUDY = """name: join
 design: within

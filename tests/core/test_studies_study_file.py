@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.cli import read_study
 from agent.core.config import GameConfig
 from agent.core.resources import PROJECT_DIR, shipped_configs, shipped_studies
 from agent.core.studies.study_file import StudyError, load_study
+from agent.games import read_study
 
 
 def _model_of(game: str) -> type[GameConfig]:

@@ -179,3 +179,20 @@ class Chaos:
         if chat:
             lie = self.rng.choice([{"reply": 42}, {"reply": "\u0000" * 10 + "x" * 10000}, {"no": "reply"}, "not json"])
         return FakeReply.ok(lie if isinstance(lie, str) else json.dumps(lie))
+
+
+async def _answers() -> bool:
+    return True
+
+
+class AnsweringClient:
+    """Stand-in clients for the LLM player subclass this: besides its calls, the player asks whether the
+    server answers (``outage``) and answers in time (``answers_within``); here it always does."""
+
+    def __init__(self) -> None:
+        from agent.core.llm.outage import Outage
+
+        self.outage = Outage("http://stub/v1", _answers)
+
+    def answers_within(self, seconds: float) -> bool:
+        return True

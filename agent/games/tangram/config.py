@@ -50,6 +50,10 @@ class TangramLLMConfig(LLMConfig):
     fallback_to_planner: bool = Field(False, description="When the LLM fails, let the offline planner play the turn.")
     planner_hint: bool = Field(False, description="Show the offline planner's suggestion to the LLM in the prompt.")
     chat_drawer_image: bool = Field(False, description="Show the drawer image in chat prompts too, not only the board.")
+    chat_wait: float = Field(20.0, gt=0, le=600, description=(
+        "Seconds a chat reply waits for the model. When the model gives none in that time, or cannot be expected "
+        "to (its recent decisions took longer, it missed its time twice in a row, its server is down), the offline "
+        "planner answers the partner at once instead, and keeps what it promised."))
     candidates: int = Field(0, ge=0, le=MAX_CANDIDATES, description=(
         "Placements the offline planner proposes before each play, each checked by the geometry engine, "
         "lettered A, B, ... in the prompt and on the board image; the model may name one. 0 turns it off."))

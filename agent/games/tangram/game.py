@@ -104,6 +104,8 @@ async def main(config: Config, args: argparse.Namespace) -> int:
                 await browser.stop()
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        hub = console.console
+        factory.on_llm_server(lambda _state, line: hub.announce(line))
         token = f"?token={config.console.token}" if config.console.token else ""
         print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
     server = AgentServer(config, source, secrets)

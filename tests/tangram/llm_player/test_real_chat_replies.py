@@ -26,14 +26,16 @@ from agent.games.tangram.llm_player.replies import degenerate
 from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState
 from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS, Recorder
+from tests.tangram.support import AnsweringClient
 
 KEPT = yaml.safe_load((Path(__file__).parent / "real_chat_replies.yaml").read_text(encoding="utf-8"))
 
 
-class KeptClient:
+class KeptClient(AnsweringClient):
     """Answers every call with one kept reply, as the real client returned it."""
 
     def __init__(self, entry: dict[str, Any]) -> None:
+        super().__init__()
         data = {"reply": entry["reply"]} if entry.get("reply") is not None else None
         self.result = LLMResult(text=entry.get("text") or "", data=data, error=entry.get("error"),
                                 model=entry.get("model", ""))

@@ -19,6 +19,7 @@ from agent.games.tangram.llm_player import context as prompt_context
 from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 from benchmarks.tangram.collect_chat_replies import Recorder
+from tests.tangram.support import AnsweringClient
 
 CONFIG = Config.model_validate({"player": "llm", "llm": {"base_url": "http://127.0.0.1:9/v1", "api_key_required": False,
                                                          "prime": False}})
@@ -27,10 +28,11 @@ MOVE = {"action": "place", "piece": "Green", "rotation": 0, "x": 50, "y": 50, "r
         "chat": "Green goes in the middle.", "reasoning": "test"}
 
 
-class Client:
+class Client(AnsweringClient):
     """Answers a move to a play prompt and a short line to a chat; keeps each prompt's text."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.prompts: list[str] = []
 
     async def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any], name: str,

@@ -149,6 +149,10 @@ class Console:
     def disconnect(self, client: PageClient) -> None:
         self.clients.discard(client)
 
+    def announce(self, text: str) -> None:
+        """A notice to every page (e.g. the LLM server stopped answering, or answers again)."""
+        self._broadcast({"type": "notice", "game": None, "text": text[:600]})
+
     def notice(self, client: PageClient, text: str, game: str | None = None) -> None:
         client.push(self._text({"type": "notice", "game": game, "text": text}))
 

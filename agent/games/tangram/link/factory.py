@@ -60,6 +60,11 @@ class PlayerFactory:
         planner = PlannerPlayer(self.config) if uses_planner(self.config) else None
         return LLMPlayer(self.config, self._client, self._prompts, transcript, planner)
 
+    def on_llm_server(self, listener: Callable[[str, str], None]) -> None:
+        """``listener(state, line)`` whenever the LLM server stops answering or answers again (no LLM: never)."""
+        if self._client is not None:
+            self._client.outage.subscribe(listener)
+
     def prime_soon(self) -> None:
         """Prime the model server with a play prompt (the LLM client's ``prime``) while the agent
         waits for the game; call from the running loop. The sample prompt (a rendered board and

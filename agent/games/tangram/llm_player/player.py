@@ -73,6 +73,8 @@ class LLMPlayer(Player):
         """The offline planner answered a chat in the model's place: its promises are kept by it."""
         self._described: tuple[GameState, asyncio.Future[str]] | None = None
         """The latest board description made, and the state it describes."""
+        self._unsubscribe = client.outage.subscribe(self._llm_server_changed)
+        """The LLM server stopping or answering again goes into this session's transcript."""
 
     # ------------------------------------------------------------------ decisions
 
@@ -139,16 +141,29 @@ class LLMPlayer(Player):
         drawer_png, drawer_layers = mark_drawer(view, cfg) if drawer else (None, ())
         return Marks(candidates, board_png, drawer_png, board_layers, drawer_layers)
 
+    async def aclose(self) -> None:
+        self._unsubscribe()
+
+    def _llm_server_changed(self, state: str, line: str) -> None:
+        self.transcript.record("llm_server", state=state, line=line)
+
     async def chat(self, view: TurnView) -> str:
+        wait = self.config.llm.chat_wait
+        if not self.client.answers_within(wait):
+            # A model that cannot answer in time costs the partner neither the answer nor the wait.
+            why = self.client.outage.reason or f"the model cannot be expected to answer within {wait:.0f} s"
+            return await self._answer_instead(view, None, why)
         context, marks = await asyncio.gather(self._context(view),
                                               self._marks_without_candidates(view, self.config.llm.chat_drawer_image))
         context.update(marks_context(NO_CANDIDATES, marks.board_layers, marks.drawer_layers),
                        has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
         messages, image_bytes = self._messages("chat", context, marks.images)
-        # No deadline of its own: the session bounds a chat answer (a cancel is recorded).
-        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes, None, marks.images,
+        # Bounded by llm.chat_wait: past it the planner answers (the unfinished call is recorded).
+        result = await self._call("chat", messages, CHAT_SCHEMA, "chat_reply", image_bytes,
+                                  asyncio.get_running_loop().time() + wait, marks.images,
                                   compact=self._compact("chat", context, marks.images))
-        assert result is not None
+        if result is None:
+            return await self._answer_instead(view, None, f"the model gave no reply within {wait:.0f} s")
         reply = result.data.get("reply") if isinstance(result.data, dict) else None
         if not isinstance(reply, str) and result.text and result.data is None and not result.error:
             reply = result.text  # a model that ignored the JSON request may still have said something useful
