@@ -183,3 +183,14 @@ async def test_a_model_too_slow_for_its_turns_costs_no_more_waits_and_is_asked_a
         assert client.answers_within(10.0)
     finally:
         await client.aclose()
+
+
+def test_one_decision_longer_than_a_chat_can_wait_sends_the_chat_elsewhere() -> None:
+    pace = Pace()
+    assert pace.answers_within(20.0), "nothing measured: the model is asked"
+    pace.unfinished(80.0, missed=True)  # a single decision given up after 80 s
+    assert not pace.benched and pace.verdict(80.0).send, "one miss does not bench decisions"
+    assert not pace.answers_within(20.0), "but a chat does not wait 20 s for a model that took 100"
+    pace.answered(5.0)
+    pace.answered(5.0)
+    assert pace.answers_within(20.0)

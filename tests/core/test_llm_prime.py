@@ -77,3 +77,18 @@ async def test_where_the_full_prompt_does_not_fit_the_compact_one_is_primed() ->
         assert result.ok and result.prompt_form == "compact"
         (prime,) = primes(fake)
         assert prime.messages[0]["content"] == "You are the partner."
+
+
+async def test_a_chat_is_not_sent_while_a_one_at_a_time_server_reads_the_start_up_prompt() -> None:
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.prime_delay = 30.0  # a CPU reading the whole play prompt
+        client = LLMClient(LLMConfig(base_url=fake.base_url, model="m", api_key_required=False), None)
+        try:
+            await client.ensure_dialect()
+            assert client.answers_within(20.0)
+            client.prime_soon(LLMSample(messages=[{"role": "user", "content": "a long play prompt"}],
+                                        schema={"type": "object"}, schema_name="move"))
+            assert not client.answers_within(20.0), "a chat would queue behind the priming"
+        finally:
+            await client.aclose()
+        assert client.answers_within(20.0)

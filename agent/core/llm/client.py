@@ -207,7 +207,10 @@ class LLMClient:
 
     def answers_within(self, seconds: float) -> bool:
         """Whether this endpoint can be expected to answer a call nobody paces (a chat reply) in
-        ``seconds``: not while it is down or benched, nor when its recent decisions took longer."""
+        ``seconds``: not while it is down or benched, nor when its recent decisions took longer, nor
+        while a server that answers one request at a time still reads the start-up prompt."""
+        if self.endpoint.finishes_abandoned and self._prime_task is not None and not self._prime_task.done():
+            return False  # a one-at-a-time server still reading the start-up prompt: a chat would queue behind it
         return self.outage.answering and self.endpoint.pace.answers_within(seconds)
 
     async def aclose(self) -> None:

@@ -90,9 +90,11 @@ class Pace:
         return True
 
     def answers_within(self, seconds: float) -> bool:
-        """Whether a call nobody paces (a chat reply) is worth sending with ``seconds`` to wait."""
+        """Whether a call nobody paces (a chat reply) is worth sending with ``seconds`` to wait: one
+        decision that took longer is reason enough here (a chat has no fallback turn to lose, only
+        the partner's wait)."""
         expected = self.expected()
-        return not self.benched and (expected is None or len(self.samples) < MIN_SAMPLES or expected <= seconds)
+        return not self.benched and (expected is None or expected <= seconds)
 
     def verdict(self, left_s: float | None) -> PaceVerdict:
         """Send a call with ``left_s`` seconds to its deadline? Not when recent calls took longer,
