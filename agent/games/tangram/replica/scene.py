@@ -172,17 +172,9 @@ def _project(poly: Sequence[Vec], axis: Vec) -> tuple[float, float]:
 
 
 def convex_overlap(a: Sequence[Vec], b: Sequence[Vec]) -> bool:
-    """Separating-axis test for two convex polygons; touching counts as overlapping."""
-    for axis in (*_axes(a), *_axes(b)):
-        length = math.hypot(*axis)
-        if length == 0.0:
-            continue
-        unit = (axis[0] / length, axis[1] / length)
-        a0, a1 = _project(a, unit)
-        b0, b1 = _project(b, unit)
-        if a1 < b0 - TOUCH_EPS or b1 < a0 - TOUCH_EPS:
-            return False
-    return True
+    """Separating-axis test for two convex polygons; touching counts as overlapping (no axis
+    separates them by more than TOUCH_EPS)."""
+    return separation(a, b) <= TOUCH_EPS
 
 
 def separation(a: Sequence[Vec], b: Sequence[Vec]) -> float:
