@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _pilot(args: argparse.Namespace) -> int:
-    from agent.cli import read_study
+    from agent.core.studies.report import format_status
     from agent.core.studies.store import StoreError
     from agent.games.tangram.link.study import StudySetupError
     from agent.games.tangram.sim.pilot import (
@@ -156,14 +156,12 @@ def _pilot(args: argparse.Namespace) -> int:
         pilot_json,
         pilot_store,
         pilot_study,
+        read_pilot_study,
         run_pilot,
     )
-    from agent.study_cli import format_status
 
     try:
-        study = read_study(args.study)
-        if study.game != "tangram":
-            raise ConfigError(f"study {args.study} plays {study.game}, not tangram")
+        study = read_pilot_study(args.study)
         count = args.participants if args.participants is not None else len(study.plan.sequences)
         ids = participant_ids(count, args.participant_prefix) if count >= 1 else []
         options = RunOptions(games=1, turns=args.turns, human=args.human, seed=args.seed, objective=args.objective,

@@ -25,7 +25,7 @@ from typing import Any
 
 from agent.core.redact import Secrets
 from agent.core.studies.run import StudyRun, StudyStatus
-from agent.core.studies.study_file import Study
+from agent.core.studies.study_file import Study, load_study
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.server import AgentServer
 from agent.games.tangram.link.study import StudyLink
@@ -63,6 +63,18 @@ class PilotResult:
     status: StudyStatus
     store: Path
     notes: list[str]
+
+
+def config_model_of(game: str) -> type[Config]:
+    """The config model a study's conditions are checked with: the simulator pilots tangram studies."""
+    if game != "tangram":
+        raise ValueError(f"the tangram simulator pilots tangram studies, not {game!r} ones")
+    return Config
+
+
+def read_pilot_study(path: Path) -> Study:
+    """The study file with every condition's config validated (StudyError, one line each)."""
+    return load_study(path, config_model_of, "tangram")
 
 
 def pilot_store(study: Study, now: datetime.datetime | None = None) -> Path:
