@@ -1,4 +1,4 @@
-"""The console's study panel over its WebSocket (console/study.py): the snapshot carries the study,
+"""The console's study panel over its WebSocket (console/study_panel.py): the snapshot carries the study,
 next/pause/resume/drop change the study's database and every page hears of it, a refused change
 says why, a game's card names its participant and condition, and a Wizard-of-Oz condition's game
 opens in wizard mode."""

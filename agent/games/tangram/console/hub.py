@@ -28,7 +28,7 @@ from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.editor import check_pose
 from agent.games.tangram.console.messages import PAGE_MESSAGE, CheckPose, Say, SetMode, StudyAction, Verdict
-from agent.games.tangram.console.study import StudyPanel
+from agent.games.tangram.console.study_panel import StudyPanel
 from agent.games.tangram.console.supervisor import ConsolePlayer, GameSupervisor
 from agent.games.tangram.contract import Player
 from agent.games.tangram.link.factory import PlayerSource
@@ -82,7 +82,7 @@ class Console:
         self._checks: asyncio.Semaphore | None = None
         self._images: OrderedDict[tuple[str, str, int], tuple[bytes, str]] = OrderedDict()
         self.study: StudyPanel | None = None
-        """Serving a study: its participants and controls (console/study.py)."""
+        """Serving a study: its participants and controls (console/study_panel.py)."""
 
     # ------------------------------------------------------------------ sessions
 

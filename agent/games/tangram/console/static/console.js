@@ -531,8 +531,9 @@ function renderStudy(study) {
     order.className = "order";
     const per = p.games / Math.max(1, p.order.length);
     p.order.forEach((name, i) => {
+      if (i) order.appendChild(document.createTextNode(" → "));
       const span = document.createElement("span");
-      span.textContent = (i ? " → " : "") + name;
+      span.textContent = name;
       const done = p.completed >= (i + 1) * per;
       span.className = done ? "done" : (p.completed >= i * per && p.next_condition === name ? "now" : "");
       order.appendChild(span);
