@@ -149,6 +149,8 @@ def test_a_game_is_completed_when_the_game_closes_on_the_participants_turn_after
         by_game: bool, running: bool, turns: int, completed: bool) -> None:
     verdict = judge(Config(), closed_by_game=by_game, ai_turn_running=running, ai_turns_ended=turns)
     assert verdict.completed is completed and verdict.reason
+    failed = judge(Config(), closed_by_game=by_game, ai_turn_running=running, ai_turns_ended=turns, failed=True)
+    assert not failed.completed and "failed" in failed.reason
 
 
 def test_conditions_that_listen_differently_cannot_share_the_server() -> None:

@@ -406,7 +406,7 @@ class AgentServer:
             reason = "internal error"
         finally:
             verdict = judge(bound.config, closed_by_game=by_game, ai_turn_running=session.machine.busy,
-                            ai_turns_ended=session.stats["turns_ended"])
+                            ai_turns_ended=session.stats["turns_ended"], failed=reason == "internal error")
             transcript.record("study_game_end", completed=verdict.completed, reason=verdict.reason)
             self._admitted.discard(connection)
             try:

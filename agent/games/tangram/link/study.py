@@ -221,9 +221,13 @@ class Verdict:
     reason: str
 
 
-def judge(config: Config, *, closed_by_game: bool, ai_turn_running: bool, ai_turns_ended: int) -> Verdict:
-    """Whether a study game was completed (see the module's docstring)."""
+def judge(config: Config, *, closed_by_game: bool, ai_turn_running: bool, ai_turns_ended: int,
+          failed: bool = False) -> Verdict:
+    """Whether a study game was completed (see the module's docstring). ``failed``: the session
+    ended on an error of the agent's own."""
     need = config.study.completed_after_turns
+    if failed:
+        return Verdict(False, "the session failed (see the agent's log)")
     if not closed_by_game:
         return Verdict(False, "the agent ended the connection")
     if ai_turn_running:
