@@ -47,11 +47,9 @@ from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.factory import PlayerSource, make_player_factory
-from agent.games.tangram.link.inbound import type_hint
 from agent.games.tangram.link.session import Session
-from agent.games.tangram.link.study import Bound, StudyLink, judge
+from agent.games.tangram.link.study import Bound, StudyLink, WaitingPlayer, judge
 from agent.games.tangram.pictures.repaint import warm_panels
-from agent.games.tangram.protocol import chat_frame, finish_frame
 from agent.games.tangram.turn.lines import turn_lines
 from agent.games.tangram.turn.state import TurnLines
 from agent.games.tangram.turn.thinking import thinking_line
@@ -422,22 +420,26 @@ class AgentServer:
                     peer: str) -> tuple[Bound | None, str | bytes]:
         """The connection's game, and the frame it starts with. While nobody is active, each frame
         is answered (a chat line; ``finish`` for a ``playRequest``) and the next one asks again."""
-        told = False
-        while not self._stopping:
-            bound = await link.bind()
-            if bound is not None:
-                return bound, raw
-            if not told:
-                log.warning("game from %s is waiting: study %s has no active participant (start one from the "
-                            "console or with python -m agent study next ID --study FILE)", peer, link.run.study.name)
-            hint = type_hint(raw)
-            if not told or hint in ("playRequest", "chatRequest"):
-                await connection.send(chat_frame(link.lines.no_participant))
-            if hint == "playRequest":
-                await connection.send(finish_frame())
-            told = True
-            raw = await connection.recv()
-        return None, raw
+        # The frames are answered by a session of their own (its turns end with finish as every turn
+        # does), whose player passes with the waiting line and whose transcript is written nowhere.
+        waiting = Session(self.config, connection, WaitingPlayer(link.lines.no_participant), Transcript(None),
+                          peer=peer, thinking=self.thinking, lines=self.lines)
+        waiting.images = self.images
+        try:
+            while not self._stopping:
+                bound = await link.bind()
+                if bound is not None:
+                    await waiting.quiet()  # its turn ended and its chats answered before the game's session starts
+                    return bound, raw
+                if waiting.stats["turns"] + waiting.stats["chats"] == 0:
+                    log.warning("game from %s is waiting: study %s has no active participant (start one from the "
+                                "console or with python -m agent study next ID --study FILE)", peer,
+                                link.run.study.name)
+                await waiting.handle_raw(raw)
+                raw = await connection.recv()
+            return None, raw
+        finally:
+            await waiting.close("waiting ended")
 
     async def _open_transcript(self, transcript: Transcript) -> None:
         path = transcript.path

@@ -44,6 +44,7 @@ from agent.core.studies.run import Assignment, StartedGame, StoreError, StudyRun
 from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
+from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.link.factory import PlayerFactory, PlayerSource, make_player_factory
 from agent.games.tangram.protocol import MAX_CHAT_CHARS
 from agent.games.tangram.turn.lines import turn_lines
@@ -213,6 +214,26 @@ class StudyLink:
                 self.on_change()
             except Exception:  # the console must never cost the study a record
                 log.exception("study: the console failed on a change")
+
+
+class WaitingPlayer(Player):
+    """The player of a connection waiting for a participant: every turn passes, and every turn and
+    chat request gets the waiting line."""
+
+    name = "waiting"
+    uses_images = False
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+
+    async def play(self, view: TurnView) -> Decision:
+        return Decision(None, self.line, source="study-waiting")
+
+    async def adjust(self, view: TurnView) -> Decision:
+        return Decision(None, self.line, source="study-waiting")
+
+    async def chat(self, view: TurnView) -> str:
+        return self.line
 
 
 @dataclass(frozen=True)
