@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 from agent.core.config import ConfigError
-from agent.core.studies.run import ParticipantStatus, StudyRun, StudyStatus
+from agent.core.studies.report import format_status, participant_line
+from agent.core.studies.run import StudyRun
 from agent.core.studies.store import StoreError
 from agent.games import read_study
 
@@ -44,31 +45,6 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _participant_line(p: ParticipantStatus) -> str:
-    following = f"; next game: {p.next_condition} ({p.completed + 1} of {p.games})" if p.next_condition else ""
-    took = f" taken over from dropped {p.replaces}" if p.replaces else ""
-    return (f"{p.id} {p.state}: sequence {p.sequence} ({', '.join(p.order)}){took}, "
-            f"{p.completed} of {p.games} games completed{following}")
-
-
-def format_status(status: StudyStatus) -> str:
-    """The status as the tables a person reads."""
-    c = status.counts
-    lines = [f"study {status.study} ({status.design}, plan {status.plan_sha256}, {status.store})",
-             f"participants: {sum(c.values())} ({c['active']} active, {c['paused']} paused, "
-             f"{c['completed']} completed, {c['dropped']} dropped out)",
-             status.balance, "", "sequence  order" + " " * 30 + "participants  completed  dropped"]
-    for s in status.sequences:
-        order = ", ".join(s.order)
-        lines.append(f"{s.sequence:>8}  {order:<35}{s.participants:>12}  {s.completed:>9}  {s.dropped:>7}")
-    lines += ["", "condition             participants  games completed  games started"]
-    lines += [f"{b.condition:<20}  {b.participants:>12}  {b.games_completed:>15}  {b.games_started:>13}"
-              for b in status.by_condition]
-    if status.participants:
-        lines += ["", *(_participant_line(p) for p in status.participants)]
-    return "\n".join(lines)
-
-
 async def _run(args: argparse.Namespace) -> str:
     study = read_study(args.study)
     async with await StudyRun.open(study) as run:
@@ -77,7 +53,7 @@ async def _run(args: argparse.Namespace) -> str:
             return status.model_dump_json(indent=2) if args.json else format_status(status)
         changed = await {"next": run.next_participant, "pause": run.pause, "resume": run.resume,
                          "drop": run.drop}[args.action](args.participant)
-        return _participant_line(changed)
+        return participant_line(changed)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -216,7 +216,16 @@ def test_a_checked_study_goes_to_the_games_study_hook(tmp_path: Path, monkeypatc
                     "tags": {"wave": "2", "participant": "P01", "condition": "explain", "order": "1"}}
 
 
-def test_without_the_games_hook_a_checked_study_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    # Until the tangram server binds connections to a study (issue 55's game side), it says so.
-    assert main(["--study", str(ROOT / "configs" / "study-example.yaml")]) == 2
-    assert "cannot serve a study yet" in capsys.readouterr().err
+def test_without_the_games_hook_a_checked_study_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Tangram serves studies (its serve_study hook); a game without the hook (hive) says so after the checks.
+    path = tmp_path / "s.yaml"
+    path.write_text("name: h\ndesign: within\ngame: hive\nconditions:\n  a: {}\n  b: {}\n")
+    assert main(["--study", str(path)]) == 2
+    assert "the hive game cannot serve a study yet" in capsys.readouterr().err
+    assert not (tmp_path / "s.db").exists()  # refused before the database was made
+
+
+def test_tangram_has_the_games_hook() -> None:
+    from agent.games import load_game
+
+    assert load_game("tangram").serve_study is not None

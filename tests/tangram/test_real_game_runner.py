@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from benchmarks.tangram.real_game.__main__ import main
 from benchmarks.tangram.real_game.agent_run import agent_config, port_in_use
@@ -319,3 +320,41 @@ def test_decisions_are_counted_by_source_from_transcript_lines() -> None:
              json.dumps({"kind": "decision", "source": "planner-fallback"}),
              json.dumps({"kind": "llm", "note": "decision"}), "not json but says decision", ""]
     assert decision_sources(lines) == {"llm": 2, "planner-fallback": 1}
+
+
+# ---- --study ------------------------------------------------------------------------------------
+
+
+def test_a_study_run_takes_a_study_file_and_a_participant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    study = tmp_path / "s.yaml"
+    study.write_text("name: s\n")
+    options = options_from(build_parser().parse_args(_args(tmp_path, "--study", str(study), "--participant", "P07")))
+    assert options.study == study and options.participant == "P07" and not options.games_given
+    options = options_from(build_parser().parse_args(_args(tmp_path, "--study", str(study), "--games", "2")))
+    assert options.games == 2 and options.games_given
+    with pytest.raises(ArgumentError, match="--participant goes with --study"):
+        options_from(build_parser().parse_args(_args(tmp_path, "--participant", "P07")))
+    with pytest.raises(ArgumentError, match="no such file"):
+        options_from(build_parser().parse_args(_args(tmp_path, "--study", str(tmp_path / "none.yaml"))))
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(_args(tmp_path, "--study", str(study), "--config", "x.yaml"))
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_the_study_copy_has_its_own_database_and_finds_its_configs(tmp_path: Path) -> None:
+    from benchmarks.tangram.real_game.agent_run import RunnerError
+    from benchmarks.tangram.real_game.study import study_copy
+
+    (tmp_path / "base.yaml").write_text("player: planner\n")
+    study = tmp_path / "s.yaml"
+    study.write_text("name: s\ndesign: within\nstore: real.db\nconditions:\n  a: {config: base.yaml}\n"
+                     "  b: {config: offline}\n")
+    out = tmp_path / "run"
+    out.mkdir()
+    copied = yaml.safe_load(study_copy(study, out).read_text())
+    assert copied["store"] == "study.db"  # never the study's own database
+    assert copied["conditions"]["a"]["config"] == str((tmp_path / "base.yaml").resolve())
+    assert copied["conditions"]["b"]["config"] == "offline"  # a shipped config, by name
+    study.write_text("- not a study\n")
+    with pytest.raises(RunnerError, match="not a study file"):
+        study_copy(study, out)

@@ -121,6 +121,16 @@ class ServerConfig(ListenConfig):
         "a frame, else it gets HTTP 503. Lowered at start to fit the open-files limit."))
 
 
+class StudyGameConfig(StrictModel):
+    """How a game of a study (python -m agent --study FILE, docs/study.md) is judged done."""
+
+    completed_after_turns: int = Field(2, ge=1, le=100, description=(
+        "A study game counts as completed when the game closes its connection on the participant's turn "
+        "(the game's Finish button and closing form end a game that way; Finish needs two rounds) after at "
+        "least this many AI turns of that connection ended with finish. A connection lost during an AI turn "
+        "or earlier, or an agent that stops, leaves the game uncompleted: the condition is played again."))
+
+
 ConsoleMode = Literal["autonomous", "supervised", "wizard"]
 
 
@@ -150,6 +160,7 @@ class Config(GameConfig):
     turn: TurnConfig = Field(default_factory=TurnConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     console: ConsoleConfig = Field(default_factory=ConsoleConfig)
+    study: StudyGameConfig = Field(default_factory=StudyGameConfig)
 
     @model_validator(mode="after")
     def _resolve_paths(self) -> Config:

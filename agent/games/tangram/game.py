@@ -11,11 +11,17 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, lazy_llm_sample, stop_signals
 from agent.core.net import add_listen_arguments, apply_listen_arguments
 from agent.games.tangram.config import Config, ConsoleConfig
+
+if TYPE_CHECKING:
+    from agent.core.studies.run import StudyRun
+    from agent.games.tangram.link.factory import PlayerFactory
+    from agent.games.tangram.link.study import StudyLink
 
 log = logging.getLogger("agent")
 
@@ -72,34 +78,73 @@ def check(config: Config) -> None:
 
 
 async def main(config: Config, args: argparse.Namespace) -> int:
+    from agent.games.tangram.link.factory import make_player_factory
+
+    factory = make_player_factory(config)
+    return await _serve(config, args, factory, None)
+
+
+async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
+    """``python -m agent --study FILE``: every condition's player ready in one process, each game
+    connection bound to the active participant's next condition (link/study.py). A Wizard-of-Oz
+    condition needs the console, so it is started when ``--console`` was not given."""
+    from agent.core.redact import Secrets
+    from agent.games.tangram.link.study import StudyLink, StudySetupError
+
+    configs = [c.config for c in run.study.conditions]
+    secrets = Secrets(tuple(v for c in configs for v in c.secret_values()))
+    try:
+        link = await StudyLink.build(run, secrets)
+    except StudySetupError as exc:
+        print(f"error: study {run.study.path}: {exc}", file=sys.stderr)
+        return 2
+    config = link.first.config
+    wizards = [c.name for c in run.study.conditions if c.console == "wizard"]
+    if wizards and not config.console.enabled:
+        log.info("condition %s is Wizard-of-Oz: starting the experimenter console", ", ".join(wizards))
+        config = config.model_copy(update={"console": config.console.model_copy(update={"enabled": True})})
+    status = await run.status()
+    print(f"Study {run.study.name} ({status.design}, {len(configs)} conditions, plan {status.plan_sha256}): "
+          f"{status.balance}; active participant: {status.active or 'none yet'}", file=sys.stderr, flush=True)
+    return await _serve(config, args, link.first.factory, link)
+
+
+async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactory, study: StudyLink | None) -> int:
+    """Serve games until Ctrl-C or SIGTERM: one config's (``study`` None), or a study's."""
     import asyncio
 
     from agent.core.redact import Secrets
-    from agent.games.tangram.link.factory import PlayerSource, make_player_factory
+    from agent.games.tangram.link.factory import PlayerSource
     from agent.games.tangram.link.server import AgentServer, ServerSetupError
     from agent.games.tangram.webgame.launch import BrowserGame, BrowserGameError, request_from
     from agent.games.tangram.webgame.launch import start as start_browser_game
 
-    factory = make_player_factory(config)
-    secrets = Secrets(config.secret_values())
+    secrets = study.secrets if study is not None else Secrets(config.secret_values())
+
+    async def close_players() -> None:
+        await (study.aclose() if study is not None else factory.aclose())
+
     browser: BrowserGame | None = None
     browser_request = request_from(args)
     if browser_request is not None:
         try:
             browser = await start_browser_game(browser_request)
         except BrowserGameError as exc:
-            await factory.aclose()
+            await close_players()
             print(f"error: {exc}", file=sys.stderr)
             return 2
     console = None
     source: PlayerSource = factory
     if config.console.enabled:
-        from agent.games.tangram.console.start import ConsoleSetupError, start_console
+        from agent.games.tangram.console.start import ConsoleSetupError, start_console, start_study_console
 
         try:
-            console, source = await start_console(config, factory, secrets)
+            if study is not None:
+                console = await start_study_console(config, study, secrets)
+            else:
+                console, source = await start_console(config, factory, secrets)
         except ConsoleSetupError as exc:
-            await factory.aclose()
+            await close_players()
             if browser is not None:
                 await browser.stop()
             print(f"error: {exc}", file=sys.stderr)
@@ -108,13 +153,16 @@ async def main(config: Config, args: argparse.Namespace) -> int:
         factory.on_llm_server(lambda _state, line: hub.announce(line))
         token = f"?token={config.console.token}" if config.console.token else ""
         print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
-    server = AgentServer(config, source, secrets)
+    server = AgentServer(config, source, secrets, study_link=study)
     with stop_signals() as stop:
         try:
             await server.start()
-            factory.prime_soon()
+            if study is not None:
+                study.prime_soon()
+            else:
+                factory.prime_soon()
         except ServerSetupError as exc:
-            await factory.aclose()
+            await close_players()
             if console is not None:
                 await console.stop()
             if browser is not None:
@@ -122,11 +170,18 @@ async def main(config: Config, args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
         model = config.llm.model if config.player == "llm" else "offline planner"
-        print(f"Tangram agent ({model}) listening on ws://{config.server.host}:{server.port} - start the game; "
+        what = f"study {study.run.study.name}" if study is not None else model
+        print(f"Tangram agent ({what}) listening on ws://{config.server.host}:{server.port} - start the game; "
               "Ctrl-C stops.", file=sys.stderr, flush=True)
         if browser is not None:
             browser.announce(server.port)
-        if config.transcripts.enabled:
+        if study is not None:
+            for seat in study.seats.values():
+                cfg = seat.config
+                log.info("condition %s: %s%s", seat.condition,
+                         cfg.llm.model if cfg.player == "llm" else "offline planner",
+                         f", transcripts go to {cfg.transcripts.dir}" if cfg.transcripts.enabled else "")
+        elif config.transcripts.enabled:
             tags = ", ".join(f"{k}={v}" for k, v in sorted(config.tags.items()))
             log.info("transcripts go to %s%s", config.transcripts.dir, f" (tags: {tags})" if tags else "")
         await stop.wait()
@@ -140,9 +195,8 @@ async def main(config: Config, args: argparse.Namespace) -> int:
         await console.stop()
     if browser is not None:
         await browser.stop()
-    await factory.aclose()
+    await close_players()
     return 0
-
 
 
 GAME = Game(
@@ -153,5 +207,6 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
+    serve_study=serve_study,
     llm_sample=lazy_llm_sample("agent.games.tangram.llm_player.sample"),
 )

@@ -82,15 +82,25 @@ class AgentProcess:
 
 
 @contextlib.asynccontextmanager
-async def run_agent(config: dict[str, Any], out: Path, local_model: bool) -> AsyncIterator[AgentProcess]:
-    """The agent listening on ws://localhost:5000 with ``config`` until the block ends."""
-    path = out / "agent.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    cmd = [sys.executable, "-m", "agent", "--config", str(path), "--log-level", "INFO"]
+async def run_agent(config: dict[str, Any] | None, out: Path, local_model: bool, study: Path | None = None,
+                    port: int = GAME_PORT, console_port: int | None = None) -> AsyncIterator[AgentProcess]:
+    """The agent listening on ws://localhost:5000 with ``config`` until the block ends; with
+    ``study``, serving that study file instead (from ``out``, where its transcripts go), with the
+    experimenter console on ``console_port``."""
+    cmd = [sys.executable, "-m", "agent", "--log-level", "INFO"]
+    if study is not None:
+        cmd += ["--study", str(study), "--port", str(port)]
+    else:
+        path = out / "agent.yaml"
+        path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        cmd += ["--config", str(path)]
+    if console_port is not None:
+        cmd += ["--console", f"127.0.0.1:{console_port}"]
     if local_model:
         cmd.append("--local-model")
     log_path = out / "agent.log"
     proc = await asyncio.create_subprocess_exec(*cmd, stdout=asyncio.subprocess.DEVNULL,
+                                                cwd=out if study is not None else None,
                                                 stderr=asyncio.subprocess.PIPE)
     agent = AgentProcess(proc, log_path)
 

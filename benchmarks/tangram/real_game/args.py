@@ -30,10 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
     agent.add_argument("--config", type=Path, help="the agent's config (default: the offline planner)")
     agent.add_argument("--fake-llm", action="store_true",
                        help="play configs/local.yaml on the project's fake OpenAI-compatible server")
+    agent.add_argument("--study", type=Path, metavar="FILE",
+                       help="drive a study: the agent serves it with its console (its own database in the run's "
+                            "folder), --participant is started from the command line and plays their games, "
+                            "each a fresh page load ended with Finish; console screenshots go to shots/")
+    p.add_argument("--participant", default="P01", metavar="ID",
+                   help="with --study: the participant who plays (default P01)")
     p.add_argument("--local-model", action="store_true",
                    help="the agent starts the local real model (python -m agent --local-model); slow")
     p.add_argument("--turns", type=int, default=4, help=f"AI turns per game (1-{MAX_TURNS}, default 4)")
-    p.add_argument("--games", type=int, default=1, help=f"games, each a fresh page load (1-{MAX_GAMES}, default 1)")
+    p.add_argument("--games", type=int, default=None,
+                   help=f"games, each a fresh page load (1-{MAX_GAMES}, default 1; with --study: the participant's "
+                        "first N games, default all of them)")
     p.add_argument("--reload-turn", type=int, default=None,
                    help="reload the page during this AI turn (default: turn 3 when --turns >= 4; 0: never)")
     p.add_argument("--turn-timeout", type=float, default=None,
@@ -62,8 +70,13 @@ def options_from(args: argparse.Namespace) -> Options:
         raise ArgumentError(f"--config {args.config}: no such file")
     if not 1 <= args.turns <= MAX_TURNS:
         raise ArgumentError(f"--turns {args.turns}: must be 1 to {MAX_TURNS}")
-    if not 1 <= args.games <= MAX_GAMES:
-        raise ArgumentError(f"--games {args.games}: must be 1 to {MAX_GAMES}")
+    games = 1 if args.games is None else args.games
+    if args.study is not None and not args.study.is_file():
+        raise ArgumentError(f"--study {args.study}: no such file")
+    if args.participant != "P01" and args.study is None:
+        raise ArgumentError("--participant goes with --study")
+    if not 1 <= games <= MAX_GAMES:
+        raise ArgumentError(f"--games {games}: must be 1 to {MAX_GAMES}")
     if args.reload_turn is not None and not 0 <= args.reload_turn <= args.turns:
         raise ArgumentError(f"--reload-turn {args.reload_turn}: must be 0 (never) to --turns ({args.turns})")
     for name in ("turn_timeout", "step_timeout"):
@@ -80,6 +93,7 @@ def options_from(args: argparse.Namespace) -> Options:
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%SZ")
     return Options(gaips=args.gaips, template=args.template,
                    out=args.out or Path("/tmp/realgame/runs") / stamp, config=args.config,
-                   local_model=args.local_model, fake_llm=args.fake_llm, turns=args.turns, games=args.games,
+                   local_model=args.local_model, fake_llm=args.fake_llm, turns=args.turns, games=games,
                    reload_turn=args.reload_turn, turn_timeout=turn_timeout, step_timeout=args.step_timeout,
-                   images_mb=args.images_mb, chromium=args.chromium, agent_port=args.agent_port)
+                   images_mb=args.images_mb, chromium=args.chromium, agent_port=args.agent_port,
+                   study=args.study, participant=args.participant, games_given=args.games is not None)

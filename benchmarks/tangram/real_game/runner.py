@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
@@ -11,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from agent.core.local_model import free_port
 from benchmarks.tangram.real_game.agent_run import (
     GAME_PORT,
     AgentProcess,
@@ -25,6 +27,16 @@ from benchmarks.tangram.real_game.human import Human
 from benchmarks.tangram.real_game.plan import TurnPlan, plan
 from benchmarks.tangram.real_game.report import decision_sources, summarize, summary_lines, table
 from benchmarks.tangram.real_game.site import served_game
+from benchmarks.tangram.real_game.study import (
+    ConsoleCamera,
+    game_lines,
+    game_rows,
+    games_of,
+    status,
+    status_lines,
+    study_cli,
+    study_copy,
+)
 from benchmarks.tangram.real_game.tally import tally
 
 REPO = Path(__file__).resolve().parents[3]
@@ -49,6 +61,12 @@ class Options:
     chromium: Path = Path("/usr/bin/chromium")
     agent_port: int | None = None
     """Redirect the game's ws://localhost:5000 to this port in the page (5000 taken by something else)."""
+    study: Path | None = None
+    """Drive this study instead of one config (runner study.py): ``participant`` plays ``games`` of
+    their games (None: all of them)."""
+    participant: str = "P01"
+    games_given: bool = False
+    """Whether --games was given (a study's participant otherwise plays all their games)."""
 
 
 @dataclass
@@ -129,14 +147,7 @@ async def play_game(human: Human, rec: Recorder, steps: list[TurnPlan], turn_tim
 
 async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     """The printed lines and the summary object."""
-    port = options.agent_port or GAME_PORT
-    taken = port_in_use(port)
-    if taken and port == GAME_PORT:
-        raise RunnerError(f"port 5000 is taken ({taken}): the game dials ws://localhost:5000, so the agent must "
-                          "listen there; stop what holds it first (or pass --agent-port PORT to redirect the "
-                          "game's socket in the page)")
-    if taken:
-        raise RunnerError(f"--agent-port {port} is taken ({taken})")
+    port = _free_game_port(options)
     out = options.out
     out.mkdir(parents=True, exist_ok=True)
     log = EventLog(out / "events.jsonl")
@@ -144,16 +155,20 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     rec = Recorder(log, store)
     outcome = Outcome()
     steps = plan(options.turns, options.reload_turn)
+    study_report: list[str] = []
     try:
         async with served_game(options.gaips, options.template, out) as url, fake_llm(options.fake_llm) as llm_url:
-            config = agent_config(base_config(options), out / "transcripts", llm_url, port)
-            if llm_url is not None:  # the fake reads the schema from OpenAI's json_schema form only
-                config["llm"]["structured_output"] = "json_schema"
-            async with run_agent(config, out, options.local_model) as agent, \
-                    chromium(options.chromium, options.agent_port) as context:
-                for game in range(1, options.games + 1):
-                    await _one_game(context, url, rec, agent, steps, options, game, outcome)
-                outcome.notes["agent_alive_at_end"] = agent.process.returncode is None
+            if options.study is not None:
+                study_report = await _drive_study(options, url, rec, steps, outcome, port)
+            else:
+                config = agent_config(base_config(options), out / "transcripts", llm_url, port)
+                if llm_url is not None:  # the fake reads the schema from OpenAI's json_schema form only
+                    config["llm"]["structured_output"] = "json_schema"
+                async with run_agent(config, out, options.local_model) as agent, \
+                        chromium(options.chromium, options.agent_port) as context:
+                    for game in range(1, options.games + 1):
+                        await _one_game(context, url, rec, agent, steps, options, game, outcome)
+                    outcome.notes["agent_alive_at_end"] = agent.process.returncode is None
     finally:
         log.close()
     result = tally(log.events)
@@ -163,14 +178,56 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     data = {**summary.model_dump(), "decisions": decisions, **outcome.notes, "runner_failures": outcome.failures,
             "out": str(out)}
     lines = [*table(result), *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]
+    lines += study_report
     lines += [f"runner step failed: {f}" for f in outcome.failures]
     (out / "summary.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     (out / "table.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return lines, data
 
 
+def _free_game_port(options: Options) -> int:
+    port = options.agent_port or GAME_PORT
+    taken = port_in_use(port)
+    if taken and port == GAME_PORT:
+        raise RunnerError(f"port 5000 is taken ({taken}): the game dials ws://localhost:5000, so the agent must "
+                          "listen there; stop what holds it first (or pass --agent-port PORT to redirect the "
+                          "game's socket in the page)")
+    if taken:
+        raise RunnerError(f"--agent-port {port} is taken ({taken})")
+    return port
+
+
+async def _drive_study(options: Options, url: str, rec: Recorder, steps: list[TurnPlan], outcome: Outcome,
+                       port: int) -> list[str]:
+    """The agent serving the study with its console; the participant started from the command line
+    and playing their games; the console photographed. The study's tables, as printed lines."""
+    assert options.study is not None
+    out = options.out
+    study = study_copy(options.study, out)
+    console_port = free_port()
+    async with run_agent(None, out, options.local_model, study=study, port=port, console_port=console_port) as agent, \
+            chromium(options.chromium, options.agent_port) as context:
+        started = await study_cli("next", options.participant, "--study", str(study), cwd=out)
+        rec.note("runner", "participant started", line=started)
+        camera = await ConsoleCamera.open(context, f"http://127.0.0.1:{console_port}/", out / "shots",
+                                          options.step_timeout)
+        total = games_of(await status(study), options.participant)
+        games = min(total, options.games) if options.games_given else total
+        for game in range(1, games + 1):
+            await _one_game(context, url, rec, agent, steps, options, game, outcome, camera)
+            try:
+                await camera.until_progress(options.participant, game)
+            except Exception as exc:  # Playwright's TimeoutError: the game did not count as completed
+                outcome.failures.append(f"game {game}: the console never showed {game} completed game(s) ({exc})"[:300])
+            await camera.shot(f"console-after-game{game}")
+        outcome.notes["agent_alive_at_end"] = agent.process.returncode is None
+        final = await status(study)
+    outcome.notes["study"] = final
+    return ["", *status_lines(final), "", *game_lines(await asyncio.to_thread(game_rows, out / "study.db"))]
+
+
 async def _one_game(context: Any, url: str, rec: Recorder, agent: AgentProcess, steps: list[TurnPlan],
-                    options: Options, game: int, outcome: Outcome) -> None:
+                    options: Options, game: int, outcome: Outcome, camera: ConsoleCamera | None = None) -> None:
     page = await context.new_page()
     rec.on_page(page)
     human = Human(page, rec, options.out / "shots", options.step_timeout)
@@ -181,6 +238,8 @@ async def _one_game(context: Any, url: str, rec: Recorder, agent: AgentProcess, 
         await human.find_canvas()
         rec.note("runner", "game start", game=game)
         await play_game(human, rec, steps, options.turn_timeout, game)
+        if camera is not None:  # the game's last board, live on the console, before the page goes
+            await camera.shot(f"console-game{game}-live")
     except (StepTimeout, RunnerError) as exc:
         outcome.failures.append(f"game {game}: {exc}")
         rec.note("runner", "step failed", game=game, error=str(exc))

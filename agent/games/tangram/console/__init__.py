@@ -8,6 +8,8 @@ an experimenter supervise the agent's moves and chat, or play the agent's part (
 - :mod:`.hub`: the games and the connected pages; wraps the player source so each new session
   gets a supervisor.
 - :mod:`.web`: the aiohttp server (page, images, WebSocket), loopback by default.
+- :mod:`.study_panel`: the study panel (``--study``): participants, their orders and progress, and the
+  next/pause/resume/drop controls.
 - :mod:`.start`: what ``--console`` starts next to the agent's server.
 - :mod:`.address`: the console's address and token flags.
 """

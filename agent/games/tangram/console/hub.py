@@ -23,10 +23,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.core.redact import Secrets
+from agent.core.studies.run import StudyRun
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.editor import check_pose
-from agent.games.tangram.console.messages import PAGE_MESSAGE, CheckPose, Say, SetMode, Verdict
+from agent.games.tangram.console.messages import PAGE_MESSAGE, CheckPose, Say, SetMode, StudyAction, Verdict
+from agent.games.tangram.console.study_panel import StudyPanel
 from agent.games.tangram.console.supervisor import ConsolePlayer, GameSupervisor
 from agent.games.tangram.contract import Player
 from agent.games.tangram.link.factory import PlayerSource
@@ -79,14 +81,18 @@ class Console:
         self._flush: asyncio.Handle | None = None
         self._checks: asyncio.Semaphore | None = None
         self._images: OrderedDict[tuple[str, str, int], tuple[bytes, str]] = OrderedDict()
+        self.study: StudyPanel | None = None
+        """Serving a study: its participants and controls (console/study_panel.py)."""
 
     # ------------------------------------------------------------------ sessions
 
-    def wrap(self, source: PlayerSource) -> PlayerSource:
-        """The same player source, with each session's player supervised by this console."""
+    def wrap(self, source: PlayerSource, config: Config | None = None) -> PlayerSource:
+        """The same player source, with each session's player supervised by this console.
+        ``config``: the sessions' own (a study's condition; its console mode), else the console's."""
+        game_config = config or self.config
 
         def make(transcript: Transcript) -> Player:
-            supervisor = GameSupervisor(self.config, transcript, self._changed)
+            supervisor = GameSupervisor(game_config, transcript, self._changed)
             # The player's records (LLM calls, tokens) reach the console too.
             player = source(supervisor.transcript.as_transcript())
             self.games[supervisor.id] = supervisor
@@ -120,6 +126,11 @@ class Console:
             self._flush = None
         self._dirty.clear()
 
+    def show_study(self, run: StudyRun) -> StudyPanel:
+        """Show ``run``'s participants and take the study's controls."""
+        self.study = StudyPanel(run, self._broadcast)
+        return self.study
+
     def _send_dirty(self) -> None:
         self._flush = None
         dirty, self._dirty = self._dirty, set()
@@ -143,7 +154,8 @@ class Console:
         client = PageClient(next(self._client_ids))
         self.clients.add(client)
         games = [g.view() for g in sorted(self.games.values(), key=lambda g: g.started)]
-        client.push(self._text({"type": "snapshot", "games": games, "modes": ["autonomous", "supervised", "wizard"]}))
+        client.push(self._text({"type": "snapshot", "games": games, "modes": ["autonomous", "supervised", "wizard"],
+                                "study": self.study.last if self.study is not None else None}))
         return client
 
     def disconnect(self, client: PageClient) -> None:
@@ -164,6 +176,16 @@ class Console:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
             self.notice(client, f"refused: {where or 'message'}: {err['msg']}"[:300])
+            return
+        if isinstance(message, StudyAction):
+            if self.study is None:
+                self.notice(client, "refused: the agent serves no study (python -m agent --study FILE)")
+                return
+            try:
+                self.notice(client, await self.study.act(message))
+            except Exception:
+                log.exception("console: failed on a study %s", message.action)
+                self.notice(client, "the console failed on that request; see the agent's log")
             return
         game = self.games.get(message.game)
         if game is None:

@@ -76,5 +76,14 @@ class Say(_Message):
     who: Who = "experimenter"
 
 
-PageMessage = Annotated[SetMode | CheckPose | Verdict | Say, Field(discriminator="type")]
-PAGE_MESSAGE: TypeAdapter[SetMode | CheckPose | Verdict | Say] = TypeAdapter(PageMessage)
+class StudyAction(_Message):
+    """A study's control (served with --study): start the next participant, pause, resume or drop one."""
+
+    type: Literal["study"]
+    action: Literal["next", "pause", "resume", "drop"]
+    participant: str = Field(min_length=1, max_length=40)
+    who: Who = "experimenter"
+
+
+PageMessage = Annotated[SetMode | CheckPose | Verdict | Say | StudyAction, Field(discriminator="type")]
+PAGE_MESSAGE: TypeAdapter[SetMode | CheckPose | Verdict | Say | StudyAction] = TypeAdapter(PageMessage)

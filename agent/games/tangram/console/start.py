@@ -7,8 +7,9 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.web import ConsoleServer, ConsoleSetupError
 from agent.games.tangram.link.factory import PlayerSource
+from agent.games.tangram.link.study import StudyLink
 
-__all__ = ["Console", "ConsoleServer", "ConsoleSetupError", "start_console"]
+__all__ = ["Console", "ConsoleServer", "ConsoleSetupError", "start_console", "start_study_console"]
 
 
 async def start_console(config: Config, source: PlayerSource, secrets: Secrets) -> tuple[ConsoleServer, PlayerSource]:
@@ -18,3 +19,19 @@ async def start_console(config: Config, source: PlayerSource, secrets: Secrets) 
     server = ConsoleServer(console, cfg.host, cfg.port, cfg.token)
     await server.start()
     return server, console.wrap(source)
+
+
+async def start_study_console(config: Config, link: StudyLink, secrets: Secrets) -> ConsoleServer:
+    """Serve the console for a study: every condition's sessions supervised (each in its own
+    condition's console mode: a Wizard-of-Oz condition's games open in wizard mode), and the
+    study's participants and controls shown."""
+    cfg = config.console
+    console = Console(config, secrets)
+    panel = console.show_study(link.run)
+    link.supervise(console.wrap)
+    link.on_change = panel.changed
+    server = ConsoleServer(console, cfg.host, cfg.port, cfg.token)
+    await server.start()
+    await panel.refresh()
+    panel.start()
+    return server

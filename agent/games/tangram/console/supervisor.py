@@ -159,6 +159,8 @@ class GameSupervisor:
         self._authored: deque[tuple[str, str]] = deque(maxlen=16)
         """Chat lines written at the console, with who wrote them, until the session sends them."""
         self._chat_planner: Any = None
+        self.study: dict[str, Any] | None = None
+        """Serving a study: the game's study, participant, condition, order and attempt (its session_start)."""
         self.urgent = False
         """A review just opened: the pages should hear of it now, not at the next coalesced update."""
 
@@ -192,6 +194,10 @@ class GameSupervisor:
         cur = self.current
         if kind == "session_start":
             self.player_name = str(data.get("player", self.player_name))
+            tags = data.get("tags")
+            if data.get("study") is not None and isinstance(tags, dict):
+                self.study = {"study": str(data["study"]), "attempt": data.get("attempt"),
+                              **{k: str(tags[k]) for k in ("participant", "condition", "order") if k in tags}}
         elif kind == "turn_start":
             self.current = TurnLog(int(data.get("turn", 0)), time.time(), loop.time())
         elif kind == "decision" and cur is not None:
@@ -513,7 +519,7 @@ class GameSupervisor:
             "viewbox": VIEWBOX, "pieces": pieces_json(self.state), "off_board": sorted(self.state.off_board),
             "turn": turn, "reviews": [_review_json(r, now) for r in sorted(self.reviews.values(), key=lambda r: r.id)],
             "chat": list(self.chat), "history": [_turn_json(t) for t in reversed(self.history)],
-            "tokens": dict(self.tokens),
+            "tokens": dict(self.tokens), "study": self.study,
         }
 
 

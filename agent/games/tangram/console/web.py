@@ -100,6 +100,8 @@ class ConsoleServer:
 
     async def stop(self) -> None:
         self.console.close()
+        if self.console.study is not None:
+            await self.console.study.stop()
         for ws in list(self._sockets):
             with contextlib.suppress(Exception):
                 await ws.close(code=1001, message=b"agent shutting down")

@@ -7,6 +7,8 @@
 - :mod:`.inbound`: frames as the session takes them in (texts clipped, records made).
 - :mod:`.clock`: where the session reads the time and sets the turn's timers.
 - :mod:`.factory`: the player each new session gets, built from the config.
+- :mod:`.study`: serving a study: each connection bound to the active participant's condition,
+  and whether its game was completed.
 
 The pure parts it drives live beside it: the turn (``turn/``), the contract (``contract``), the
 players (``llm_player/``, ``planner/``) and the pictures (``pictures/``).

@@ -48,6 +48,7 @@ from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.factory import PlayerSource, make_player_factory
 from agent.games.tangram.link.session import Session
+from agent.games.tangram.link.study import Bound, StudyLink, WaitingPlayer, judge
 from agent.games.tangram.pictures.repaint import warm_panels
 from agent.games.tangram.turn.lines import turn_lines
 from agent.games.tangram.turn.state import TurnLines
@@ -130,6 +131,10 @@ class AgentServer:
     """The turn's "thinking" chat line (turn.thinking_line), rendered once for every session."""
     lines: TurnLines | None = None
     """The words of the turn's own chat lines (turn_lines.j2), loaded and checked once for every session."""
+    study_link: StudyLink | None = None
+    """Serving a study: each connection's session is made from the condition its first frame is
+    bound to (link/study.py), not from ``config`` and ``player_factory``."""
+    _stopping: bool = False
 
     def __post_init__(self) -> None:
         self.thinking = thinking_line(self.config)
@@ -314,6 +319,9 @@ class AgentServer:
             self._rejection_logged_at = now
 
     async def _handle(self, connection: ServerConnection) -> None:
+        if self.study_link is not None:
+            await self._handle_study(connection, self.study_link)
+            return
         peer = _peer(connection)
         # The transcript file is made at the first frame: an idle socket holds one descriptor only.
         transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
@@ -355,6 +363,84 @@ class AgentServer:
             else:
                 log.debug("connection from %s closed before its first frame (%s)", peer, reason)
 
+    async def _handle_study(self, connection: ServerConnection, link: StudyLink) -> None:
+        """A study's connection: bound at its first frame (waiting while nobody is active), its
+        session made from the condition, its end judged and recorded."""
+        peer = _peer(connection)
+        try:
+            try:
+                raw = await connection.recv()
+            finally:
+                self._idle.pop(connection, None)
+            bound, raw = await self._bind(connection, link, raw, peer)
+        except ConnectionClosed:
+            self._admitted.discard(connection)
+            return
+        if bound is None:  # the agent is stopping
+            self._admitted.discard(connection)
+            return
+        transcript = bound.transcript
+        session = Session(bound.config, connection, bound.players(transcript), transcript, peer=peer,
+                          study=bound.metadata, thinking=bound.thinking, lines=bound.lines)
+        session.images = self.images
+        self.sessions.add(session)
+        a = bound.assignment
+        by_game = False
+        reason = "disconnected"
+        verdict = None
+        try:
+            await self._open_transcript(transcript)
+            log.info("game connected from %s (session %s): participant %s, condition %s (%d of %d), attempt %d",
+                     peer, transcript.session_id, a.participant, a.condition, a.position, a.games_total,
+                     bound.started.attempt)
+            try:
+                await session.run(_frames(raw, connection))
+                reason = "game closed the connection"
+            except ConnectionClosed as exc:
+                reason = f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
+            by_game = not self._stopping
+        except Exception:  # never let one session take the server down
+            log.exception("session %s failed", transcript.session_id)
+            reason = "internal error"
+        finally:
+            verdict = judge(bound.config, closed_by_game=by_game, ai_turn_running=session.machine.busy,
+                            ai_turns_ended=session.stats["turns_ended"], failed=reason == "internal error")
+            transcript.record("study_game_end", completed=verdict.completed, reason=verdict.reason)
+            self._admitted.discard(connection)
+            try:
+                await session.close(reason)
+            finally:
+                self.sessions.discard(session)
+                await link.ended(bound, verdict.completed, verdict.reason)
+        log.info("game from %s left (session %s: %s): participant %s, condition %s %s (%s)", peer,
+                 transcript.session_id, reason, a.participant, a.condition,
+                 "completed" if verdict.completed else "not completed", verdict.reason)
+
+    async def _bind(self, connection: ServerConnection, link: StudyLink, raw: str | bytes,
+                    peer: str) -> tuple[Bound | None, str | bytes]:
+        """The connection's game, and the frame it starts with. While nobody is active, each frame
+        is answered (a chat line; ``finish`` for a ``playRequest``) and the next one asks again."""
+        # The frames are answered by a session of their own (its turns end with finish as every turn
+        # does), whose player passes with the waiting line and whose transcript is written nowhere.
+        waiting = Session(self.config, connection, WaitingPlayer(link.lines.no_participant), Transcript(None),
+                          peer=peer, thinking=self.thinking, lines=self.lines)
+        waiting.images = self.images
+        try:
+            while not self._stopping:
+                bound = await link.bind()
+                if bound is not None:
+                    await waiting.quiet()  # its turn ended and its chats answered before the game's session starts
+                    return bound, raw
+                if waiting.stats["turns"] + waiting.stats["chats"] == 0:
+                    log.warning("game from %s is waiting: study %s has no active participant (start one from the "
+                                "console or with python -m agent study next ID --study FILE)", peer,
+                                link.run.study.name)
+                await waiting.handle_raw(raw)
+                raw = await connection.recv()
+            return None, raw
+        finally:
+            await waiting.close("waiting ended")
+
     async def _open_transcript(self, transcript: Transcript) -> None:
         path = transcript.path
         try:
@@ -367,6 +453,7 @@ class AgentServer:
 
     async def shutdown(self) -> None:
         """Polite stop: end running turns with finish, close sockets with 1001, flush transcripts."""
+        self._stopping = True
         for server in self._servers:
             # Stop taking new games but keep the open sockets up to say goodbye. (Not
             # Server.close(close_connections=False): close() only acts once, so the 1001 close in

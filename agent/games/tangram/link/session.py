@@ -285,6 +285,14 @@ class Session:
         task.add_done_callback(self._fired.discard)
         return task
 
+    async def quiet(self) -> None:
+        """Wait until no turn is in progress and every chat request has its answer (each ends by
+        its deadline)."""
+        while not self._idle.is_set() or self._chat_tasks:
+            await self._idle.wait()
+            if self._chat_tasks:
+                await asyncio.wait(set(self._chat_tasks))
+
     async def settled(self) -> None:
         """Wait until every timer event that fired has been handled (for tests on a moved clock)."""
         while self._fired:

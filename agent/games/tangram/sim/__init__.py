@@ -2,7 +2,8 @@
 
 ``GameClient`` plays the game against any agent server over a real socket; ``SimGame`` is the
 same game without a socket (rules, state, frames); ``make_human`` builds the scripted partners;
-``python -m agent.games.tangram.sim`` runs whole evaluations. See docs/simulator.md, and
+``python -m agent.games.tangram.sim`` runs whole evaluations, and with ``--study`` pilots a study
+(``pilot``). See docs/simulator.md, and
 docs/tangram-real-game.md for how it models the real game (its own scene geometry, the shipped
 build, the animation, spins, stale collisions).
 """

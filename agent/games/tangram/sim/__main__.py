@@ -1,8 +1,9 @@
 """``python -m agent.games.tangram.sim``: play simulated games against an agent and print what it did.
 
 By default our own agent runs in-process from ``--config``; ``--connect ws://HOST:PORT``
-evaluates any agent server that is already running instead. Exit status: 0 when every game
-ran (whatever the agent did), 1 when a game could not be played, 2 for bad arguments.
+evaluates any agent server that is already running instead; ``--study FILE --participants N``
+pilots a whole study (sim/pilot.py). Exit status: 0 when every game ran (whatever the agent did;
+in a pilot, every participant completed), 1 when a game could not be played, 2 for bad arguments.
 """
 
 from __future__ import annotations
@@ -45,6 +46,16 @@ def build_parser() -> argparse.ArgumentParser:
     target = p.add_mutually_exclusive_group()
     target.add_argument("--config", type=Path, help="agent config to run in-process (default: built-in defaults)")
     target.add_argument("--connect", metavar="URL", help="evaluate a running agent server, e.g. ws://127.0.0.1:5000")
+    target.add_argument("--study", type=Path, metavar="FILE",
+                        help="pilot a study: serve it in-process and play every game of --participants scripted "
+                             "participants (its own database, the conditions' transcript folders; docs/study.md)")
+    p.add_argument("--participants", type=int, default=None, metavar="N",
+                   help="with --study: participants to pilot (default: one per order sequence of the design)")
+    p.add_argument("--participant-prefix", default="P", metavar="TEXT",
+                   help="with --study: participant ids are TEXT01, TEXT02, ... (default P)")
+    p.add_argument("--store", type=Path, metavar="FILE",
+                   help="with --study: the pilot's database, which must not exist (default: a new "
+                        "<study>-pilot-<UTC time>.db beside the study's own, which the pilot never touches)")
     p.add_argument("--games", type=int, default=1, help="games to play (default 1)")
     p.add_argument("--turns", type=int, default=7, help="rounds per game: the human's turn then the AI's (default 7)")
     p.add_argument("--human", choices=HUMAN_KINDS, default="cooperative", help="scripted partner (default cooperative)")
@@ -88,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(levelname)s %(name)s: %(message)s")
+    if args.study is not None:
+        return _pilot(args)
+    if args.participants is not None or args.store is not None:
+        print("error: --participants and --store go with --study", file=sys.stderr)
+        return 2
     config = None
     if not args.connect:
         try:
@@ -127,6 +143,44 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(summary, separators=(",", ":")))
     return 1 if summary["game_errors"] else 0
+
+
+def _pilot(args: argparse.Namespace) -> int:
+    from agent.core.studies.report import format_status
+    from agent.core.studies.store import StoreError
+    from agent.games.tangram.link.study import StudySetupError
+    from agent.games.tangram.sim.pilot import (
+        PilotError,
+        format_games,
+        participant_ids,
+        pilot_json,
+        pilot_store,
+        pilot_study,
+        read_pilot_study,
+        run_pilot,
+    )
+
+    try:
+        study = read_pilot_study(args.study)
+        count = args.participants if args.participants is not None else len(study.plan.sequences)
+        ids = participant_ids(count, args.participant_prefix) if count >= 1 else []
+        options = RunOptions(games=1, turns=args.turns, human=args.human, seed=args.seed, objective=args.objective,
+                             deadline=args.deadline if args.deadline is not None else 65.0,
+                             chat_timeout=args.chat_timeout, tween=args.tween, state_layout=args.state_layout,
+                             build=args.build, stale_collisions=args.stale_collisions,
+                             feedback_delay=args.feedback_delay, false_tint=args.false_tint)
+        study = pilot_study(study, args.store or pilot_store(study), ids, args.turns)
+        result = asyncio.run(run_pilot(study, ids, options))
+    except (ConfigError, ValueError, PilotError, StoreError, StudySetupError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    print("\n".join([*result.notes, format_games(result.games), "", format_status(result.status)]))
+    if args.json:
+        print(json.dumps(pilot_json(result), separators=(",", ":")))
+    done = result.status.counts["completed"]
+    return 0 if done == len(ids) else 1
 
 
 def _feedback_delay(text: str) -> FeedbackDelay:

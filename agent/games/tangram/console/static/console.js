@@ -43,6 +43,9 @@ function connect() {
     if (message.type === "snapshot") {
       for (const id of [...games.keys()]) if (!message.games.some((g) => g.id === id)) removeGame(id);
       for (const g of message.games) updateGame(g);
+      renderStudy(message.study);
+    } else if (message.type === "study") {
+      renderStudy(message.study);
     } else if (message.type === "game") {
       updateGame(message.game);
     } else if (message.type === "gone") {
@@ -125,6 +128,12 @@ function render(g) {
   g.el.classList.toggle("ended", !!d.ended);
   q(g, ".objective").textContent = d.objective || "(no objective yet)";
   q(g, ".meta").textContent = `${d.player} · game from ${d.peer} · session ${d.id}`;
+  const tag = q(g, ".study-tag");
+  tag.hidden = !d.study;
+  if (d.study) {
+    tag.textContent = `${d.study.participant} · ${d.study.condition} (condition ${d.study.order})` +
+      (d.study.attempt > 1 ? ` · attempt ${d.study.attempt}` : "");
+  }
   for (const b of g.el.querySelectorAll(".modes button")) {
     b.setAttribute("aria-pressed", String(b.dataset.mode === d.mode));
     b.disabled = !!d.ended;
@@ -495,6 +504,62 @@ function renderHistory(g) {
   }));
 }
 
+// ---------------------------------------------------------------- the study
+
+function renderStudy(study) {
+  const box = document.getElementById("study");
+  box.hidden = !study;
+  if (!study) return;
+  const c = study.counts;
+  document.getElementById("study-title").textContent =
+    `Study ${study.study} (${study.design}, ${study.conditions.length} conditions, plan ${study.plan_sha256})`;
+  const balance = document.getElementById("study-balance");
+  balance.textContent = `${c.active} active, ${c.paused} paused, ${c.completed} completed, ${c.dropped} dropped out · ` +
+    study.balance;
+  balance.classList.toggle("balanced", study.balanced && c.completed > 0);
+  const body = document.getElementById("study-participants");
+  body.replaceChildren();
+  // The newest first: the experimenter works with the latest participants.
+  for (const p of [...study.participants].reverse()) {
+    const row = document.createElement("tr");
+    row.className = p.state;
+    row.dataset.participant = p.id;
+    const cell = (text) => { const td = document.createElement("td"); td.textContent = text; row.appendChild(td); return td; };
+    cell(p.id);
+    cell(p.state + (p.replaces ? ` (took ${p.replaces}'s sequence)` : ""));
+    const order = cell("");
+    order.className = "order";
+    const per = p.games / Math.max(1, p.order.length);
+    p.order.forEach((name, i) => {
+      if (i) order.appendChild(document.createTextNode(" → "));
+      const span = document.createElement("span");
+      span.textContent = name;
+      const done = p.completed >= (i + 1) * per;
+      span.className = done ? "done" : (p.completed >= i * per && p.next_condition === name ? "now" : "");
+      order.appendChild(span);
+    });
+    cell(`${p.completed} of ${p.games} games` + (p.attempts > p.completed ? ` (${p.attempts} started)` : ""));
+    cell(p.next_condition || "");
+    const actions = cell("");
+    actions.className = "actions";
+    const button = (label, action) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.dataset.action = action;
+      b.addEventListener("click", () => {
+        if (action === "drop" && !confirm(`Mark ${p.id} as dropped out? Their sequence goes to the next participant.`)) return;
+        send({type: "study", action, participant: p.id, who: who()});
+      });
+      actions.appendChild(b);
+    };
+    if (p.state === "active") button("Pause", "pause");
+    if (p.state === "paused") button("Resume", "resume");
+    if (p.state === "active" || p.state === "paused") button("Drop out", "drop");
+    body.appendChild(row);
+  }
+}
+
 // ---------------------------------------------------------------- clocks
 
 function tick() {
@@ -520,6 +585,12 @@ function tick() {
 }
 
 document.addEventListener("DOMContentLoaded", () => {
+  document.getElementById("study-next").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const input = document.getElementById("study-id");
+    const id = input.value.trim();
+    if (id) { send({type: "study", action: "next", participant: id, who: who()}); input.value = ""; }
+  });
   connect();
   setInterval(tick, 100);
 });

@@ -1,0 +1,259 @@
+"""A study's side of the link: each game connection bound to the current participant's condition.
+
+``python -m agent --study FILE`` serves every condition from one process. At start-up each
+condition gets its :class:`Seat` (its config, a player factory built and primed as a normal run
+does, its ``session_start`` metadata, its turn lines). At a connection's first frame the server
+asks :meth:`StudyLink.bind`: the study run's current assignment (the active participant's next
+game), recorded in the study's database before the game starts (:meth:`StudyRun.game_started`);
+the session then plays that condition's player and config, its transcript tagged participant,
+condition and order. When the connection ends, :func:`judge` says whether the game was completed
+and :meth:`StudyLink.ended` records it.
+
+What "completed" means for tangram: the game has no game-over frame. Its only end is the Finish
+button (on the participant's turn, from the game's third turn, so after two AI turns) and the
+closing form, which quits the engine: the agent sees the socket close. So a game counts as
+completed when the game closed the connection while no AI turn was running, after at least
+``study.completed_after_turns`` AI turns of that connection ended with ``finish``. A socket lost
+during an AI turn or before that, an agent stopping (Ctrl-C, SIGTERM) or killed, or a session that
+failed, leaves it uncompleted: the next connection plays the same condition again (attempt 2).
+
+With no active participant, a connection waits: its frames are answered (a chat line saying the
+experimenter is setting up, and ``finish`` for a ``playRequest``, so the game never freezes) and
+each new frame asks again, so the game already open binds as soon as the experimenter starts a
+participant. Nothing of the study is written for a waiting connection.
+
+This module is the one place a connection meets a study: whoever serves many participants at once
+(identified by a credential) plugs in here, through :meth:`StudyLink.bind`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.core.redact import Secrets
+from agent.core.studies.run import Assignment, StartedGame, StoreError, StudyRun
+from agent.core.study import study_metadata
+from agent.core.transcript import Transcript
+from agent.games.tangram.config import Config
+from agent.games.tangram.contract import Decision, Player, TurnView
+from agent.games.tangram.link.factory import PlayerFactory, PlayerSource, make_player_factory
+from agent.games.tangram.protocol import MAX_CHAT_CHARS
+from agent.games.tangram.turn.lines import turn_lines
+from agent.games.tangram.turn.state import TurnLines
+from agent.games.tangram.turn.thinking import thinking_line
+
+log = logging.getLogger(__name__)
+
+LINES_PATH = Path(__file__).resolve().parent / "study_lines.yaml"
+SERVER_FIELDS = ("host", "port", "allow_remote", "token", "max_frame_bytes", "ping_interval", "max_connections")
+"""The server settings every condition must share: one process listens for all of them."""
+
+
+class StudySetupError(Exception):
+    """The study cannot be served as configured; one line for the user."""
+
+
+class StudyLines(BaseModel):
+    """The chat lines of ``study_lines.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+    no_participant: str = Field(min_length=1, max_length=MAX_CHAT_CHARS)
+
+
+def load_lines(path: Path = LINES_PATH) -> StudyLines:
+    try:
+        return StudyLines.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, yaml.YAMLError, ValidationError) as exc:
+        raise StudySetupError(f"{path.name}: {exc}".splitlines()[0]) from exc
+
+
+@dataclass(frozen=True)
+class Seat:
+    """What one condition's sessions are made of, prepared once at start-up."""
+
+    condition: str
+    config: Config
+    factory: PlayerFactory
+    players: PlayerSource
+    """The factory, or the console's wrapping of it."""
+    metadata: dict[str, Any]
+    """The condition's ``study_metadata`` (hashes of its config and templates)."""
+    thinking: str | None
+    lines: TurnLines
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A connection bound to a participant's game: what its session is made of."""
+
+    assignment: Assignment
+    started: StartedGame
+    config: Config
+    """The condition's config, tagged participant, condition and order."""
+    players: PlayerSource
+    transcript: Transcript
+    metadata: dict[str, Any]
+    """What the session's ``session_start`` records: the condition's metadata, the study, the plan's
+    hash, the tags participant/condition/order, and the attempt."""
+    thinking: str | None
+    lines: TurnLines
+
+
+def server_mismatch(configs: Mapping[str, Config]) -> str | None:
+    """One line naming a server setting two conditions disagree on, else None."""
+    names = list(configs)
+    first = configs[names[0]].server
+    for name in names[1:]:
+        other = configs[name].server
+        for field in SERVER_FIELDS:
+            if getattr(other, field) != getattr(first, field):
+                return (f"conditions {names[0]!r} and {name!r} set server.{field} differently "
+                        f"({getattr(first, field)!r}, {getattr(other, field)!r}): one process listens for every "
+                        "condition, so the server section must be the same")
+    return None
+
+
+class StudyLink:
+    """The study run and every condition's seat; shared by all the connections of one server."""
+
+    def __init__(self, run: StudyRun, seats: Mapping[str, Seat], lines: StudyLines, secrets: Secrets) -> None:
+        self.run = run
+        self.seats = dict(seats)
+        self.lines = lines
+        self.secrets = secrets
+        self.on_change: Callable[[], None] | None = None
+        """Called after a game of the study started or ended (the console refreshes its study panel)."""
+
+    @classmethod
+    async def build(cls, run: StudyRun, secrets: Secrets) -> StudyLink:
+        """Every condition's player factory and metadata; StudySetupError (one line) when the
+        conditions cannot share one server. Call before anything listens."""
+        configs: dict[str, Config] = {}
+        for condition in run.study.conditions:
+            if not isinstance(condition.config, Config):
+                raise StudySetupError(f"condition {condition.name!r} is not a tangram config")
+            configs[condition.name] = condition.config
+        problem = server_mismatch(configs)
+        if problem is not None:
+            raise StudySetupError(problem)
+        lines = load_lines()
+        seats: dict[str, Seat] = {}
+        try:
+            for name, config in configs.items():
+                factory = make_player_factory(config)
+                # Once per condition: it reads every template file to hash it.
+                metadata = await asyncio.to_thread(study_metadata, config, config.prompts_dir)
+                seats[name] = Seat(name, config, factory, factory, metadata, thinking_line(config), turn_lines(config))
+        except BaseException:
+            for seat in seats.values():
+                await seat.factory.aclose()
+            raise
+        return cls(run, seats, lines, secrets)
+
+    @property
+    def first(self) -> Seat:
+        return next(iter(self.seats.values()))
+
+    def supervise(self, wrap: Callable[[PlayerSource, Config], PlayerSource]) -> None:
+        """Give every condition's sessions through ``wrap`` (the console's supervision)."""
+        self.seats = {name: dataclasses.replace(seat, players=wrap(seat.factory, seat.config))
+                      for name, seat in self.seats.items()}
+
+    def prime_soon(self) -> None:
+        for seat in self.seats.values():
+            seat.factory.prime_soon()
+
+    async def aclose(self) -> None:
+        for seat in self.seats.values():
+            await seat.factory.aclose()
+
+    async def bind(self) -> Bound | None:
+        """The active participant's next game, recorded as started; None when nobody is active
+        (or the database cannot be read: logged). A participant dropped or paused between the
+        two steps is asked about again once."""
+        for _ in range(2):
+            try:
+                assignment = await self.run.current()
+                if assignment is None:
+                    return None
+                seat = self.seats[assignment.condition]
+                config = assignment.config
+                assert isinstance(config, Config)
+                transcript = Transcript(config.transcripts.dir if config.transcripts.enabled else None,
+                                        secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images)
+                started = await self.run.game_started(assignment, transcript.session_id, transcript.path)
+            except StoreError as exc:
+                log.warning("study %s: %s", self.run.study.name, exc)
+                continue
+            metadata = {**assignment.session_metadata(seat.metadata), "attempt": started.attempt}
+            self._changed()
+            return Bound(assignment, started, config, seat.players, transcript, metadata, seat.thinking, seat.lines)
+        return None
+
+    async def ended(self, bound: Bound, completed: bool, reason: str) -> None:
+        """Record the game's end (shielded: an agent stopping still writes it)."""
+        try:
+            await asyncio.shield(self.run.game_ended(bound.started, completed, reason))
+        except StoreError as exc:
+            log.error("study %s: the end of %s's game could not be recorded: %s", self.run.study.name,
+                      bound.assignment.participant, exc)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:  # the console must never cost the study a record
+                log.exception("study: the console failed on a change")
+
+
+class WaitingPlayer(Player):
+    """The player of a connection waiting for a participant: every turn passes, and every turn and
+    chat request gets the waiting line."""
+
+    name = "waiting"
+    uses_images = False
+
+    def __init__(self, line: str) -> None:
+        self.line = line
+
+    async def play(self, view: TurnView) -> Decision:
+        return Decision(None, self.line, source="study-waiting")
+
+    async def adjust(self, view: TurnView) -> Decision:
+        return Decision(None, self.line, source="study-waiting")
+
+    async def chat(self, view: TurnView) -> str:
+        return self.line
+
+
+@dataclass(frozen=True)
+class Verdict:
+    completed: bool
+    reason: str
+
+
+def judge(config: Config, *, closed_by_game: bool, ai_turn_running: bool, ai_turns_ended: int,
+          failed: bool = False) -> Verdict:
+    """Whether a study game was completed (see the module's docstring). ``failed``: the session
+    ended on an error of the agent's own."""
+    need = config.study.completed_after_turns
+    if failed:
+        return Verdict(False, "the session failed (see the agent's log)")
+    if not closed_by_game:
+        return Verdict(False, "the agent ended the connection")
+    if ai_turn_running:
+        return Verdict(False, f"the game left during an AI turn (after {ai_turns_ended} AI turns)")
+    if ai_turns_ended < need:
+        return Verdict(False, f"the game left after {ai_turns_ended} AI turns, fewer than the "
+                              f"{need} a finished game has (study.completed_after_turns)")
+    return Verdict(True, f"the game closed on the participant's turn after {ai_turns_ended} AI turns")

@@ -1,0 +1,107 @@
+"""Piloting a study in the simulator (sim/pilot.py, ``python -m agent.games.tangram.sim --study``):
+a within-subject study of three conditions and six scripted participants runs end to end, every
+participant plays each condition once, the orders form a balanced Latin square, and every
+transcript carries its participant, condition and order."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from agent.games.tangram.sim.__main__ import main
+
+CONDITIONS = ["planner", "quiet", "wizard"]
+
+
+def write_study(tmp_path: Path) -> Path:
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump({
+        "player": "planner", "transcripts": {"dir": str(tmp_path / "transcripts")}}))
+    study = tmp_path / "study.yaml"
+    study.write_text(yaml.safe_dump({
+        "name": "pilot-test", "design": "within",
+        "conditions": {"planner": {"config": "base.yaml"},
+                       "quiet": {"config": "base.yaml", "overrides": {"turn": {"thinking_line": False}}},
+                       "wizard": {"config": "base.yaml", "console": "wizard"}}}, sort_keys=False))
+    return study
+
+
+def rows(db: Path, table: str) -> list[dict[str, Any]]:
+    conn = sqlite3.connect(db)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY rowid")]
+    finally:
+        conn.close()
+
+
+@pytest.mark.timeout(240)
+def test_three_conditions_and_six_participants_pilot_into_a_balanced_latin_square(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    study = write_study(tmp_path)
+    db = tmp_path / "pilot.db"
+    code = main(["--study", str(study), "--participants", "6", "--turns", "2", "--store", str(db), "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "Wizard-of-Oz" in out and "balanced: 1 completed participant(s) on each of the 6 sequences" in out
+    assert not (tmp_path / "study.db").exists()  # the study's own database is never touched by a pilot
+
+    people = rows(db, "participants")
+    assert [p["id"] for p in people] == [f"P0{i}" for i in range(1, 7)]
+    assert all(p["state"] == "completed" for p in people)
+    games = rows(db, "games")
+    assert len(games) == 18 and all(g["completed"] == 1 and g["attempt"] == 1 for g in games)
+    orders = []
+    for p in people:
+        played = sorted((g for g in games if g["participant"] == p["id"]), key=lambda g: g["position"])
+        order = [g["condition"] for g in played]
+        assert sorted(order) == CONDITIONS  # each condition once
+        assert order == json.loads(p["conditions"])
+        assert [g["order_position"] for g in played] == [1, 2, 3]
+        orders.append(order)
+    # A balanced Latin square of an odd number of conditions: 2n distinct sequences, each condition
+    # in each place equally often, and each condition followed by each other one equally often.
+    assert len({tuple(o) for o in orders}) == 6
+    for place in range(3):
+        assert Counter(o[place] for o in orders) == dict.fromkeys(CONDITIONS, 2)
+    follows = Counter(pair for o in orders for pair in pairwise(o))
+    assert len(follows) == 6 and set(follows.values()) == {2}
+
+    # Every transcript is where the conditions' config puts it and carries its participant, condition and order.
+    for g in games:
+        path = Path(g["transcript"])
+        assert path.parent == tmp_path / "transcripts" and path.is_file()
+        records = [json.loads(line) for line in path.read_text().splitlines()]
+        start = records[0]
+        assert start["kind"] == "session_start" and start["study"] == "pilot-test"
+        assert start["tags"] == {"participant": g["participant"], "condition": g["condition"],
+                                 "order": str(g["order_position"])}
+        assert start["session"] == g["session_id"]
+        end = [r for r in records if r["kind"] == "study_game_end"]
+        assert len(end) == 1 and end[0]["completed"] is True
+        assert f"participant={g['participant']}" in path.name and f"condition={g['condition']}" in path.name
+    # The printed participants table names every game.
+    table = [line for line in out.splitlines() if line.startswith("P0")]
+    assert sum(" yes " in line for line in table) == 18
+
+
+def test_a_pilot_whose_games_cannot_complete_is_refused_before_it_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    study = write_study(tmp_path)
+    assert main(["--study", str(study), "--participants", "2", "--turns", "1", "--store", str(tmp_path / "p.db")]) == 2
+    err = capsys.readouterr().err
+    assert "--turns 1" in err and "completed_after_turns" in err and err.count("\n") == 1
+    assert not (tmp_path / "p.db").exists()
+
+
+def test_a_pilot_never_reuses_a_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    study = write_study(tmp_path)
+    (tmp_path / "p.db").write_text("")
+    assert main(["--study", str(study), "--store", str(tmp_path / "p.db")]) == 2
+    assert "exists" in capsys.readouterr().err
