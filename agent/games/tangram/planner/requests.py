@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -24,7 +24,8 @@ from agent.games.tangram.planner.phrases import Phrases
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
                  "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
-                 "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other"]
+                 "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
+                 "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language"]
 
 # Words of part names too common to identify a part on their own ("left" wall, "upper" hull).
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
@@ -58,6 +59,8 @@ class Request:
     """For place_near: "partner" for "my piece", "agent" for "your piece", "" for a piece named."""
     question: bool = False
     """The message asks something rather than asks for something."""
+    pieces: tuple[str, ...] = ()
+    """Every piece the message names, in its order (for "both small triangles")."""
 
 
 def _phrase_at(words: Sequence[str], phrase: str) -> int:
@@ -257,6 +260,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("undo", piece=piece)
     if has("disagree") or (not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))):
         return Request("disagree", piece=piece)
+    if has("for_you") and (piece or slot):  # "help me with the roof"
+        return Request("for_you", piece=piece, slot=slot)
     for intent in ("why", "wait", "help", "next", "progress", "plan"):
         if has(intent):
             return Request(intent)
@@ -338,3 +343,72 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
     for names in phrases.words.directions.values():
         words.update(n for n in names if len(n) >= 4)
     return sorted(words)
+
+
+STRONG = frozenset({"switch", "switch_offer", "switch_same", "move", "rotate", "place_near", "assign", "yes", "no",
+                    "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
+                    "disagree"})
+"""What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
+_ARTICLE = {"a", "an"}
+
+
+def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
+               phrases: Phrases, last_piece: str | None = None) -> Request:
+    """The request a line read by its meaning (:mod:`.intents`) makes, with what it names filled in
+    from the keyword reading (``parsed``) and the line's own words."""
+    words = correct_typos(normalize_text(text), phrases).split()
+    intents = phrases.vocabulary.intents
+
+    def has(key: str) -> bool:
+        return _has_any(words, intents.get(key, []))
+
+    if meaning in ("praise", "thanks", "ack"):
+        return Request(meaning)  # type: ignore[arg-type]
+    if meaning == "keep_mine":
+        return Request("keep")
+    if meaning == "may_move_mine":
+        return Request("release")
+    if meaning == "keep_piece":
+        piece = parsed.piece or (last_piece if has("that") else None)
+        return Request("keep_piece", piece=piece) if piece else Request("keep")
+    if meaning == "strategy":
+        if parsed.slot is not None:
+            return Request("strategy", slot=parsed.slot, part=parsed.part, what="part")
+        region = _region(has)
+        if region:
+            return Request("strategy", direction=region, what="where")
+        return Request("strategy", what="small" if has("small_first") else "big")
+    if meaning == "unknown_figure":
+        what = _thing(words)
+        nearest = find_figure(what, library)[0] if what else None
+        return Request("unknown_figure", what=("an " if what[:1] in "aeiou" else "a ") + what if what else "that",
+                       figure=nearest)
+    if meaning == "spatial":
+        if has("resize") and not has("space"):
+            return Request("resize")
+        kind = "space" if has("space") else "symmetry" if has("symmetry") else "part"
+        named = tuple(dict.fromkeys(p for _, p in _find_pieces(words, phrases, list(figure.order))))
+        if "small" in words and ("triangles" in words or "both" in words):
+            named = tuple(dict.fromkeys([*named, *(p for p in figure.order if shapes.kind(p) == "small triangle")]))
+        return Request("spatial", what=kind, pieces=named, piece=named[0] if named else None)
+    if meaning == "vague_request":
+        return Request("vague", direction=_region(has))
+    return parsed
+
+
+def _region(has: Callable[[str], bool]) -> str:
+    """The part of the figure a line points at: "top", "bottom", "left", "right", "middle", or ""."""
+    for region in ("top", "bottom", "left", "right", "middle"):
+        if has(f"region_{region}"):
+            return region
+    return ""
+
+
+def _thing(words: Sequence[str]) -> str:
+    """What a line names after its last "a"/"an" ("it should be a teapot instead" -> "teapot")."""
+    spots = [i for i, w in enumerate(words) if w in _ARTICLE]
+    for i in reversed(spots):
+        rest = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and w not in ("instead", "please", "now")]
+        if rest:
+            return " ".join(rest[:2])
+    return ""
