@@ -88,12 +88,13 @@ class Languages:
             return "pt"
         return DEFAULT
 
-    def plain(self, text: str) -> str:
-        """``text`` with its emoji and symbols written as the English words they stand for."""
+    def plain(self, text: str, words: bool = True) -> str:
+        """``text`` with its emoji and symbols written as the English words they stand for (or
+        dropped, ``words=False``: what is left tells the language)."""
         text = text[:MAX_CHARS]
-        for symbol, words in self.data.symbols.items():
+        for symbol, meaning in self.data.symbols.items():
             if symbol in text:
-                text = text.replace(symbol, words)
+                text = text.replace(symbol, meaning if words else " ")
         return text
 
     def answered(self, lang: str) -> bool:

@@ -83,6 +83,8 @@ class LanguagePhraseFile(BaseModel):
     """Translated words that take the feminine article (filters ``um`` and ``o``)."""
     modifiers: list[str] = []
     """English words that qualify a part ("upper", "left"): put after the noun, as the language does."""
+    feminine_forms: dict[str, str] = {}
+    """A translated modifier's form after a feminine noun ("direito" -> "direita")."""
     turn: dict[str, str | list[str]]
     chat: dict[str, str | list[str]]
 
@@ -106,7 +108,8 @@ class Phrases:
         env.filters["a"] = with_article  # "an airplane", "a house"
         names = translation.names if translation else {}
         terms = Glossary(translation.terms if translation else {}, translation.feminine if translation else [],
-                         translation.modifiers if translation else [])
+                         translation.modifiers if translation else [],
+                         translation.feminine_forms if translation else {})
         env.filters["name"] = lambda piece: names.get(str(piece), str(piece))
         env.filters["term"] = terms.translate
         env.filters["um"] = terms.indefinite
@@ -137,11 +140,13 @@ class Phrases:
 class Glossary:
     """English words of figures and parts put into another language, phrase first, then by word."""
 
-    def __init__(self, terms: dict[str, str], feminine: list[str], modifiers: list[str]) -> None:
+    def __init__(self, terms: dict[str, str], feminine: list[str], modifiers: list[str],
+                 feminine_forms: dict[str, str]) -> None:
         self._terms = {k.lower(): v for k, v in terms.items()}
         self._longest = max((len(k.split()) for k in self._terms), default=0)
         self._feminine = frozenset(feminine)
         self._modifiers = frozenset(modifiers)
+        self._feminine_forms = feminine_forms
 
     def translate(self, text: object) -> str:
         """A phrase the glossary has, whole; else a part's name noun first: "upper tail root" ->
@@ -158,7 +163,10 @@ class Glossary:
         nouns = [w for w in words if w.lower() not in self._modifiers]
         if mods and nouns:
             head = " de ".join(self._words(n) for n in reversed(nouns))
-            return " ".join([head, *(self._words(m) for m in mods)])
+            qualities = [self._words(m) for m in mods]
+            if self._female(head):
+                qualities = [self._feminine_forms.get(q, q) for q in qualities]
+            return " ".join([head, *qualities])
         if len(nouns) > 1 and all(n.lower() in self._terms for n in nouns):
             return " de ".join(self._words(n) for n in reversed(nouns))
         return self._words(" ".join(words))

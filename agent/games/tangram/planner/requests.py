@@ -195,7 +195,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         if (exact or wanted) and (plain_switch or soft_switch or question
                                   or len([w for w in words if len(w) > 2]) <= 4):
             return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
-    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces:
+    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces \
+            and slot is None:
         return Request("switch_same", figure=figure)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
         piece = last_piece
@@ -279,6 +280,12 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     if has("yes") and len(words) <= 4:
         return Request("ack")
     return Request("other")
+
+
+def asks_for_figure(text: str, phrases: Phrases) -> bool:
+    """A word that asks for another figure or likens the board to one ("looks like a")."""
+    words = normalize_text(text).split()
+    return switch_word_only(words, phrases) or _has_any(words, phrases.vocabulary.intents.get("soft_switch_only", []))
 
 
 def switch_word_only(words: Sequence[str], phrases: Phrases) -> bool:
@@ -372,8 +379,9 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
         piece = parsed.piece or (last_piece if has("that") else None)
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if meaning == "strategy":
-        if parsed.slot is not None:
-            return Request("strategy", slot=parsed.slot, part=parsed.part, what="part")
+        slot, part, _ = _find_part(words, figure, list(figure.order))
+        if slot is not None:
+            return Request("strategy", slot=slot, part=part, what="part")
         region = _region(has)
         if region:
             return Request("strategy", direction=region, what="where")

@@ -15,11 +15,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading
-from agent.games.tangram.planner.language import DEFAULT, Languages, fold
+from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading, load_intents
+from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
-from agent.games.tangram.planner.phrases import Phrases
-from agent.games.tangram.planner.requests import STRONG, Request, by_meaning, parse_request
+from agent.games.tangram.planner.phrases import Phrases, load_phrases
+from agent.games.tangram.planner.requests import STRONG, Request, asks_for_figure, by_meaning, parse_request
+
+
+def warm() -> None:
+    """Load what understanding needs once per process (about a second, most of it the language
+    identifier's model): call it off the event loop before the first chat line."""
+    languages = load_languages()
+    languages.detect("podes rodar o quadrado por favor")
+    load_intents().read("warm")
+    for lang in languages.data.answered:
+        load_phrases(lang=lang)
+
+
+_SOCIAL = frozenset({"praise", "thanks", "ack"})
 
 
 @dataclass(frozen=True)
@@ -37,7 +50,7 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
                intents: IntentModel, *, order: Sequence[str] | None = None, prefer: Sequence[str] | None = None,
                last_piece: str | None = None, offer: bool = False) -> Understood:
     plain = languages.plain(message)
-    lang = languages.detect(plain)
+    lang = languages.detect(languages.plain(message, words=False))
     if not languages.answered(lang):
         return Understood(lang, Request("other_language"))
     text = plain if lang == DEFAULT else languages.gloss(plain) + ("?" if plain.rstrip().endswith("?") else "")
@@ -47,6 +60,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     request = parsed
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
     plain_question = parsed.question and parsed.intent != "other"
-    if reading.sure and reading.intent != COMMAND and parsed.intent not in STRONG and not plain_question:
+    # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
+    social = parsed.intent == "switch_offer" and reading.intent in _SOCIAL and not asks_for_figure(text, phrases)
+    if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
     return Understood(lang, request, reading, text)
