@@ -127,23 +127,16 @@ def _has(reply: str, word: str) -> bool:
 
 def false_claims(game: Game, reply: str) -> list[str]:
     """What the reply says falsely of owners, counts and the board (English and Portuguese lines)."""
-    out = []
     fit = game.planner.fit(game.board, commit=False)
-    for m in re.finditer(rf"\b(your|my) ({PIECES})\b", reply):
-        if game.movers.get(m.group(2)) != ("partner" if m.group(1) == "your" else "agent"):
-            out.append(f"{m.group(0)} is wrong")
-    names = load_phrases(lang="pt")
-    for piece in PIECE_NAMES:  # "o teu triângulo vermelho" / "o meu ..."
-        name = names.raw("chat", "spatial_fact", piece=piece, part="x", place="top").split(" é ")[0][2:]
-        for m in re.finditer(rf"\b(teu|meu) {re.escape(name)}\b", reply):
-            if game.movers.get(piece) != ("partner" if m.group(1) == "teu" else "agent"):
-                out.append(f"{m.group(0)} is wrong")
-    for m in re.finditer(r"\b(\d) (?:of|de) 7 (?:pieces|peças) (?:are |estão )?(?:in place|no sítio)", reply):
-        if int(m.group(1)) != len(fit.matched):
-            out.append("wrong count")
-    for m in re.finditer(rf"I'll place ({PIECES})\b", reply):
-        if m.group(1) in game.board:
-            out.append(f"promises to place {m.group(1)}, already on the board")
+    owners = {"your": "partner", "my": "agent", "teu": "partner", "meu": "agent"}
+    names = {name: piece for piece, name in load_phrases(lang="pt").names.items()} | {p: p for p in PIECE_NAMES}
+    said = "|".join(re.escape(n) for n in names)
+    out = [f"{m.group(0)} is wrong" for m in re.finditer(rf"\b(your|my|teu|meu) ({said})\b", reply)
+           if game.movers.get(names[m.group(2)]) != owners[m.group(1)]]
+    out += ["wrong count" for m in re.finditer(r"\b(\d) (?:of|de) 7 (?:pieces|peças) (?:are |estão )?"
+                                               r"(?:in place|no sítio)", reply) if int(m.group(1)) != len(fit.matched)]
+    out += [f"promises to place {m.group(1)}, already on the board"
+            for m in re.finditer(rf"I'll place ({PIECES})\b", reply) if m.group(1) in game.board]
     return out
 
 

@@ -94,9 +94,10 @@ class IntentModel:
     def read(self, text: str) -> Reading:
         """The meaning of ``text`` (lower case English, or a gloss into it)."""
         v = self._vector(_features(text))
-        if not v.any() or not self._labels:
+        cols = np.flatnonzero(v)
+        if not cols.size or not self._labels:
             return Reading(COMMAND, 0.0, 0.0)
-        sims = self._matrix @ v
+        sims = self._matrix[:, cols] @ v[cols]  # the line's few features only
         scores: dict[str, float] = {}
         for intent, rows in self._rows.items():
             top = np.sort(sims[rows])[::-1][:2]

@@ -107,6 +107,8 @@ class Phrases:
         env = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
         env.filters["a"] = with_article  # "an airplane", "a house"
         names = translation.names if translation else {}
+        self.names = names
+        """Each piece's name in this language (empty: the game's own names)."""
         terms = Glossary(translation.terms if translation else {}, translation.feminine if translation else [],
                          translation.modifiers if translation else [],
                          translation.feminine_forms if translation else {})

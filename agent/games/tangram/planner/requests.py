@@ -9,6 +9,7 @@ we). Words come from ``phrases.yaml``; the parsing is keyword spotting on normal
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,12 @@ class Request:
     """Every piece the message names, in its order (for "both small triangles")."""
 
 
+@functools.lru_cache(maxsize=4096)
+def _norm(phrase: str) -> str:
+    """A vocabulary phrase normalised (the same few hundred phrases for every line: kept)."""
+    return normalize_text(phrase)
+
+
 def _phrase_at(words: Sequence[str], phrase: str) -> int:
     p = phrase.split()
     for i in range(len(words) - len(p) + 1):
@@ -72,7 +79,7 @@ def _phrase_at(words: Sequence[str], phrase: str) -> int:
 
 
 def _has_any(words: Sequence[str], phrases: Iterable[str]) -> bool:
-    return any(_phrase_at(words, normalize_text(ph)) >= 0 for ph in phrases)
+    return any(_phrase_at(words, _norm(ph)) >= 0 for ph in phrases)
 
 
 def _find_pieces(words: Sequence[str], phrases: Phrases, prefer: Sequence[str]) -> list[tuple[int, str]]:
@@ -81,13 +88,13 @@ def _find_pieces(words: Sequence[str], phrases: Phrases, prefer: Sequence[str]) 
     vocab = phrases.vocabulary
     for piece, names in vocab.pieces.items():
         for name in names:
-            i = _phrase_at(words, normalize_text(name))
+            i = _phrase_at(words, _norm(name))
             if i >= 0:
                 found.append((i, piece))
                 break
     for kind, names in vocab.kinds.items():
         for name in names:
-            i = _phrase_at(words, normalize_text(name))
+            i = _phrase_at(words, _norm(name))
             if i >= 0:
                 of_kind = [p for p in prefer if shapes.kind(p) == kind]
                 if of_kind:
@@ -100,7 +107,7 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
     """The slot whose part the message names, the words used, and their positions."""
     best: tuple[int, str, str, set[int]] | None = None
     for slot in order:
-        part = normalize_text(figure.parts[slot])
+        part = _norm(figure.parts[slot])
         i = _phrase_at(words, part)
         n = len(part.split())
         if i >= 0 and (best is None or n > best[0]):
@@ -108,7 +115,7 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
     if best:
         return best[1], best[2], best[3]
     for slot in order:  # one distinctive word: "wall" finds the first wall still to build
-        for w in normalize_text(figure.parts[slot]).split():
+        for w in _norm(figure.parts[slot]).split():
             if w in _GENERIC:
                 continue
             for i, x in enumerate(words):
@@ -140,7 +147,7 @@ def _amount(words: Sequence[str], text: str, phrases: Phrases) -> float:
 def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
     """The thing asked for after 'make a' / 'build an' ..., for 'I don't know how to make X'."""
     for trigger in phrases.vocabulary.intents["switch"]:
-        t = normalize_text(trigger).split()
+        t = _norm(trigger).split()
         i = _phrase_at(words, " ".join(t))
         if i >= 0 and t[-1] in ("a", "an", "to"):
             rest = [w for w in words[i + len(t):] if w not in ("instead", "please", "now", "then")]
@@ -173,7 +180,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return _has_any(words, intents.get(intent, []))
 
     def starts(intent: str) -> bool:
-        return any(_phrase_at(words, normalize_text(p)) == 0 for p in intents.get(intent, []))
+        return any(_phrase_at(words, _norm(p)) == 0 for p in intents.get(intent, []))
 
     asking = starts("request_start")
     question = not asking and (message.rstrip().endswith("?") or starts("question_start"))
@@ -299,7 +306,7 @@ def _relation(words: Sequence[str], phrases: Phrases) -> tuple[str, str, set[int
     best: tuple[int, str, str, int] | None = None
     for relation, names in phrases.words.relations.items():
         for name in names:
-            norm = normalize_text(name)
+            norm = _norm(name)
             i = _phrase_at(words, norm)
             n = len(norm.split())
             if i >= 0 and (best is None or n > best[3]):
@@ -346,7 +353,7 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
     for group in (vocab.pieces, vocab.kinds, vocab.amounts, vocab.intents):
         for names in group.values():
             for name in names:
-                words.update(w for w in normalize_text(name).split() if len(w) >= 4)
+                words.update(w for w in _norm(name).split() if len(w) >= 4)
     for names in phrases.words.directions.values():
         words.update(n for n in names if len(n) >= 4)
     return sorted(words)
