@@ -292,6 +292,14 @@ class ChatMixin:
         todo = [p for p in build_order(self.figure, fit) if p not in fit.matched and p not in barred]
         return [p for p in todo if p not in board] + [p for p in todo if p in board]
 
+    @staticmethod
+    def _by_size(pieces: list[str], size: str) -> list[str]:
+        """``pieces`` biggest first (``size`` "big") or smallest first, in their order within a size
+        (sizes in small triangles, 1, 2 or 4: the square and the medium triangle are one size)."""
+        unit = shapes.piece_area("Green")
+        sizes = {p: round(shapes.piece_area(p) / unit) for p in pieces}
+        return sorted(pieces, key=lambda p: -sizes[p] if size == "big" else sizes[p])
+
     def _strategy(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
         """"Start with the big ones", "the roof first", "from the bottom": the next piece follows it."""
         fig = self.figure
@@ -307,10 +315,8 @@ class ChatMixin:
         if req.what == "where":
             return self._vague(req.direction, fit, board, key="strategy_where")
         size = req.what if req.what in ("big", "small") else "big"
-        # Sizes in small triangles (1, 2 or 4): the square and the medium triangle are one size.
-        unit = shapes.piece_area("Green")
-        sizes = {p: round(shapes.piece_area(p) / unit) for p in todo}
-        ranked = sorted(todo, key=lambda p: -sizes[p] if size == "big" else sizes[p])  # stable: drawer first
+        self.state.size_first = size  # kept: a piece the partner takes meanwhile is replaced by the next
+        ranked = self._by_size(todo, size)
         wanted = "large triangle" if size == "big" else "small triangle"
         step = self._promise(ranked[:_TRIES], fit, board)
         if step is None or step.piece is None:

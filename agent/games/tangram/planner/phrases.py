@@ -116,6 +116,7 @@ class Phrases:
         env.filters["term"] = terms.translate
         env.filters["um"] = terms.indefinite
         env.filters["o"] = terms.definite
+        env.filters["completo"] = terms.complete
         self._templates: dict[tuple[str, str], list[Template]] = {}
         groups = {"turn": data.turn, "chat": data.chat, "hint": data.hint}
         if translation is not None:
@@ -195,6 +196,10 @@ class Glossary:
     def indefinite(self, text: object) -> str:
         word = self.translate(text)
         return ("uma " if self._female(word) else "um ") + word
+
+    def complete(self, text: object) -> str:
+        """"completo" / "completa", agreeing with ``text``'s gender."""
+        return "completa" if self._female(self.translate(text)) else "completo"
 
     def definite(self, text: object) -> str:
         word = self.translate(text)

@@ -42,6 +42,8 @@ class PlanState:
     """The human asked us not to move their pieces: kept for the rest of the game."""
     frozen: set[str] = field(default_factory=set)
     """Pieces the human asked us to leave where they are (on the board or in the drawer)."""
+    size_first: str = ""
+    """"big" or "small": the partner's strategy for which pieces come first, kept for the game."""
     lang: str = "en"
     """The language of the partner's last chat line: the planner's lines are in it."""
     last_line: str = ""

@@ -103,6 +103,7 @@ class Planner(ChatMixin):
             st.skip_turns = 0
             st.keep_human = False
             st.frozen.clear()
+            st.size_first = ""
             st.switched = False
         if movers:
             st.movers = {n: m for n, m in movers.items() if n in board}
@@ -160,6 +161,9 @@ class Planner(ChatMixin):
                 return done
             prefix += text
         fit = self.fit(board)
+        if st.size_first and (st.first is None or st.first in fit.matched or st.first in self.keep(board)):
+            st.first = None  # the promised piece was taken: the strategy picks again
+            self._promise(self._by_size(self._open(fit, board), st.size_first)[:3], fit, board)
         step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=st.first,
                          skip=self.skip(board))
         if step.piece is not None and step.piece == st.first:
