@@ -180,7 +180,7 @@ class ChatMixin:
         if req.intent == "strategy":
             return self._strategy(req, fit, board)
         if req.intent == "vague":
-            return self._vague(req.direction, fit, board)
+            return self._vague(req.direction, fit, board, kind=req.what)
         if req.intent == "spatial":
             return self._spatial(req, fit, board)
         if req.intent == "unknown_figure":
@@ -326,10 +326,13 @@ class ChatMixin:
             return self._say(f"strategy_{size}", **values)
         return self._say("strategy_done", size=size, **values)
 
-    def _vague(self, region: str, fit: Fit, board: Mapping[str, Pose], key: str = "vague_ok") -> str:
-        """"Put a piece near the top": the piece still to place whose part lies most that way."""
+    def _vague(self, region: str, fit: Fit, board: Mapping[str, Pose], key: str = "vague_ok", kind: str = "") -> str:
+        """"Put a piece near the top": the piece still to place whose part lies most that way (a
+        triangle when the partner said one)."""
         fig = self.figure
         todo = self._open(fit, board)
+        if kind:
+            todo = [p for p in todo if kind in shapes.kind(p)] or todo
         if not todo:
             return self._say("vague_done", figure=fig.name)
         x0, y0, x1, y1 = shapes.bounds(fit.targets.values())

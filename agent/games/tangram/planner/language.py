@@ -78,7 +78,10 @@ class Languages:
         sure_marker = counts[best] > english and (len(ranked) < 2 or counts[best] > ranked[1])
         if len(words) >= IDENTIFIER_MIN_WORDS and english < 0.8 * len(words):
             lang, p = _identifier().classify(text[:MAX_CHARS])
-            if p >= IDENTIFIER_CONFIDENCE and lang != DEFAULT and (counts.get(lang, 0) or not sure_marker):
+            # The identifier decides unless the markers clearly say another language (it takes
+            # short European Portuguese for Spanish: "o que estamos a construir").
+            markers_agree = not sure_marker or counts.get(lang, 0) >= counts[best]
+            if p >= IDENTIFIER_CONFIDENCE and lang != DEFAULT and markers_agree:
                 return str(lang)
             if p >= IDENTIFIER_CONFIDENCE and lang == DEFAULT and not sure_marker:
                 return DEFAULT

@@ -191,7 +191,10 @@ class Glossary:
         return " ".join(w for w in out if w)
 
     def _female(self, translated: str) -> bool:
-        return translated.split(" ", 1)[0] in self._feminine
+        """Listed as feminine; a word the glossary does not know, by its ending ("guitarra")."""
+        head = translated.split(" ", 1)[0]
+        known = head in self._feminine or head in self._terms.values()
+        return head in self._feminine or (bool(self._terms) and not known and head.endswith(("a", "ção", "dade")))
 
     def indefinite(self, text: object) -> str:
         word = self.translate(text)

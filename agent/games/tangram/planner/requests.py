@@ -378,10 +378,11 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
     if meaning in ("praise", "thanks", "ack"):
         return Request(meaning)  # type: ignore[arg-type]
-    if meaning == "keep_mine":
-        return Request("keep")
-    if meaning == "may_move_mine":
-        return Request("release")
+    if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
+        consent, negated = has("consent"), has("negation")
+        if consent or negated:
+            return Request("release" if consent else "keep")
+        return Request("keep" if meaning == "keep_mine" else "release")
     if meaning == "keep_piece":
         piece = parsed.piece or (last_piece if has("that") else None)
         return Request("keep_piece", piece=piece) if piece else Request("keep")
@@ -396,8 +397,7 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
     if meaning == "unknown_figure":
         what = _thing(words)
         nearest = find_figure(what, library)[0] if what else None
-        return Request("unknown_figure", what=("an " if what[:1] in "aeiou" else "a ") + what if what else "that",
-                       figure=nearest)
+        return Request("unknown_figure", what=what, figure=nearest)
     if meaning == "spatial":
         if has("resize") and not has("space"):
             return Request("resize")
@@ -407,7 +407,7 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
             named = tuple(dict.fromkeys([*named, *(p for p in figure.order if shapes.kind(p) == "small triangle")]))
         return Request("spatial", what=kind, pieces=named, piece=named[0] if named else None)
     if meaning == "vague_request":
-        return Request("vague", direction=_region(has))
+        return Request("vague", direction=_region(has), what="triangle" if has("triangle") else "")
     return parsed
 
 
