@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.planner.matching import STOPWORDS
@@ -28,6 +29,9 @@ LANGUAGES_PATH = Path(__file__).resolve().parent / "languages.yaml"
 DEFAULT = "en"
 IDENTIFIER_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ro", "sv", "da", "cs", "tr")
 """The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
+TYPO_SCORE = 84.0
+"""How like a glossed Portuguese word (rapidfuzz's ratio) an unknown word must be to be read as it."""
+TYPO_MIN_LETTERS = 5
 IDENTIFIER_MIN_WORDS = 3
 IDENTIFIER_CONFIDENCE = 0.9
 MAX_CHARS = 400
@@ -65,6 +69,11 @@ class Languages:
         pairs = [(fold(k).split(), fold(v).split()) for k, v in self.data.gloss.items()]
         return sorted(pairs, key=lambda kv: -len(kv[0]))
 
+    @functools.cached_property
+    def _gloss_words(self) -> dict[str, list[str]]:
+        """The one-word glosses, for reading a misspelt word ("quadardo")."""
+        return {src[0]: dst for src, dst in self._gloss if len(src) == 1 and len(src[0]) >= TYPO_MIN_LETTERS}
+
     def detect(self, text: str) -> str:
         """The language of ``text``: "en", "pt", another ISO 639-1 code, English when unsure."""
         words = fold(text).split()
@@ -72,6 +81,10 @@ class Languages:
             return DEFAULT
         english = sum(1 for w in words if _english_word(w))
         counts = {lang: sum(1 for w in words if w in marks) for lang, marks in self._markers.items()}
+        if not english and not any(counts.values()):  # a misspelt marker ("obrigadoo")
+            for lang, marks in self._markers.items():
+                counts[lang] = sum(1 for w in words if len(w) >= TYPO_MIN_LETTERS and process.extractOne(
+                    w, marks, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE) is not None)
         # Words shared by several languages (casa, gira) count for each; the identifier breaks ties.
         best = max(counts, key=lambda k: (counts[k], k == "pt"))
         ranked = sorted(counts.values(), reverse=True)
@@ -119,9 +132,15 @@ class Languages:
                     i += len(src)
                     break
             else:
-                out.append(words[i])
+                out += self._misspelt(words[i])
                 i += 1
         return " ".join(out)
+
+    def _misspelt(self, word: str) -> list[str]:
+        if len(word) < TYPO_MIN_LETTERS or _english_word(word):
+            return [word]
+        close = process.extractOne(word, list(self._gloss_words), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
+        return self._gloss_words[close[0]] if close else [word]
 
     def other_language_line(self, lang: str) -> str:
         lines = self.data.other_language

@@ -8,13 +8,13 @@ we). Words come from ``phrases.yaml``; the parsing is keyword spotting on normal
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.planner import shapes
@@ -340,13 +340,18 @@ def correct_typos(text: str, phrases: Phrases) -> str:
     out = []
     for w in text.split():
         if len(w) >= 4 and w not in known and not w.isdigit() and not is_wordnet_term(w) and w not in STOPWORDS:
-            close = difflib.get_close_matches(w, known, n=1, cutoff=0.8)
+            close = process.extractOne(w, known, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
             out.append(close[0] if close else w)
         else:
             out.append(w)
     return " ".join(out)
 
 
+TYPO_SCORE = 80.0
+"""How like a vocabulary word (rapidfuzz's ratio, 0-100) a misspelt word must be to be read as it."""
+
+
+@functools.lru_cache(maxsize=4)
 def _vocabulary_words(phrases: Phrases) -> list[str]:
     vocab = phrases.vocabulary
     words: set[str] = set()
