@@ -383,6 +383,8 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
     if meaning in ("praise", "thanks", "ack"):
         return Request(meaning)  # type: ignore[arg-type]
+    if meaning == "keep_mine" and parsed.piece and not has("mine") and "my" not in words:
+        meaning = "keep_piece"  # "leave purple alone": that piece, whoever moved it
     if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
         consent, negated = has("consent"), has("negation")
         if consent or negated:

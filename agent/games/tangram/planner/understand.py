@@ -61,7 +61,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
     plain_question = parsed.question and parsed.intent != "other"
     # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
-    social = parsed.intent == "switch_offer" and reading.intent in _SOCIAL and not asks_for_figure(text, phrases)
+    social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
+              or parsed.intent == "help") and reading.intent in _SOCIAL  # "thanks for the help"
     if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
     return Understood(lang, request, reading, text)
