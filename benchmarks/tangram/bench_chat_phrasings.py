@@ -1,24 +1,38 @@
-"""How many lines of tests/tangram/planner/chat_phrasings.yaml the offline player answers right.
+"""How many chat lines the offline player answers right, and how fast.
 
-A line is right when the reply is of an expected kind (when the planner reports kinds), is not the
-stock help line unless that is expected, holds the words it must and none it must not, says nothing
-false of owners or counts, does not promise to place a piece already on the board, and leaves the
-figure the table expects. It runs on whichever tree it is started in (the current directory comes
-first on the import path), so an older checkout is measured the same way, without the kind check::
+Two formats of line tables are read (any file in either; each line is said on a fresh game in its
+scenario, as tests/tangram/planner/chat_phrasings.yaml's header describes):
 
-    python -m benchmarks.tangram.bench_chat_phrasings
-    cd /tmp/old-tree && python CHECKOUT/benchmarks/tangram/bench_chat_phrasings.py \\
-        --table CHECKOUT/tests/tangram/planner/chat_phrasings.yaml
+* by reply kind (``tests/tangram/planner/chat_phrasings.yaml``): ``{say, scenario, kind: [...],
+  says, never, then, figure}``, the phrase keys of the right replies;
+* by meaning (``tests/tangram/planner/chat_dev.yaml``, and a held-back set written separately):
+  ``{say, lang, scenario, intent, reply_lang, says_any, never, acts}``.
 
-It prints each wrong line with what is wrong, then "N of M lines answered right".
+A line is right when the reply is of a kind that fits (its phrase key, mapped from the intent by
+:data:`INTENT_KINDS`), is not the "didn't understand" fallback (except for another language), is
+in ``reply_lang`` (a line in another language may also be answered in its own), holds one of
+``says_any`` / all of ``says`` and none of ``never``, says nothing false of owners or counts, and
+its ``acts`` hold over the game's next turns, played by the planner: ``next_piece_in`` (its next
+piece played is one of these), ``keeps_partner_pieces`` and ``keeps_piece`` (for the rest of the
+game: up to :data:`REST_TURNS` turns), ``figure`` (the figure it builds).
+
+    python -m benchmarks.tangram.bench_chat_phrasings                     # both development tables
+    python -m benchmarks.tangram.bench_chat_phrasings --table FILE [...]  # any table
+
+It prints each wrong line with what is wrong, "N of M lines answered right" per table, and the
+answer times (p50, p99, max; the models loaded before the first line, their load time apart).
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import re
+import statistics
 import sys
+import time
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,82 +41,239 @@ import yaml
 sys.path.insert(0, str(Path.cwd()))
 
 from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.planner import Planner, load_library
+from agent.games.tangram.planner.language import load_languages
+from agent.games.tangram.planner.library import FigureLibrary
+from agent.games.tangram.planner.phrases import load_phrases
+from agent.games.tangram.planner.understand import warm
 
-TABLE = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner" / "chat_phrasings.yaml"
-PIECES = "Red|Cream|Blue|Green|Yellow|Purple|Brown"
-HELP_LINE = "Try 'what's next?'"
+TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"
+DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml")
+PIECES = "|".join(PIECE_NAMES)
+REST_TURNS = 8
+"""Turns played after a line whose constraint must hold "for the rest of the game"."""
+NEXT_TURNS = 3
+FALLBACK = "fallback"
+INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
+    "praise": ["praise"],
+    "thanks": ["thanks"],
+    "ack": ["ack"],
+    "strategy": ["strategy_big", "strategy_small", "strategy_part", "strategy_where", "strategy_done", "prefer_ok",
+                 "prefer_move", "prefer_done", "next_done"],
+    "keep_mine": ["keep_ok"],
+    "may_move_mine": ["release_ok"],
+    "keep_piece": ["keep_piece_ok"],
+    "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
+    "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
+    "vague_request": ["vague_ok", "vague_move", "vague_done", "strategy_where", "next_done"],
+    "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
+              "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "vague_ok", "vague_move"],
+    "rotate": ["rotate_ok", "rotate_not_on_board"],
+    "question_next": ["next", "next_move", "next_done", "stuck"],
+    "question_plan": ["plan", "switch_same"],
+    "question_where": ["where", "for_you", "unclear", "prefer_done"],
+    "question_progress": ["progress", "next_done"],
+    "other_language": ["other_language"],
+}.items()}
+"""The reply kinds (phrase keys of planner/phrases.yaml) that fit each intent of the by-meaning format."""
 
 
-def scenario(name: str, library: Any) -> tuple[Planner, str, dict[str, Pose], dict[str, str]]:
-    """The games of the table: see its header."""
+@dataclass
+class Game:
+    planner: Planner
+    objective: str
+    board: dict[str, Pose]
+    movers: dict[str, str]
+    seconds: list[float] = field(default_factory=list)
+    """Each answer's wall time and CPU time (this thread's), in seconds."""
+    cpu: list[float] = field(default_factory=list)
+
+    def say(self, line: str) -> str:
+        started, cpu = time.perf_counter(), time.thread_time()
+        reply = self.planner.chat(self.objective, self.board, line, self.movers)
+        self.seconds.append(time.perf_counter() - started)
+        self.cpu.append(time.thread_time() - cpu)
+        return reply
+
+    def play(self) -> Pose | None:
+        d = self.planner.play(self.objective, self.board, self.movers)
+        if d.pose is not None:
+            self.board[d.pose.piece] = d.pose
+            self.movers[d.pose.piece] = "agent"
+        return d.pose
+
+
+def scenario(name: str, library: FigureLibrary) -> Game:
+    """The games of the tables: see chat_phrasings.yaml's header."""
     objective = {"fish": "A fish", "empty": "A house", "done": "A house"}[name]
-    planner = Planner(library)
-    board: dict[str, Pose] = {}
-    movers: dict[str, str] = {}
+    game = Game(Planner(library), objective, {}, {})
     for _ in range({"fish": 2, "empty": 0, "done": 7}[name]):
-        d = planner.play(objective, board)
-        assert d.pose is not None
-        board[d.pose.piece] = d.pose
-        movers[d.pose.piece] = "agent"
-    if name == "fish":
-        board["Purple"] = Pose("Purple", 88.0, 88.0, 0.0)
-        movers["Purple"] = "partner"
-    return planner, objective, board, movers
+        assert game.play() is not None
+    if name == "fish":  # the partner's piece, away from the figure
+        game.board["Purple"] = Pose("Purple", 88.0, 88.0, 0.0)
+        game.movers["Purple"] = "partner"
+    return game
 
 
-def problems(planner: Planner, board: dict[str, Pose], movers: dict[str, str], reply: str,
-             row: dict[str, Any]) -> list[str]:
-    out = []
-    fit = planner.fit(board, commit=False)
-    if HELP_LINE in reply and "fallback" not in row["kind"]:
-        out.append("stock help line")
-    out += [f"missing {w!r}" for w in row.get("says", []) if w.lower() not in reply.lower()]
-    out += [f"says {w!r}" for w in row.get("never", []) if w.lower() in reply.lower()]
-    for m in re.finditer(rf"\b(your|my) ({PIECES})\b", reply):
-        if movers.get(m.group(2)) != ("partner" if m.group(1) == "your" else "agent"):
-            out.append(f"{m.group(0)} is wrong")
-    for m in re.finditer(r"\b(\d) of 7 pieces (?:are )?in place", reply):
-        if int(m.group(1)) != len(fit.matched):
-            out.append("wrong count")
-    for m in re.finditer(rf"I'll place ({PIECES})\b", reply):
-        if m.group(1) in board:
-            out.append(f"promises to place {m.group(1)}, already on the board")
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.lower())
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
+
+
+def _has(reply: str, word: str) -> bool:
+    return word.lower() in reply.lower() or _fold(word) in _fold(reply)
+
+
+def false_claims(game: Game, reply: str) -> list[str]:
+    """What the reply says falsely of owners, counts and the board (English and Portuguese lines)."""
+    fit = game.planner.fit(game.board, commit=False)
+    owners = {"your": "partner", "my": "agent", "teu": "partner", "meu": "agent"}
+    names = {name: piece for piece, name in load_phrases(lang="pt").names.items()} | {p: p for p in PIECE_NAMES}
+    said = "|".join(re.escape(n) for n in names)
+    out = [f"{m.group(0)} is wrong" for m in re.finditer(rf"\b(your|my|teu|meu) ({said})\b", reply)
+           if game.movers.get(names[m.group(2)]) != owners[m.group(1)]]
+    out += ["wrong count" for m in re.finditer(r"\b(\d) (?:of|de) 7 (?:pieces|peças) (?:are |estão )?"
+                                               r"(?:in place|no sítio)", reply) if int(m.group(1)) != len(fit.matched)]
+    out += [f"promises to place {m.group(1)}, already on the board"
+            for m in re.finditer(rf"I'll place ({PIECES})\b", reply) if m.group(1) in game.board]
     return out
+
+
+def reply_language(reply: str) -> str:
+    return load_languages().detect(reply)
+
+
+def check_acts(game: Game, acts: Mapping[str, Any]) -> list[str]:
+    """Play the next turns and check what the line asked for holds."""
+    out: list[str] = []
+    partner = {p for p, m in game.movers.items() if m == "partner"}
+    kept = acts.get("keeps_piece")
+    before = {p: game.board.get(p) for p in PIECE_NAMES}
+    played: list[str] = []
+    rest = any(k in acts for k in ("keeps_partner_pieces", "keeps_piece"))
+    for _ in range(REST_TURNS if rest else NEXT_TURNS):
+        pose = game.play()
+        if pose is None:
+            continue
+        played.append(pose.piece)
+        if acts.get("keeps_partner_pieces") and pose.piece in partner:
+            out.append(f"moved the partner's {pose.piece}")
+        if kept and pose.piece == kept:
+            out.append(f"moved {kept}")
+    if kept and game.board.get(kept) != before.get(kept):
+        out.append(f"{kept} is not where it was")
+    wanted = acts.get("next_piece_in")
+    if wanted and (not played or played[0] not in wanted):
+        out.append(f"next piece {played[0] if played else 'none'}, not one of {wanted}")
+    if "figure" in acts and game.planner.figure.name != acts["figure"]:
+        out.append(f"builds {game.planner.figure.name}, not {acts['figure']}")
+    return out
+
+
+def by_meaning(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, list[str], list[float], list[float]]:
+    game = scenario(row["scenario"], library)
+    reply = game.say(row["say"])
+    kind = game.planner.last_reply_kind
+    intent = row["intent"]
+    bad = []
+    if kind not in INTENT_KINDS.get(intent, frozenset()):
+        bad.append(f"kind {kind} for {intent}")
+    if kind == FALLBACK and intent != "other_language":
+        bad.append("the didn't-understand fallback")
+    lang = reply_language(reply)
+    if lang != row["reply_lang"] and not (intent == "other_language" and kind == "other_language"):
+        bad.append(f"reply in {lang}, not {row['reply_lang']}")
+    words = row.get("says_any") or []
+    if words and not any(_has(reply, w) for w in words):
+        bad.append(f"none of {words}")
+    bad += [f"says {w!r}" for w in row.get("never") or [] if _has(reply, w)]
+    bad += false_claims(game, reply)
+    bad += check_acts(game, row.get("acts") or {})
+    return reply, bad, game.seconds, game.cpu
+
+
+def by_kind(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, list[str], list[float], list[float]]:
+    game = scenario(row["scenario"], library)
+    reply = game.say(row["say"])
+    bad = []
+    if game.planner.last_reply_kind not in row["kind"]:
+        bad.append(f"kind {game.planner.last_reply_kind}")
+    if "Try 'what's next?'" in reply and FALLBACK not in row["kind"]:
+        bad.append("stock help line")
+    bad += [f"missing {w!r}" for w in row.get("says", []) if not _has(reply, w)]
+    bad += [f"says {w!r}" for w in row.get("never", []) if _has(reply, w)]
+    bad += false_claims(game, reply)
+    follow = row.get("then")
+    if follow is not None:
+        again = game.say(follow["say"])
+        if game.planner.last_reply_kind not in follow["kind"]:
+            bad.append(f"then: kind {game.planner.last_reply_kind}")
+        bad += [f"then: missing {w!r}" for w in follow.get("says", []) if not _has(again, w)]
+        bad += false_claims(game, again)
+    if "figure" in row and game.planner.figure.name != row["figure"]:
+        bad.append(f"builds {game.planner.figure.name}, not {row['figure']}")
+    return reply, bad, game.seconds, game.cpu
+
+
+@dataclass
+class Score:
+    right: int = 0
+    wrong: list[str] = field(default_factory=list)
+    """Each wrong line with what is wrong and the reply."""
+    seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+
+
+def score(rows: list[dict[str, Any]], library: FigureLibrary) -> Score:
+    out = Score()
+    for row in rows:
+        judge = by_meaning if "intent" in row else by_kind
+        reply, bad, took, cpu = judge(row, library)
+        out.seconds += took
+        out.cpu += cpu
+        if bad:
+            out.wrong.append(f"wrong: {row['say']!r}: {'; '.join(bad)} :: {reply}")
+        else:
+            out.right += 1
+    return out
+
+
+def _times(label: str, seconds: list[float]) -> str:
+    ms = sorted(s * 1000 for s in seconds)
+    p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
+    return f"{label}: p50 {statistics.median(ms):.1f} ms, p99 {p99:.1f} ms, max {ms[-1]:.1f} ms"
+
+
+def read_table(path: Path) -> list[dict[str, Any]]:
+    rows = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and "say" in r for r in rows):
+        raise SystemExit(f"{path}: a YAML list of lines with 'say' is expected")
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--table", type=Path, default=TABLE)
+    parser.add_argument("--table", type=Path, action="append", help="a table of lines (repeatable)")
     args = parser.parse_args()
-    table = yaml.safe_load(args.table.read_text(encoding="utf-8"))
+    started = time.perf_counter()
     library = load_library()
-    kinds = "movers" in inspect.signature(Planner.chat).parameters  # this tree reports reply kinds
-
-    def say(planner: Planner, objective: str, board: dict[str, Pose], movers: dict[str, str], line: str) -> str:
-        if kinds:
-            return planner.chat(objective, board, line, movers)
-        return planner.chat(objective, board, line)
-
-    right = 0
-    for row in table:
-        planner, objective, board, movers = scenario(row["scenario"], library)
-        reply = say(planner, objective, board, movers, row["say"])
-        bad = problems(planner, board, movers, reply, row)
-        if kinds and getattr(planner, "last_reply_kind", "") not in row["kind"]:
-            bad.append(f"kind {getattr(planner, 'last_reply_kind', '')}")
-        follow = row.get("then")
-        if follow is not None:
-            again = say(planner, objective, board, movers, follow["say"])
-            bad += problems(planner, board, movers, again, follow)
-        if "figure" in row and planner.figure.name != row["figure"]:
-            bad.append(f"builds {planner.figure.name}, not {row['figure']}")
-        if bad:
-            print(f"wrong: {row['say']!r}: {'; '.join(bad)} :: {reply}")
-        else:
-            right += 1
-    print(f"{right} of {len(table)} lines answered right ({'kinds checked' if kinds else 'kinds not reported'})")
-
+    print(f"load: figure library {time.perf_counter() - started:.2f} s")
+    started = time.perf_counter()
+    warm()
+    print(f"load: language identifier, intent model and lines {time.perf_counter() - started:.2f} s")
+    seconds: list[float] = []
+    cpu: list[float] = []
+    for path in args.table or DEFAULT_TABLES:
+        rows = read_table(path)
+        result = score(rows, library)
+        seconds += result.seconds
+        cpu += result.cpu
+        for line in result.wrong:
+            print(line)
+        print(f"{path.name}: {result.right} of {len(rows)} lines answered right")
+    if seconds:
+        print(f"answer time over {len(seconds)} lines, " + _times("wall", seconds) + "; " + _times("cpu", cpu))
 
 if __name__ == "__main__":
     main()

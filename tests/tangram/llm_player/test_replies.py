@@ -47,6 +47,19 @@ def test_the_partners_own_language_is_fine_and_english_always_is() -> None:
     assert partner_language(["ok"]) == "en"  # too short to tell: the game's language
 
 
+@pytest.mark.parametrize(("line", "reply"), [
+    ("podes rodar o quadrado?", "Claro, vou rodar o quadrado roxo na minha vez."),
+    ("roda o azul", "Está bem, rodo o triângulo azul na minha próxima vez."),
+    ("obrigado!", "De nada! Estamos quase a acabar o peixe."),
+    ("não mexas nas minhas peças", "Combinado, não vou mexer nas tuas peças até ao fim."),
+])
+def test_a_portuguese_reply_to_a_portuguese_line_is_shown_however_short_the_line(line: str, reply: str) -> None:
+    assert partner_language([line]) == "pt"
+    assert degenerate(reply, partner=[line]) is None
+    assert degenerate(reply, partner=["move blue left", line]) is None  # the line answered decides
+    assert degenerate("Vale, giro el cuadrado morado en mi turno.", partner=[line]) is not None
+
+
 @pytest.mark.parametrize(("line", "piece", "silent"), [
     ("A cat with a partner.", "Cream", True),  # the local model on the real game (local-s3, turn 3)
     ("Building the chest now!", "Cream", True),

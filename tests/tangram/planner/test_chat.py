@@ -181,7 +181,8 @@ def test_questions_get_template_answers() -> None:
     assert "move Blue left" in ask(planner, board, "help")
     assert "My last move" in ask(planner, board, "why did you do that?")
     assert "size" in ask(planner, board, "make it bigger")
-    assert "house" in ask(planner, board, "Olá! Podes ajudar-me com o telhado?")
+    roof = ask(planner, board, "Olá! Podes ajudar-me com o telhado?")  # Portuguese: answered in it
+    assert "casa" in roof and "telhado" in roof and planner.last_reply_kind == "for_you", roof
 
 
 def test_unknown_objective_is_announced_once() -> None:
@@ -198,8 +199,7 @@ def test_a_related_objective_names_the_nearest_figure_and_invites_steering() -> 
     assert "no figure for A cow" in line and "nearest I know is a horse" in line and "something else" in line
 
 
-def test_every_phrase_renders_short() -> None:
-    phrases = load_phrases()
+def test_every_phrase_renders_short_in_each_language() -> None:
     values = {"figure": "rocket", "description": "a rocket pointing up with a nose cone and two fins",
               "piece": "Yellow", "part": "lower tail root", "neighbour": "upper tail root", "blocking": "roof",
               "human_piece": "Cream", "objective": "a very long objective name", "direction": "right",
@@ -208,12 +208,15 @@ def test_every_phrase_renders_short() -> None:
               "progress": "3 of 7 pieces are in place.", "place": "bottom right", "needed": "parallelogram",
               "kind": "medium triangle", "parts": "left wall, right wall, roof, chimney, annex, floor, floor",
               "last": "I placed Red as the roof.", "x": "12.34", "y": "56.78", "rotation": "45", "action": "place",
-              "relation": "to the right of", "anchor": "Cream", "owner": "your ", "previous": "dinosaur",
-              "other": "Brown", "on_board": 6, "in_place": False, "mover": "partner"}
-    for group in ("turn", "chat", "hint"):
-        for key in phrases.keys(group):
-            line = phrases.say(group, key, **values)
-            assert line and len(line) < 200, (group, key, line)
+              "relation": "to the right of", "anchor": "Cream", "owner": "partner", "previous": "dinosaur",
+              "other": "Brown", "on_board": 6, "in_place": False, "mover": "partner", "move": True, "size": "big",
+              "nearest": "horse", "facts": "Green is the lower tail root, at the bottom right"}
+    for lang in ("en", "pt"):
+        phrases = load_phrases(lang=lang)
+        for group in ("turn", "chat", "hint"):
+            for key in phrases.keys(group):
+                line = phrases.say(group, key, **{**values, "missing": ["roof", "left wall"]})
+                assert line and len(line) < 200, (lang, group, key, line)
 
 
 def test_a_moved_piece_that_covers_a_slot_does_not_cause_endless_moves() -> None:

@@ -10,13 +10,18 @@ from typing import TYPE_CHECKING, Any
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import Fit
+from agent.games.tangram.planner.intents import IntentModel
+from agent.games.tangram.planner.language import Languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases
 from agent.games.tangram.planner.plan_state import Pending, PlanState
-from agent.games.tangram.planner.requests import Request, parse_request
-from agent.games.tangram.planner.steps import build_order, next_step
+from agent.games.tangram.planner.requests import Request
+from agent.games.tangram.planner.steps import Step, build_order, next_step
+from agent.games.tangram.planner.understand import understand
 from agent.games.tangram.protocol import clean_chat_text
 
+_TRIES = 3
+"""How many pieces a strategy or a vague request tries before it says what the planner does anyway."""
 SHOWCASE = 10
 """How many figure names the chat lists when asked for one it does not know."""
 _GAME_OBJECTIVES = ("house", "fish", "human", "rocket", "cat", "robot")
@@ -34,6 +39,8 @@ class ChatMixin:
     state: PlanState
     phrases: Phrases
     library: FigureLibrary
+    languages: Languages
+    intents: IntentModel
     last_reply_kind: str
 
     if TYPE_CHECKING:  # the planner's own, used here
@@ -51,6 +58,11 @@ class ChatMixin:
 
         def _set_figure(self, figure: Figure, exact: bool, announced: bool) -> None: ...
 
+        @property
+        def lines(self) -> Phrases: ...
+
+        def skip(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
+
     def chat(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> str:
         """One reply to ``message``; :attr:`last_reply_kind` says which kind of answer it is."""
@@ -67,23 +79,28 @@ class ChatMixin:
         order = build_order(fig, fit)
         todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
         slot_order = [fit.slot_of[p] for p in todo_first]
-        req = parse_request(message, fig, self.library, self.phrases, order=slot_order, prefer=todo_first,
-                            last_piece=st.last_piece, offer=st.offer is not None)
-        if req.intent not in ("yes", "no", "switch_offer"):
+        heard = understand(message, fig, self.library, self.phrases, self.languages, self.intents,
+                           order=slot_order, prefer=todo_first, last_piece=st.last_piece, offer=st.offer is not None)
+        req = heard.request
+        if req.intent == "other_language":
+            self.last_reply_kind = "other_language"
+            return _line(self.languages.other_language_line(heard.lang))
+        st.lang = heard.lang
+        if req.intent not in ("yes", "no", "switch_offer", "unknown_figure"):
             st.offer = None  # an offer is answered at once or not at all
         return _line(self._answer(req, fit, board))
 
     def _say(self, key: str, **values: Any) -> str:
-        """A chat line by key, remembered as the kind of the last reply (the tests read it)."""
+        """A chat line by key, in the partner's language, remembered as the kind of the last reply
+        (the tests read it)."""
         self.last_reply_kind = key
-        return self.phrases.raw("chat", key, **values)
+        return self.lines.raw("chat", key, **values)
 
     def _progress(self, fit: Fit, board: Mapping[str, Pose]) -> str:
         fig = self.figure
         missing = [fig.parts[fit.slot_of[p]] for p in build_order(fig, fit) if p not in fit.matched]
-        text = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
-        return self.phrases.raw("chat", "progress", placed=len(fit.matched), on_board=len(board), missing=text,
-                                figure=fig.name)
+        return self.lines.raw("chat", "progress", placed=len(fit.matched), on_board=len(board), missing=missing[:4],
+                              more=max(0, len(missing) - 4), figure=fig.name)
 
     def _place_word(self, fit: Fit, piece: str) -> str:
         x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
@@ -152,7 +169,24 @@ class ChatMixin:
             return say("prefer_move" if piece in board else "prefer_ok", piece=piece, part=part)
         if req.intent == "keep":
             st.keep_human = True
-            return say("keep_ok")
+            return say("keep_ok", **base)
+        if req.intent == "keep_piece" and piece is not None:
+            st.frozen.add(piece)
+            if st.first == piece:
+                st.first = None
+            if st.pending is not None and st.pending.piece == piece:
+                st.pending = None
+            return say("keep_piece_ok", piece=piece, on_board=piece in board)
+        if req.intent == "strategy":
+            return self._strategy(req, fit, board)
+        if req.intent == "vague":
+            return self._vague(req.direction, fit, board, kind=req.what)
+        if req.intent == "spatial":
+            return self._spatial(req, fit, board)
+        if req.intent == "unknown_figure":
+            nearest = req.figure if req.figure is not None and req.figure.name != fig.name else None
+            st.offer = nearest
+            return say("unknown_figure", what=req.what, nearest=nearest.name if nearest else "", **base)
         if req.intent == "release":
             st.keep_human = False
             return say("release_ok", **base)
@@ -198,12 +232,13 @@ class ChatMixin:
                                  owner="", anchor=st.pending.anchor)
             key = "move_ok" if st.pending.kind == "move" else "rotate_ok"
             return self._say(key, piece=st.pending.piece, direction=st.pending.direction)
-        step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
+        step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first,
+                         skip=self.skip(board))
         if step.action == "complete":
             return self._say("next_done", figure=fig.name, description=fig.description)
         if step.piece is None or step.slot is None:
             self.last_reply_kind = "stuck"
-            return self.phrases.raw("turn", "stuck", figure=fig.name)
+            return self.lines.raw("turn", "stuck", figure=fig.name)
         key = "next" if step.action == "place" else "next_move"
         slot = step.slot if step.action != "clear" else fit.slot_of[step.piece]
         return self._say(key, piece=step.piece, part=fig.parts[slot])
@@ -223,7 +258,7 @@ class ChatMixin:
         """Put ``piece`` against the piece the partner named (or "my piece": the partner's last)."""
         st = self.state
         anchor = req.anchor
-        owner = {"partner": "your ", "agent": "my "}.get(req.anchor_owner, "")
+        owner = req.anchor_owner
         if anchor is None and req.anchor_owner:
             theirs = [p for p, m in st.movers.items() if m == req.anchor_owner and p != piece]
             anchor = theirs[-1] if theirs else None
@@ -235,9 +270,100 @@ class ChatMixin:
         if anchor not in board:
             return self._say("place_near_off_board", anchor=anchor, **values)
         if not owner:
-            owner = {"partner": "your ", "agent": "my "}.get(st.movers.get(anchor, ""), "")
+            owner = st.movers.get(anchor, "")
         st.pending = Pending("place", piece, direction=req.relation_words, relation=req.relation, anchor=anchor)
         return self._say("place_near_ok", anchor=anchor, **{**values, "owner": owner})
+
+    def _promise(self, choices: list[str], fit: Fit, board: Mapping[str, Pose]) -> Step | None:
+        """The first of ``choices`` the planner can really play next on this board, made the piece
+        it plays next (``first``): what the chat then says is what the next turn does."""
+        st = self.state
+        for piece in choices:
+            step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=piece,
+                             skip=self.skip(board))
+            if step.piece == piece and step.action in ("place", "move"):
+                st.first = piece
+                return step
+        return None
+
+    def _open(self, fit: Fit, board: Mapping[str, Pose]) -> list[str]:
+        """Pieces still to put in place that the planner may touch, drawer pieces first, in build order."""
+        barred = self.skip(board) | self.keep(board)
+        todo = [p for p in build_order(self.figure, fit) if p not in fit.matched and p not in barred]
+        return [p for p in todo if p not in board] + [p for p in todo if p in board]
+
+    @staticmethod
+    def _by_size(pieces: list[str], size: str) -> list[str]:
+        """``pieces`` biggest first (``size`` "big") or smallest first, in their order within a size
+        (sizes in small triangles, 1, 2 or 4: the square and the medium triangle are one size)."""
+        unit = shapes.piece_area("Green")
+        sizes = {p: round(shapes.piece_area(p) / unit) for p in pieces}
+        return sorted(pieces, key=lambda p: -sizes[p] if size == "big" else sizes[p])
+
+    def _strategy(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
+        """"Start with the big ones", "the roof first", "from the bottom": the next piece follows it."""
+        fig = self.figure
+        todo = self._open(fit, board)
+        if req.what == "part" and req.slot is not None:
+            piece = fit.piece_for_slot(req.slot)
+            part = fig.parts[fit.slot_of[piece]]
+            if piece in fit.matched:
+                return self._say("prefer_done", piece=piece, part=part)
+            step = self._promise([piece], fit, board)
+            if step is not None:
+                return self._say("strategy_part", piece=piece, part=part, move=step.action == "move")
+        if req.what == "where":
+            return self._vague(req.direction, fit, board, key="strategy_where")
+        size = req.what if req.what in ("big", "small") else "big"
+        self.state.size_first = size  # kept: a piece the partner takes meanwhile is replaced by the next
+        ranked = self._by_size(todo, size)
+        wanted = "large triangle" if size == "big" else "small triangle"
+        step = self._promise(ranked[:_TRIES], fit, board)
+        if step is None or step.piece is None:
+            return self._next(fit, board)
+        values = {"piece": step.piece, "part": fig.parts[step.slot] if step.slot else "", "move": step.action == "move"}
+        if shapes.kind(step.piece) == wanted:
+            return self._say(f"strategy_{size}", **values)
+        return self._say("strategy_done", size=size, **values)
+
+    def _vague(self, region: str, fit: Fit, board: Mapping[str, Pose], key: str = "vague_ok", kind: str = "") -> str:
+        """"Put a piece near the top": the piece still to place whose part lies most that way (a
+        triangle when the partner said one)."""
+        fig = self.figure
+        todo = self._open(fit, board)
+        if kind:
+            todo = [p for p in todo if kind in shapes.kind(p)] or todo
+        if not todo:
+            return self._say("vague_done", figure=fig.name)
+        x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
+        mid = ((x0 + x1) / 2, (y0 + y1) / 2)
+
+        def score(p: str) -> float:
+            cx, cy = shapes.vertex_centroid(fit.targets[p])
+            return {"top": cy, "bottom": -cy, "left": cx, "right": -cx,
+                    "middle": abs(cx - mid[0]) + abs(cy - mid[1])}.get(region, 0.0)
+
+        step = self._promise(sorted(todo, key=score)[:_TRIES], fit, board)
+        if step is None or step.piece is None or step.slot is None:
+            return self._next(fit, board)
+        if key == "vague_ok" and step.action == "move":
+            key = "vague_move"
+        return self._say(key, piece=step.piece, part=fig.parts[step.slot], place=self._place_word(fit, step.piece),
+                         figure=fig.name, move=step.action == "move")
+
+    def _spatial(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
+        """Space, symmetry or a part of the figure: what the figure does there, and how to change it."""
+        fig = self.figure
+        example = req.piece or self.state.last_piece or fig.order[0]
+        base = {"figure": fig.name, "description": fig.description, "piece": example}
+        if req.what == "space":
+            return self._say("spatial_space", **base)
+        if req.what == "symmetry" or not req.pieces:
+            return self._say("spatial_symmetry", **base)
+        facts = "; ".join(self.lines.raw("chat", "spatial_fact", piece=p, part=fig.parts[fit.slot_of[p]],
+                                         place=self._place_word(fit, p)) for p in req.pieces[:3])
+        other = next((p for p in board if p != example), next(p for p in fig.order if p != example))
+        return self._say("spatial_part", facts=facts, other=other, **base)
 
     def _assign(self, piece: str, req: Request, fit: Fit) -> str:
         fig = self.figure

@@ -39,7 +39,13 @@ class PlanState:
     first: str | None = None
     """A piece the human asked us to place next."""
     keep_human: bool = False
-    """The human asked us not to move their pieces (unless they are in the way)."""
+    """The human asked us not to move their pieces: kept for the rest of the game."""
+    frozen: set[str] = field(default_factory=set)
+    """Pieces the human asked us to leave where they are (on the board or in the drawer)."""
+    size_first: str = ""
+    """"big" or "small": the partner's strategy for which pieces come first, kept for the game."""
+    lang: str = "en"
+    """The language of the partner's last chat line: the planner's lines are in it."""
     last_line: str = ""
     skip_turns: int = 0
     turns: int = 0

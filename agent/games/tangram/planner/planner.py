@@ -19,6 +19,8 @@ from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Fit, fit_anchor
 from agent.games.tangram.planner.chat import ChatMixin
+from agent.games.tangram.planner.intents import IntentModel, load_intents
+from agent.games.tangram.planner.language import Languages, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, normalize_text
 from agent.games.tangram.planner.matching import find_figure, match_objective
 from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
@@ -37,9 +39,13 @@ class Planner(ChatMixin):
     """Plans moves and chat for one session. ``default_figure`` is used for unknown objectives."""
 
     def __init__(self, library: FigureLibrary | None = None, phrases: Phrases | None = None,
-                 default_figure: str | None = None) -> None:
+                 default_figure: str | None = None, languages: Languages | None = None,
+                 intents: IntentModel | None = None) -> None:
         self.library = library or load_library()
         self.phrases = phrases or load_phrases()
+        """The English lines and the words the planner understands."""
+        self.languages = languages or load_languages()
+        self.intents = intents or load_intents()
         self.default_figure = default_figure
         self.state = PlanState()
         self.last_step: Step | None = None
@@ -48,6 +54,23 @@ class Planner(ChatMixin):
         """The kind (phrase key) of the last chat reply, for tests and records."""
 
     # ------------------------------------------------------------ plan bookkeeping
+
+    @property
+    def lines(self) -> Phrases:
+        """The lines in the partner's language (the language of their last chat line)."""
+        lang = self.state.lang
+        return self.phrases if lang == self.phrases.lang else load_phrases(lang=lang)
+
+    def skip(self, board: Mapping[str, Pose]) -> frozenset[str]:
+        """Pieces the partner asked to leave where they are ("leave Red where it is"): never moved."""
+        return frozenset(self.state.frozen)
+
+    def constraints(self) -> list[str]:
+        """What the partner asked the planner never to do, for the transcript and the console."""
+        st = self.state
+        out = ["never move the partner's pieces"] if st.keep_human else []
+        out += [f"leave {p} where it is" for p in sorted(st.frozen)]
+        return out
 
     @property
     def figure(self) -> Figure:
@@ -79,6 +102,8 @@ class Planner(ChatMixin):
             st.ours.clear()
             st.skip_turns = 0
             st.keep_human = False
+            st.frozen.clear()
+            st.size_first = ""
             st.switched = False
         if movers:
             st.movers = {n: m for n, m in movers.items() if n in board}
@@ -123,12 +148,12 @@ class Planner(ChatMixin):
         prefix = ""
         if not st.exact and not st.announced:
             related = find_figure(objective, self.library)[0] is self.figure
-            prefix = self.phrases.raw("turn", "unknown_objective", objective=objective.strip() or "that",
+            prefix = self.lines.raw("turn", "unknown_objective", objective=objective.strip() or "that",
                                       figure=self.figure.name, related=related)
             st.announced = True
         if st.skip_turns > 0:
             st.skip_turns -= 1
-            return self._decision(None, prefix + self.phrases.raw("turn", "waiting"), "passing on request")
+            return self._decision(None, prefix + self.lines.raw("turn", "waiting"), "passing on request")
         if st.pending is not None:
             done, text = self._honour(st.pending, board)
             st.pending = None
@@ -136,7 +161,11 @@ class Planner(ChatMixin):
                 return done
             prefix += text
         fit = self.fit(board)
-        step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=st.first)
+        if st.size_first and (st.first is None or st.first in fit.matched or st.first in self.keep(board)):
+            st.first = None  # the promised piece was taken: the strategy picks again
+            self._promise(self._by_size(self._open(fit, board), st.size_first)[:3], fit, board)
+        step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=st.first,
+                         skip=self.skip(board))
         if step.piece is not None and step.piece == st.first:
             st.first = None
         return self._from_step(step, fit, board, prefix)
@@ -165,12 +194,12 @@ class Planner(ChatMixin):
         pose = nearest_valid(bad, board, max_px=10.0, clearance=clearance, avoid=bad)
         if pose is not None:
             self._remember(pose)
-            return self._decision(pose, self.phrases.raw("turn", "adjusted", piece=bad.piece, what=what),
+            return self._decision(pose, self.lines.raw("turn", "adjusted", piece=bad.piece, what=what),
                                   f"adjusted {bad.piece} after collisions with {what}")
         rest = {n: p for n, p in board.items() if n != bad.piece}
         fit = self.fit(rest)
         step = next_step(self.figure, fit, rest, self.ours(rest), clearance=clearance, avoid=bad,
-                         skip=frozenset({bad.piece}))
+                         skip=frozenset({bad.piece}) | self.skip(rest), keep=self.keep(rest))
         return self._from_step(step, fit, rest, "")
 
     def _remember(self, pose: Pose) -> None:
@@ -181,6 +210,9 @@ class Planner(ChatMixin):
         line = _line(text)
         self.state.last_line = line
         self.state.announced_pose = pose
+        kept = self.constraints()
+        if kept:
+            reasoning += " | partner's constraints: " + "; ".join(kept)
         return Decision(pose=pose, chat=line, reasoning=reasoning, source=SOURCE)
 
     def _honour(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
@@ -204,10 +236,10 @@ class Planner(ChatMixin):
                 st.overrides[req.piece] = pose
                 self._remember(pose)
                 key = "request_moved" if req.kind == "move" else "request_turned"
-                text = self.phrases.raw("turn", key, piece=req.piece, direction=req.direction)
+                text = self.lines.raw("turn", key, piece=req.piece, direction=req.direction)
                 return self._decision(pose, text, f"chat request: {req.kind} {req.piece}"), ""
         key = "request_failed" if req.kind == "move" else "request_turn_failed"
-        return None, self.phrases.raw("turn", key, piece=req.piece, direction=req.direction)
+        return None, self.lines.raw("turn", key, piece=req.piece, direction=req.direction)
 
     def _honour_place(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
         """Put the piece flush against the anchor the partner named, if there is room."""
@@ -221,15 +253,15 @@ class Planner(ChatMixin):
             if pose is not None:
                 st.overrides[req.piece] = pose
                 self._remember(pose)
-                text = self.phrases.raw("turn", "request_placed", **values)
+                text = self.lines.raw("turn", "request_placed", **values)
                 return self._decision(pose, text, f"chat request: put {req.piece} {req.relation} {req.anchor}"), ""
-        return None, self.phrases.raw("turn", "request_place_failed", **values)
+        return None, self.lines.raw("turn", "request_place_failed", **values)
 
     def _from_step(self, step: Step, fit: Fit, board: Mapping[str, Pose], prefix: str) -> Decision:
         self.last_step, self.last_fit = step, fit
         st = self.state
         fig = self.figure
-        ph = self.phrases
+        ph = self.lines
         idx = st.turns
         reasoning = (f"figure={fig.name} variant={fig.variants[fit.anchor.variant].label} "
                      f"shift=({fit.anchor.dx:.1f},{fit.anchor.dy:.1f})px in place={sorted(fit.matched)} "

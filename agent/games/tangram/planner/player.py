@@ -7,12 +7,15 @@ pure computation of a few milliseconds, so it runs directly on the event loop.
 
 from __future__ import annotations
 
+import asyncio
+
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.planner.hint import planner_hint
 from agent.games.tangram.planner.library import FigureLibrary, load_library
 from agent.games.tangram.planner.phrases import Phrases
 from agent.games.tangram.planner.planner import Planner
+from agent.games.tangram.planner.understand import warm
 
 
 class PlannerPlayer(Player):
@@ -24,6 +27,7 @@ class PlannerPlayer(Player):
         self.config = config or Config()
         library = library or load_library(extra=self.config.planner.figures_dir)
         self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
+        self._warm: asyncio.Future[None] | None = None
 
     async def play(self, view: TurnView) -> Decision:
         return self.planner.play(view.objective, view.board(), view.movers)
@@ -33,6 +37,9 @@ class PlannerPlayer(Player):
                                    view.movers)
 
     async def chat(self, view: TurnView) -> str:
+        if self._warm is None:  # the language identifier and the lines load once, in a worker thread
+            self._warm = asyncio.ensure_future(asyncio.to_thread(warm))
+        await asyncio.shield(self._warm)
         # A play on its way counts as made: the line that announced it has gone out already.
         board = {**view.board(), **view.landing}
         movers = {**view.movers, **dict.fromkeys(view.landing, "agent")}

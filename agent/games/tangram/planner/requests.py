@@ -8,12 +8,13 @@ we). Words come from ``phrases.yaml``; the parsing is keyword spotting on normal
 
 from __future__ import annotations
 
-import difflib
+import functools
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.planner import shapes
@@ -24,7 +25,8 @@ from agent.games.tangram.planner.phrases import Phrases
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
                  "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
-                 "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other"]
+                 "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
+                 "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language"]
 
 # Words of part names too common to identify a part on their own ("left" wall, "upper" hull).
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
@@ -58,6 +60,14 @@ class Request:
     """For place_near: "partner" for "my piece", "agent" for "your piece", "" for a piece named."""
     question: bool = False
     """The message asks something rather than asks for something."""
+    pieces: tuple[str, ...] = ()
+    """Every piece the message names, in its order (for "both small triangles")."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _norm(phrase: str) -> str:
+    """A vocabulary phrase normalised (the same few hundred phrases for every line: kept)."""
+    return normalize_text(phrase)
 
 
 def _phrase_at(words: Sequence[str], phrase: str) -> int:
@@ -69,7 +79,7 @@ def _phrase_at(words: Sequence[str], phrase: str) -> int:
 
 
 def _has_any(words: Sequence[str], phrases: Iterable[str]) -> bool:
-    return any(_phrase_at(words, normalize_text(ph)) >= 0 for ph in phrases)
+    return any(_phrase_at(words, _norm(ph)) >= 0 for ph in phrases)
 
 
 def _find_pieces(words: Sequence[str], phrases: Phrases, prefer: Sequence[str]) -> list[tuple[int, str]]:
@@ -78,13 +88,13 @@ def _find_pieces(words: Sequence[str], phrases: Phrases, prefer: Sequence[str]) 
     vocab = phrases.vocabulary
     for piece, names in vocab.pieces.items():
         for name in names:
-            i = _phrase_at(words, normalize_text(name))
+            i = _phrase_at(words, _norm(name))
             if i >= 0:
                 found.append((i, piece))
                 break
     for kind, names in vocab.kinds.items():
         for name in names:
-            i = _phrase_at(words, normalize_text(name))
+            i = _phrase_at(words, _norm(name))
             if i >= 0:
                 of_kind = [p for p in prefer if shapes.kind(p) == kind]
                 if of_kind:
@@ -97,7 +107,7 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
     """The slot whose part the message names, the words used, and their positions."""
     best: tuple[int, str, str, set[int]] | None = None
     for slot in order:
-        part = normalize_text(figure.parts[slot])
+        part = _norm(figure.parts[slot])
         i = _phrase_at(words, part)
         n = len(part.split())
         if i >= 0 and (best is None or n > best[0]):
@@ -105,7 +115,7 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
     if best:
         return best[1], best[2], best[3]
     for slot in order:  # one distinctive word: "wall" finds the first wall still to build
-        for w in normalize_text(figure.parts[slot]).split():
+        for w in _norm(figure.parts[slot]).split():
             if w in _GENERIC:
                 continue
             for i, x in enumerate(words):
@@ -137,7 +147,7 @@ def _amount(words: Sequence[str], text: str, phrases: Phrases) -> float:
 def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
     """The thing asked for after 'make a' / 'build an' ..., for 'I don't know how to make X'."""
     for trigger in phrases.vocabulary.intents["switch"]:
-        t = normalize_text(trigger).split()
+        t = _norm(trigger).split()
         i = _phrase_at(words, " ".join(t))
         if i >= 0 and t[-1] in ("a", "an", "to"):
             rest = [w for w in words[i + len(t):] if w not in ("instead", "please", "now", "then")]
@@ -170,7 +180,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return _has_any(words, intents.get(intent, []))
 
     def starts(intent: str) -> bool:
-        return any(_phrase_at(words, normalize_text(p)) == 0 for p in intents.get(intent, []))
+        return any(_phrase_at(words, _norm(p)) == 0 for p in intents.get(intent, []))
 
     asking = starts("request_start")
     question = not asking and (message.rstrip().endswith("?") or starts("question_start"))
@@ -192,7 +202,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         if (exact or wanted) and (plain_switch or soft_switch or question
                                   or len([w for w in words if len(w) > 2]) <= 4):
             return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
-    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces:
+    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces \
+            and slot is None:
         return Request("switch_same", figure=figure)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
         piece = last_piece
@@ -257,6 +268,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("undo", piece=piece)
     if has("disagree") or (not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))):
         return Request("disagree", piece=piece)
+    if has("for_you") and (piece or slot):  # "help me with the roof"
+        return Request("for_you", piece=piece, slot=slot)
     for intent in ("why", "wait", "help", "next", "progress", "plan"):
         if has(intent):
             return Request(intent)
@@ -276,6 +289,12 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     return Request("other")
 
 
+def asks_for_figure(text: str, phrases: Phrases) -> bool:
+    """A word that asks for another figure or likens the board to one ("looks like a")."""
+    words = normalize_text(text).split()
+    return switch_word_only(words, phrases) or _has_any(words, phrases.vocabulary.intents.get("soft_switch_only", []))
+
+
 def switch_word_only(words: Sequence[str], phrases: Phrases) -> bool:
     """A word that asks for another figure, plainly or not."""
     intents = phrases.vocabulary.intents
@@ -287,7 +306,7 @@ def _relation(words: Sequence[str], phrases: Phrases) -> tuple[str, str, set[int
     best: tuple[int, str, str, int] | None = None
     for relation, names in phrases.words.relations.items():
         for name in names:
-            norm = normalize_text(name)
+            norm = _norm(name)
             i = _phrase_at(words, norm)
             n = len(norm.split())
             if i >= 0 and (best is None or n > best[3]):
@@ -321,20 +340,97 @@ def correct_typos(text: str, phrases: Phrases) -> str:
     out = []
     for w in text.split():
         if len(w) >= 4 and w not in known and not w.isdigit() and not is_wordnet_term(w) and w not in STOPWORDS:
-            close = difflib.get_close_matches(w, known, n=1, cutoff=0.8)
+            close = process.extractOne(w, known, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
             out.append(close[0] if close else w)
         else:
             out.append(w)
     return " ".join(out)
 
 
+TYPO_SCORE = 80.0
+"""How like a vocabulary word (rapidfuzz's ratio, 0-100) a misspelt word must be to be read as it."""
+
+
+@functools.lru_cache(maxsize=4)
 def _vocabulary_words(phrases: Phrases) -> list[str]:
     vocab = phrases.vocabulary
     words: set[str] = set()
     for group in (vocab.pieces, vocab.kinds, vocab.amounts, vocab.intents):
         for names in group.values():
             for name in names:
-                words.update(w for w in normalize_text(name).split() if len(w) >= 4)
+                words.update(w for w in _norm(name).split() if len(w) >= 4)
     for names in phrases.words.directions.values():
         words.update(n for n in names if len(n) >= 4)
     return sorted(words)
+
+
+STRONG = frozenset({"switch", "switch_offer", "switch_same", "move", "rotate", "place_near", "assign", "yes", "no",
+                    "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
+                    "disagree"})
+"""What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
+_ARTICLE = {"a", "an"}
+
+
+def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
+               phrases: Phrases, last_piece: str | None = None) -> Request:
+    """The request a line read by its meaning (:mod:`.intents`) makes, with what it names filled in
+    from the keyword reading (``parsed``) and the line's own words."""
+    words = correct_typos(normalize_text(text), phrases).split()
+    intents = phrases.vocabulary.intents
+
+    def has(key: str) -> bool:
+        return _has_any(words, intents.get(key, []))
+
+    if meaning in ("praise", "thanks", "ack"):
+        return Request(meaning)  # type: ignore[arg-type]
+    if meaning == "keep_mine" and parsed.piece and not has("mine") and "my" not in words:
+        meaning = "keep_piece"  # "leave purple alone": that piece, whoever moved it
+    if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
+        consent, negated = has("consent"), has("negation")
+        if consent or negated:
+            return Request("release" if consent else "keep")
+        return Request("keep" if meaning == "keep_mine" else "release")
+    if meaning == "keep_piece":
+        piece = parsed.piece or (last_piece if has("that") else None)
+        return Request("keep_piece", piece=piece) if piece else Request("keep")
+    if meaning == "strategy":
+        slot, part, _ = _find_part(words, figure, list(figure.order))
+        if slot is not None:
+            return Request("strategy", slot=slot, part=part, what="part")
+        region = _region(has)
+        if region:
+            return Request("strategy", direction=region, what="where")
+        return Request("strategy", what="small" if has("small_first") else "big")
+    if meaning == "unknown_figure":
+        what = _thing(words)
+        nearest = find_figure(what, library)[0] if what else None
+        return Request("unknown_figure", what=what, figure=nearest)
+    if meaning == "spatial":
+        if has("resize") and not has("space"):
+            return Request("resize")
+        kind = "space" if has("space") else "symmetry" if has("symmetry") else "part"
+        named = tuple(dict.fromkeys(p for _, p in _find_pieces(words, phrases, list(figure.order))))
+        if "small" in words and ("triangles" in words or "both" in words):
+            named = tuple(dict.fromkeys([*named, *(p for p in figure.order if shapes.kind(p) == "small triangle")]))
+        return Request("spatial", what=kind, pieces=named, piece=named[0] if named else None)
+    if meaning == "vague_request":
+        return Request("vague", direction=_region(has), what="triangle" if has("triangle") else "")
+    return parsed
+
+
+def _region(has: Callable[[str], bool]) -> str:
+    """The part of the figure a line points at: "top", "bottom", "left", "right", "middle", or ""."""
+    for region in ("top", "bottom", "left", "right", "middle"):
+        if has(f"region_{region}"):
+            return region
+    return ""
+
+
+def _thing(words: Sequence[str]) -> str:
+    """What a line names after its last "a"/"an" ("it should be a teapot instead" -> "teapot")."""
+    spots = [i for i, w in enumerate(words) if w in _ARTICLE]
+    for i in reversed(spots):
+        rest = [w for w in words[i + 1:i + 4] if w not in STOPWORDS and w not in ("instead", "please", "now")]
+        if rest:
+            return " ".join(rest[:2])
+    return ""

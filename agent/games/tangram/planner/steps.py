@@ -85,17 +85,17 @@ def next_step(figure: Figure, fit: Fit, board: Mapping[str, Pose], ours: frozens
     """The next move toward ``fit``'s targets.
 
     ``ours`` are the board pieces we placed; ``skip`` pieces are not to be moved this time (the
-    game just rejected them); ``keep`` pieces are moved only when they are in the way of a part
-    (the human asked us to leave their pieces alone); ``first`` is tried before the others (the
-    human asked for it).
+    game just rejected them, or the human asked to leave them where they are); ``keep`` pieces are
+    never moved, not even when they are in the way of a part (the human asked us to leave their
+    pieces alone: the rest is built around them); ``first`` is tried before the others (the human
+    asked for it).
     """
     order = build_order(figure, fit)
     todo = [p for p in order if p not in fit.matched]
     if not todo:
         return Step("complete")
     drawer = [p for p in todo if p not in board and p not in skip]
-    stray = [p for p in todo if p in board and p not in skip
-             and (p not in keep or _in_the_way_of(fit, board, p, todo) is not None)]
+    stray = [p for p in todo if p in board and p not in skip and p not in keep]
 
     def attempt(p: str, max_px: float, strict: bool = True) -> Pose | None:
         pose = nearest_valid(fit.targets[p], board, max_px=max_px, clearance=clearance, avoid=avoid)

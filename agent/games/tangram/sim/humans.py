@@ -13,6 +13,11 @@ Kinds:
   missing piece of the figure where the figure has it); otherwise keeps the pieces together,
   putting a new piece next to those already on the board.
 * ``chatty``: moves like ``random`` and talks: often before the AI's turn, sometimes during it.
+* ``requesting``: builds like ``cooperative`` and makes the requests people make of a partner, in
+  English or Portuguese (by seed): "don't move my pieces", "start with the big ones", "turn the
+  square", "leave Red where it is"; on each of its later turns it checks the agent kept them (its
+  own pieces where it left them, the biggest piece left placed next, the square turned, Red not
+  moved again) and notes each broken promise in :attr:`ScriptedHuman.broken`.
 """
 
 from __future__ import annotations
@@ -26,11 +31,11 @@ from shapely.prepared import prep
 
 from agent.games.tangram.geometry.collide import BOARD_PX, polygon_px
 from agent.games.tangram.geometry.frames import Pose, rotation_distance
-from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
 from agent.games.tangram.sim.figure import target_poses
 from agent.games.tangram.sim.simgame import SimGame
 
-HUMAN_KINDS = ("passive", "random", "cooperative", "chatty")
+HUMAN_KINDS = ("passive", "random", "cooperative", "chatty", "requesting")
 ROTATIONS = tuple(float(r) for r in range(0, 360, 45))
 """A right-click turns a piece by 45 degrees, and 360 wraps to 0."""
 SAMPLES = 160
@@ -62,6 +67,8 @@ class ScriptedHuman:
     rng: random.Random = field(init=False)
     chat_before_p: float = 0.0
     chat_during_p: float = 0.0
+    broken: list[str] = field(default_factory=list)
+    """Promises and constraints the agent broke, as this partner saw them (``requesting`` only)."""
 
     def __post_init__(self) -> None:
         # A string seed is hashed with SHA-512 by random.Random: stable across runs and platforms.
@@ -105,6 +112,8 @@ class RandomHuman(ScriptedHuman):
 class CooperativeHuman(ScriptedHuman):
     _targets: dict[str, Pose] | None = None
     _looked_up: bool = False
+    _hands_off: frozenset[str] = frozenset()
+    """Pieces this partner does not move (one it asked the agent to leave where it is)."""
 
     def choose_move(self, game: SimGame) -> Move | None:
         if not self._looked_up:  # once per game: matching may not be free
@@ -122,6 +131,8 @@ class CooperativeHuman(ScriptedHuman):
         dx, dy = _anchor(placed, targets)
         drops = _Drops(game)
         for name, goal in targets.items():
+            if name in self._hands_off:
+                continue
             gx, gy = goal.x + dx, goal.y + dy
             here = placed.get(name)
             if here is not None and math.dist((here.x, here.y), (gx, gy)) < 2.0 \
@@ -137,7 +148,8 @@ class CooperativeHuman(ScriptedHuman):
     def _compact_move(self, game: SimGame) -> Move | None:
         """Put a piece from the drawer next to what is on the board (or near the middle)."""
         placed = game.on_board()
-        drawer = tuple(n for n in PIECE_NAMES if n not in placed) or PIECE_NAMES
+        drawer = tuple(n for n in PIECE_NAMES if n not in placed and n not in self._hands_off) or tuple(
+            n for n in PIECE_NAMES if n not in self._hands_off)
         if placed:
             cx = sum(p.centroid_board()[0] for p in placed.values()) / len(placed)
             cy = sum(p.centroid_board()[1] for p in placed.values()) / len(placed)
@@ -160,6 +172,92 @@ class ChattyHuman(RandomHuman):
     pass
 
 
+_SIZE = {"large triangle": 4, "medium triangle": 2, "square": 2, "parallelogram": 2, "small triangle": 1}
+"""Each kind's area in small triangles."""
+_MOVED = 0.5
+"""How far (board units, or degrees) a piece must be off to count as moved."""
+REQUESTS = (
+    ("keep_mine", ("please don't move my pieces", "não mexas nas minhas peças")),
+    ("biggest_next", ("let's start with the big ones", "vamos começar pelas peças grandes")),
+    ("turn_square", ("can you rotate the square?", "podes rodar o quadrado?")),
+    ("keep_red", ("leave the red one where it is", "deixa o vermelho onde está")),
+)
+"""The requests of the ``requesting`` partner, in order, one per turn, each in English and Portuguese."""
+
+
+class RequestingHuman(CooperativeHuman):
+    """A partner who asks for things and checks, on its later turns, that they were done."""
+
+    _asked: int = 0
+    _left: dict[str, Pose] | None = None
+    """The board as this partner left it at the end of its last turn."""
+    _mine: dict[str, Pose]
+    _keep_mine: bool = False
+    _keep: dict[str, Pose | None]
+    _expect: list[str]
+    """Checks due on this partner's next turn ("biggest_next", "turn_square")."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._mine, self._keep, self._expect = {}, {}, []
+
+    def chat_before(self, game: SimGame) -> list[str]:
+        self._check(game)
+        if self._asked >= len(REQUESTS):
+            return []
+        what, lines = REQUESTS[self._asked]
+        self._asked += 1
+        board = game.on_board()
+        if what == "keep_mine":
+            self._keep_mine = True
+        elif what == "keep_red":
+            self._keep["Red"] = board.get("Red")
+            self._hands_off = frozenset({"Red"})
+        elif what != "turn_square" or "Purple" in board:
+            self._expect.append(what)
+            if what == "turn_square":  # asking to turn it consents to its move
+                self._mine.pop("Purple", None)
+        else:
+            return []
+        return [self.rng.choice(lines)]
+
+    def choose_move(self, game: SimGame) -> Move | None:
+        move = super().choose_move(game)
+        board = dict(game.on_board())
+        if move is not None:
+            self._mine[move[0]] = board[move[0]] = Pose(*move)
+        self._left = board
+        return move
+
+    def _check(self, game: SimGame) -> None:
+        """What the agent did since this partner's last turn, against what it was asked."""
+        if self._left is None:
+            return
+        now, before = game.on_board(), self._left
+        if self._keep_mine:
+            self.broken += [f"moved the partner's {p}" for p, pose in self._mine.items()
+                            if p in now and _moved(now[p], pose)]
+        for piece, pose in self._keep.items():
+            if (pose is None) != (piece not in now) or (pose is not None and _moved(now[piece], pose)):
+                self.broken.append(f"moved {piece}, asked to leave it")
+        for what in self._expect:
+            new = [p for p in now if p not in before]
+            drawer = [p for p in PIECE_NAMES if p not in before]
+            if what == "biggest_next" and new and drawer:
+                biggest = max(_SIZE[PIECES[p].kind] for p in drawer)
+                if _SIZE[PIECES[new[0]].kind] != biggest:
+                    self.broken.append(f"placed {new[0]} after 'big ones first' while a bigger piece was left")
+            if what == "turn_square" and "Purple" in now and "Purple" in before \
+                    and rotation_distance(now["Purple"].rotation, before["Purple"].rotation) < _MOVED:
+                self.broken.append("did not turn the square")
+        self._expect.clear()
+        self._mine = {p: pose for p, pose in self._mine.items() if p in now and not _moved(now[p], pose)}
+
+
+def _moved(a: Pose, b: Pose) -> bool:
+    return math.dist((a.x, a.y), (b.x, b.y)) > _MOVED or rotation_distance(a.rotation, b.rotation) > _MOVED
+
+
 def make_human(kind: str, seed: int | str = 0, objective: str = "") -> ScriptedHuman:
     if kind == "passive":
         return PassiveHuman(kind, seed, objective)
@@ -169,6 +267,8 @@ def make_human(kind: str, seed: int | str = 0, objective: str = "") -> ScriptedH
         return CooperativeHuman(kind, seed, objective, chat_before_p=0.15)
     if kind == "chatty":
         return ChattyHuman(kind, seed, objective, chat_before_p=0.7, chat_during_p=0.5)
+    if kind == "requesting":
+        return RequestingHuman(kind, seed, objective)
     raise ValueError(f"unknown human kind {kind!r}; choose from {', '.join(HUMAN_KINDS)}")
 
 

@@ -103,6 +103,8 @@ class GameResult:
     """The agent's own transcript for this game, when it could be read."""
     agent_dir: Path | None = None
     """The folder of the agent's transcripts: files its records name (the pictures the LLM saw) are there."""
+    broken_promises: list[str] = field(default_factory=list)
+    """What the scripted partner asked for and saw the agent not do (the ``requesting`` partner)."""
 
     @property
     def final_board(self) -> dict[str, Pose]:
@@ -123,6 +125,7 @@ class GameResult:
             "chat": [_asdict(c) for c in self.game.chat_log],
             "chat_requests": [_asdict(c) for c in self.chats],
             "violations": [_asdict(v) for v in self.game.violations],
+            "broken_promises": self.broken_promises,
         }
 
 
@@ -182,6 +185,7 @@ async def play_game(url: str, index: int, options: RunOptions,
     finally:
         result.wall_end = time.time()
         result.chats = list(client.chats)
+        result.broken_promises = list(client.human.broken) if client.human is not None else []
         result.frames_sent = len(client.sent)
         result.bytes_sent = sum(f.size for f in client.sent)
         result.frames_received = len(client.frames)

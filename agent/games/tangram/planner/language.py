@@ -1,0 +1,169 @@
+"""Which language a chat line is in, and a Portuguese line read as English.
+
+English and Portuguese are answered (``languages.yaml``: ``answered``). A line is Portuguese when
+more of its words are Portuguese markers than English words, or when the language identifier
+(py3langid, its model inside the wheel) is sure of it; another language the same way, from its
+markers or the identifier. Short lines without markers ("ok", "lol", an emoji) count as English.
+
+A Portuguese line is understood through its gloss: accents folded, its words and phrases replaced
+(longest first) by their English meaning in the planner's vocabulary, then read like English.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz, process
+from wordnet_lookup import is_wordnet_term
+
+from agent.games.tangram.planner.matching import STOPWORDS
+
+LANGUAGES_PATH = Path(__file__).resolve().parent / "languages.yaml"
+DEFAULT = "en"
+IDENTIFIER_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ro", "sv", "da", "cs", "tr")
+"""The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
+TYPO_SCORE = 84.0
+"""How like a glossed Portuguese word (rapidfuzz's ratio) an unknown word must be to be read as it."""
+TYPO_MIN_LETTERS = 5
+IDENTIFIER_MIN_WORDS = 3
+IDENTIFIER_CONFIDENCE = 0.9
+MAX_CHARS = 400
+_WORD = re.compile(r"[a-z0-9]+")
+_PIECES = frozenset({"red", "cream", "blue", "green", "yellow", "purple", "brown"})
+
+
+class LanguageFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    answered: list[str]
+    symbols: dict[str, str]
+    markers: dict[str, list[str]]
+    other_language: dict[str, str]
+    whole: dict[str, str]
+    gloss: dict[str, str]
+
+
+def fold(text: str) -> str:
+    """Lower case, accents off, apostrophes dropped, only letters and digits as words."""
+    text = unicodedata.normalize("NFKD", text[:MAX_CHARS].lower().replace("'", "").replace("\u2019", ""))
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(_WORD.findall(text))
+
+
+@dataclass(frozen=True)
+class Languages:
+    data: LanguageFile
+
+    @functools.cached_property
+    def _markers(self) -> dict[str, frozenset[str]]:
+        return {lang: frozenset(fold(w) for w in words) for lang, words in self.data.markers.items()}
+
+    @functools.cached_property
+    def _gloss(self) -> list[tuple[list[str], list[str]]]:
+        pairs = [(fold(k).split(), fold(v).split()) for k, v in self.data.gloss.items()]
+        return sorted(pairs, key=lambda kv: -len(kv[0]))
+
+    @functools.cached_property
+    def _gloss_words(self) -> dict[str, list[str]]:
+        """The one-word glosses, for reading a misspelt word ("quadardo")."""
+        return {src[0]: dst for src, dst in self._gloss if len(src) == 1 and len(src[0]) >= TYPO_MIN_LETTERS}
+
+    def detect(self, text: str) -> str:
+        """The language of ``text``: "en", "pt", another ISO 639-1 code, English when unsure."""
+        words = fold(text).split()
+        if not words:
+            return DEFAULT
+        english = sum(1 for w in words if _english_word(w))
+        counts = {lang: sum(1 for w in words if w in marks) for lang, marks in self._markers.items()}
+        if not english and not any(counts.values()):  # a misspelt marker ("obrigadoo")
+            for lang, marks in self._markers.items():
+                counts[lang] = sum(1 for w in words if len(w) >= TYPO_MIN_LETTERS and process.extractOne(
+                    w, marks, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE) is not None)
+        # Words shared by several languages (casa, gira) count for each; the identifier breaks ties.
+        best = max(counts, key=lambda k: (counts[k], k == "pt"))
+        ranked = sorted(counts.values(), reverse=True)
+        sure_marker = counts[best] > english and (len(ranked) < 2 or counts[best] > ranked[1])
+        if len(words) >= IDENTIFIER_MIN_WORDS and english < 0.8 * len(words):
+            lang, p = _identifier().classify(text[:MAX_CHARS])
+            # The identifier decides unless the markers clearly say another language (it takes
+            # short European Portuguese for Spanish: "o que estamos a construir").
+            markers_agree = not sure_marker or counts.get(lang, 0) >= counts[best]
+            if p >= IDENTIFIER_CONFIDENCE and lang != DEFAULT and markers_agree:
+                return str(lang)
+            if p >= IDENTIFIER_CONFIDENCE and lang == DEFAULT and not sure_marker:
+                return DEFAULT
+        if sure_marker:
+            return best
+        if counts.get("pt", 0) and counts["pt"] >= english and counts["pt"] == ranked[0]:
+            return "pt"
+        return DEFAULT
+
+    def plain(self, text: str, words: bool = True) -> str:
+        """``text`` with its emoji and symbols written as the English words they stand for (or
+        dropped, ``words=False``: what is left tells the language)."""
+        text = text[:MAX_CHARS]
+        for symbol, meaning in self.data.symbols.items():
+            if symbol in text:
+                text = text.replace(symbol, meaning if words else " ")
+        return text
+
+    def answered(self, lang: str) -> bool:
+        return lang in self.data.answered
+
+    def gloss(self, text: str) -> str:
+        """A Portuguese line in the planner's English words ("podes rodar o quadrado" -> "can you
+        rotate the square"); words without a gloss stay as they are."""
+        folded = fold(text)
+        if folded in self.data.whole:
+            return self.data.whole[folded]
+        words = folded.split()
+        out: list[str] = []
+        i = 0
+        while i < len(words):
+            for src, dst in self._gloss:
+                if words[i:i + len(src)] == src:
+                    out += dst
+                    i += len(src)
+                    break
+            else:
+                out += self._misspelt(words[i])
+                i += 1
+        return " ".join(out)
+
+    def _misspelt(self, word: str) -> list[str]:
+        if len(word) < TYPO_MIN_LETTERS or _english_word(word):
+            return [word]
+        close = process.extractOne(word, list(self._gloss_words), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
+        return self._gloss_words[close[0]] if close else [word]
+
+    def other_language_line(self, lang: str) -> str:
+        lines = self.data.other_language
+        return lines.get(lang, lines["default"])
+
+
+def _english_word(word: str) -> bool:
+    return word in STOPWORDS or word in _PIECES or (len(word) > 2 and is_wordnet_term(word))
+
+
+@functools.lru_cache(maxsize=1)
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    ident.set_languages(list(IDENTIFIER_LANGUAGES))
+    return ident
+
+
+@functools.lru_cache(maxsize=2)
+def _load(path: Path) -> Languages:
+    return Languages(LanguageFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+
+
+def load_languages(path: str | Path | None = None) -> Languages:
+    return _load(Path(path or LANGUAGES_PATH).resolve())

@@ -1,0 +1,68 @@
+"""One chat line understood: its language, then what it asks for.
+
+1. Emoji become the words they stand for; the language is told (:mod:`.language`). A language the
+   partner is not answered in gets a line saying so (``other_language``).
+2. A Portuguese line is glossed into the planner's English words.
+3. The keyword reading (:mod:`.requests`) takes the line apart: which piece, which part, which
+   figure, which direction; the meaning classifier (:mod:`.intents`) reads what it is for. When the
+   classifier is sure of a meaning the keywords cannot tell (praise, a strategy, a constraint, a
+   figure the library lacks, space or size, a vague request) and the keywords found no plain
+   request, the meaning wins, with the keywords' pieces and parts filled in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading, load_intents
+from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
+from agent.games.tangram.planner.library import Figure, FigureLibrary
+from agent.games.tangram.planner.phrases import Phrases, load_phrases
+from agent.games.tangram.planner.requests import STRONG, Request, asks_for_figure, by_meaning, parse_request
+
+
+def warm() -> None:
+    """Load what understanding needs once per process (about a second, most of it the language
+    identifier's model): call it off the event loop before the first chat line."""
+    languages = load_languages()
+    languages.detect("podes rodar o quadrado por favor")
+    load_intents().read("warm")
+    for lang in languages.data.answered:
+        load_phrases(lang=lang)
+
+
+_SOCIAL = frozenset({"praise", "thanks", "ack"})
+
+
+@dataclass(frozen=True)
+class Understood:
+    lang: str
+    """The line's language ("en", "pt", or another ISO 639-1 code)."""
+    request: Request
+    reading: Reading | None = None
+    """The classifier's reading (None for a line in a language not answered)."""
+    text: str = ""
+    """The line as read: in English words (a Portuguese line's gloss)."""
+
+
+def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Phrases, languages: Languages,
+               intents: IntentModel, *, order: Sequence[str] | None = None, prefer: Sequence[str] | None = None,
+               last_piece: str | None = None, offer: bool = False) -> Understood:
+    plain = languages.plain(message)
+    lang = languages.detect(languages.plain(message, words=False))
+    if not languages.answered(lang):
+        return Understood(lang, Request("other_language"))
+    text = plain if lang == DEFAULT else languages.gloss(plain) + ("?" if plain.rstrip().endswith("?") else "")
+    parsed = parse_request(text, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
+                           offer=offer)
+    reading = intents.read(fold(text))
+    request = parsed
+    # A question the keywords answer ("what does the parallelogram do?") stays a question.
+    plain_question = parsed.question and parsed.intent != "other"
+    # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
+    social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
+              or parsed.intent == "help") and reading.intent in _SOCIAL  # "thanks for the help"
+    if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social) and not plain_question:
+        request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
+    return Understood(lang, request, reading, text)
