@@ -192,6 +192,12 @@ class OnlineRun:
             return None
         return visit.assignment
 
+    async def finish(self, assignment: Assignment, completed: bool, reason: str) -> bool:
+        """The participant's page says the game of ``assignment`` ended (the engine quit): its last
+        attempt is ended, completed or not. False when no attempt of it is open (the game never
+        connected): then it is played again."""
+        return await self.run.store.end_open_game(assignment.participant, assignment.position, completed, reason)
+
     async def left(self, code: str, gone: bool = True) -> None:
         """The participant's page is closing (``gone``) or is back."""
         row = await self._by_code(code)

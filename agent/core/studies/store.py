@@ -463,3 +463,10 @@ class StudyStore:
         async with self._write() as conn:
             await conn.execute("UPDATE participants SET finished_page_at = COALESCE(finished_page_at, ?) WHERE id = ?",
                                (now(), pid))
+
+    async def end_open_game(self, pid: str, position: int, completed: bool, reason: str) -> bool:
+        """End the open attempt of ``pid``'s game at ``position`` (see :meth:`end_game`); False when
+        none is open."""
+        rows = await self._rows("SELECT id FROM games WHERE participant = ? AND position = ? AND ended_at IS NULL "
+                                "ORDER BY attempt DESC LIMIT 1", (pid, position))
+        return bool(rows) and await self.end_game(int(rows[0]["id"]), completed, reason)

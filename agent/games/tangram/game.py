@@ -11,11 +11,15 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from typing import TYPE_CHECKING
 
 from agent.core.config import ConfigError
 from agent.core.game import Game, lazy_llm_sample, stop_signals
 from agent.core.net import add_listen_arguments, apply_listen_arguments
 from agent.games.tangram.config import Config, ConsoleConfig
+
+if TYPE_CHECKING:
+    from agent.core.studies.run import StudyRun
 
 log = logging.getLogger("agent")
 
@@ -30,17 +34,21 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="serve the experimenter console (default 127.0.0.1:8080; see docs/console.md)")
     group.add_argument("--console-token", metavar="TOKEN",
                        help="token for a console off loopback (default: a new one, printed at start)")
+    from agent.games.tangram.online.public import add_arguments as add_online_arguments
     from agent.games.tangram.webgame.launch import add_arguments as add_browser_game_arguments
 
     add_browser_game_arguments(group)
+    add_online_arguments(group)
 
 
 def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
+    from agent.games.tangram.online.public import OnlineError, public_request
     from agent.games.tangram.webgame.launch import BrowserGameError, check_arguments
 
     try:
         check_arguments(args)  # --browser-game: one line for a bad folder or template, before anything listens
-    except BrowserGameError as exc:
+        public_request(args)  # --public: with --study and --browser-game
+    except (BrowserGameError, OnlineError) as exc:
         raise ConfigError(str(exc)) from exc
     server = apply_listen_arguments(config.server, args)
     return config.model_copy(update={"server": server, "console": _console_arguments(config, args)})
@@ -142,6 +150,17 @@ async def main(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
+async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
+    """An online study (--public): participants in their own browsers (agent/games/tangram/online/)."""
+    from agent.games.tangram.online.public import public_request, serve_online
+
+    request = public_request(args)
+    if request is None:
+        print(f"error: study {args.study} is checked, but the tangram game cannot serve a study yet in the lab; "
+              "online: add --browser-game DIR --public HOST:PORT (docs/online-study.md)", file=sys.stderr)
+        return 2
+    return await serve_online(run, request)
+
 
 GAME = Game(
     name="tangram",
@@ -152,4 +171,5 @@ GAME = Game(
     apply_arguments=apply_arguments,
     check=check,
     llm_sample=lazy_llm_sample("agent.games.tangram.llm_player.sample"),
+    serve_study=serve_study,
 )
