@@ -237,6 +237,9 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     async def socket(request: web.Request, client: Client) -> web.StreamResponse:
         return await sockets.handle(request, client)
 
+    async def no_icon(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
+
     app = web.Application(middlewares=[headers], client_max_size=MAX_BODY)
     app.router.add_get("/p/{code}", participant_page)
     app.router.add_get("/join", join)
@@ -249,4 +252,5 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     app.router.add_post("/api/finished", api_finished)
     app.router.add_post("/api/leave", api_leave)
     app.router.add_get("/ws", socket)
+    app.router.add_get("/favicon.ico", no_icon)
     return app
