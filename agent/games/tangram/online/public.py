@@ -31,7 +31,7 @@ from agent.core.study import study_metadata
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.factory import PlayerFactory, make_player_factory
 from agent.games.tangram.online.app import make_app
-from agent.games.tangram.online.assets import AssetError, prepare_assets
+from agent.games.tangram.online.assets import AssetError, Assets, prepare_assets
 from agent.games.tangram.online.guard import RateLimiter, proxy_address
 from agent.games.tangram.online.sockets import ConditionPlay, GameSockets
 from agent.games.tangram.turn.lines import turn_lines
@@ -117,24 +117,31 @@ async def _sweep(online: OnlineRun) -> None:
 
 
 async def serve_online(run: StudyRun, request: PublicRequest) -> int:
-    online = OnlineRun(run)
+    """Build (or reuse) the game and its public assets, then :func:`serve_assets`."""
     try:
         built = await asyncio.to_thread(build_game, request.gaips, request.template)
         assets = await asyncio.to_thread(prepare_assets, built.folder, default_cache() / "online")
     except (BuildError, AssetError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    return await serve_assets(run, assets, request.host, request.port, request.trusted_proxy)
+
+
+async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trusted_proxy: str | None) -> int:
+    """Serve the study's participants' origin on ``host:port`` with the prepared ``assets`` until
+    SIGINT or SIGTERM."""
+    online = OnlineRun(run)
     first: Config = run.study.conditions[0].config  # type: ignore[assignment]
     plays, factories = await _conditions(run)
     secrets = Secrets(tuple(v for c in run.study.conditions for v in c.config.secret_values()))
     limiter = RateLimiter()
     images = ImagePool(first.images.decode_workers)
     sockets = GameSockets(online, plays, first, limiter, secrets, images)
-    app = make_app(online, assets, sockets, limiter, request.trusted_proxy)
+    app = make_app(online, assets, sockets, limiter, trusted_proxy)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
                            logger=QuietHttpLog(logging.getLogger("aiohttp.server")))
     await runner.setup()
-    site = web.TCPSite(runner, request.host, request.port, reuse_address=True)
+    site = web.TCPSite(runner, host, port, reuse_address=True)
     sweeper: asyncio.Task[None] | None = None
     try:
         with stop_signals() as stop:
@@ -142,22 +149,22 @@ async def serve_online(run: StudyRun, request: PublicRequest) -> int:
                 await site.start()
             except OSError as exc:
                 in_use = exc.errno == errno.EADDRINUSE
-                print(f"error: {'port in use' if in_use else 'cannot listen'} on {request.host}:{request.port}"
+                print(f"error: {'port in use' if in_use else 'cannot listen'} on {host}:{port}"
                       f"{'' if in_use else f': {exc.strerror or exc}'}", file=sys.stderr)
                 return 2
             port = int(runner.addresses[0][1])
             for factory in factories:
                 factory.prime_soon()
             sweeper = asyncio.create_task(_sweep(online))
-            where = f"{request.host}:{port}" if ":" not in request.host else f"[{request.host}]:{port}"
+            where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
             spec = online.spec
             entry = (f"open recruitment: http://{where}/join?PROLIFIC_PID=..." if spec.recruitment == "open"
                      else "participants' links: python -m agent study invite")
             print(f"Online study {run.study.name!r} (Godot {assets.engine}) served on http://{where}/ - {entry}; "
                   "Ctrl-C stops.", file=sys.stderr, flush=True)
-            if not is_loopback(request.host) and request.trusted_proxy is None:
+            if not is_loopback(host) and trusted_proxy is None:
                 log.warning("serving on %s without a TLS proxy in front: participants' traffic is not encrypted "
-                            "(docs/online-study.md)", request.host)
+                            "(docs/online-study.md)", host)
             await stop.wait()
         log.info("shutting down: ending running turns and flushing transcripts")
         with contextlib.suppress(TimeoutError):
