@@ -32,6 +32,7 @@ from typing import Any
 
 import aiohttp
 import psutil
+from websockets.asyncio.client import connect
 
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.sim.client import GameClient
@@ -79,7 +80,7 @@ async def serve(study: Path, built: Path) -> int:
     setup_logging("WARNING", Secrets())
     assets = prepare_assets(built, built.parent / "cache")
     async with await StudyRun.open(read_study(study)) as run:
-        return await serve_assets(run, assets, "127.0.0.1", 0, None)
+        return await serve_assets(run, assets, "127.0.0.1", 0, "127.0.0.1")
 
 
 def own_times_ms(transcript: Path) -> list[float]:
@@ -107,22 +108,42 @@ def own_times_ms(transcript: Path) -> list[float]:
     return out
 
 
+class ForwardedGameClient(GameClient):
+    """The game as it reaches the agent through a proxy: with the participant's own address in
+    X-Forwarded-For (the agent trusts this process's address as its proxy)."""
+
+    def __init__(self, url: str, address: str, **kwargs: Any) -> None:
+        super().__init__(url, **kwargs)
+        self.address = address
+
+    async def connect(self) -> None:
+        self._ws = await connect(self.url, max_size=self._max_size, compression=None, ping_interval=None,
+                                 open_timeout=self._open_timeout, close_timeout=2,
+                                 additional_headers={"X-Forwarded-For": self.address})
+        self._reader = asyncio.create_task(self._read_loop(), name="sim-reader")
+        self._worker = asyncio.create_task(self._process_loop(), name="sim-worker")
+
+
 async def participant(http: aiohttp.ClientSession, base: str, code: str, turns: int, seed: int,
                       images: tuple[str, str], deadline: float) -> dict[str, Any]:
+    address = f"198.18.{seed // 250}.{seed % 250 + 1}"  # each participant from their own (benchmark) address
+    headers = {"X-Forwarded-For": address}
+
     async def call(path: str, **body: Any) -> Any:
-        async with http.post(f"{base}/api/{path}", json={"code": code, **body}) as response:
+        async with http.post(f"{base}/api/{path}", json={"code": code, **body}, headers=headers) as response:
             if response.status != 200:
                 raise RuntimeError(f"{path}: HTTP {response.status} {await response.text()}")
             return await response.json()
 
-    async with http.get(f"{base}/p/{code}") as page:
+    async with http.get(f"{base}/p/{code}", headers=headers) as page:
         page.raise_for_status()
     await call("visit")
     await call("consent", given=True)
     results: list[tuple[bool, float]] = []
     while (game := await call("game"))["ticket"] is not None:
         url = base.replace("http://", "ws://") + f"/ws?ticket={game['ticket']}"
-        async with GameClient(url, objective="A house", seed=seed, human="random", chat_timeout=deadline) as client:
+        async with ForwardedGameClient(url, address, objective="A house", seed=seed, human="random",
+                                       chat_timeout=deadline) as client:
             def fixed_images(lit: str | None = None, tinted: tuple[str, ...] = ()) -> tuple[str, str]:
                 return images
 

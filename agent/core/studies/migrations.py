@@ -76,6 +76,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE UNIQUE INDEX participants_by_ticket ON participants(ticket_sha256) WHERE ticket_sha256 IS NOT NULL",
         "ALTER TABLE participants ADD COLUMN left_at TEXT",
         "ALTER TABLE participants ADD COLUMN finished_page_at TEXT",
+        "ALTER TABLE games ADD COLUMN spend_usd REAL",
+        "ALTER TABLE games ADD COLUMN player TEXT",
         """CREATE TABLE invites (
             number INTEGER PRIMARY KEY CHECK (number >= 1),
             code_sha256 TEXT NOT NULL UNIQUE,

@@ -198,6 +198,21 @@ class OnlineRun:
         connected): then it is played again."""
         return await self.run.store.end_open_game(assignment.participant, assignment.position, completed, reason)
 
+    async def over_cap(self, participant: str) -> str | None:
+        """Why the participant's next game is played by the planner (the spend caps of the study file),
+        or None while under both caps."""
+        spec = self.spec
+        if spec.spend_cap_study_usd is not None:
+            spent = await self.run.store.spend()
+            if spent >= spec.spend_cap_study_usd:
+                return f"the study's LLM spend ${spent:.2f} reached its cap ${spec.spend_cap_study_usd:.2f}"
+        if spec.spend_cap_participant_usd is not None:
+            spent = await self.run.store.spend(participant)
+            if spent >= spec.spend_cap_participant_usd:
+                return (f"participant {participant}'s LLM spend ${spent:.2f} reached the cap "
+                        f"${spec.spend_cap_participant_usd:.2f}")
+        return None
+
     async def left(self, code: str, gone: bool = True) -> None:
         """The participant's page is closing (``gone``) or is back."""
         row = await self._by_code(code)

@@ -470,3 +470,17 @@ class StudyStore:
         rows = await self._rows("SELECT id FROM games WHERE participant = ? AND position = ? AND ended_at IS NULL "
                                 "ORDER BY attempt DESC LIMIT 1", (pid, position))
         return bool(rows) and await self.end_game(int(rows[0]["id"]), completed, reason)
+
+    async def set_game_spend(self, game_id: int, usd: float, player: str) -> None:
+        """What game ``game_id`` cost in LLM calls (US dollars), and which player played it."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE games SET spend_usd = COALESCE(spend_usd, 0) + ?, player = ? WHERE id = ?",
+                               (usd, player, game_id))
+
+    async def spend(self, pid: str | None = None) -> float:
+        """LLM spend recorded so far (US dollars): of participant ``pid``, or of the whole study."""
+        if pid is None:
+            rows = await self._rows("SELECT COALESCE(SUM(spend_usd), 0) AS s FROM games")
+        else:
+            rows = await self._rows("SELECT COALESCE(SUM(spend_usd), 0) AS s FROM games WHERE participant = ?", (pid,))
+        return float(rows[0]["s"])

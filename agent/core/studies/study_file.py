@@ -98,6 +98,11 @@ class OnlineSpec(StrictModel):
         "the link still works) or drop (marked dropped out; their order sequence goes to the next participant)."))
     leave_grace_s: float = Field(600.0, ge=10, le=7 * 24 * 3600, description=(
         "How long a participant who left may take to come back before on_leave applies."))
+    spend_cap_participant_usd: float | None = Field(None, gt=0, le=100_000, description=(
+        "LLM spend per participant (from llm.usd_per_million_input/output) beyond which their next games are "
+        "played by the offline planner."))
+    spend_cap_study_usd: float | None = Field(None, gt=0, le=1_000_000, description=(
+        "LLM spend of the whole study beyond which every next game is played by the offline planner."))
 
 
 class StudyFile(StrictModel):

@@ -19,7 +19,7 @@ from agent.core.studies.run import StudyRun
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import Assets, prepare_assets
 from agent.games.tangram.online.guard import Limits, RateLimiter
-from agent.games.tangram.online.public import _conditions
+from agent.games.tangram.online.public import _conditions, planner_play
 from agent.games.tangram.online.sockets import GameSockets
 
 STUDY = """name: web-pilot
@@ -47,11 +47,12 @@ def fake_build(folder: Path) -> Path:
     return folder
 
 
-def write_study(tmp_path: Path, recruitment: str = "invite") -> Path:
-    (tmp_path / "planner.yaml").write_text(
-        f"player: planner\ntranscripts: {{dir: {tmp_path / 'transcripts'}}}\n")
+def write_study(tmp_path: Path, recruitment: str = "invite", config: str = "player: planner\n",
+                online: str = "") -> Path:
+    """The study (its conditions' config is ``config``; ``online`` adds lines to its online section)."""
+    (tmp_path / "planner.yaml").write_text(f"{config}transcripts: {{dir: {tmp_path / 'transcripts'}}}\n")
     path = tmp_path / "study.yaml"
-    path.write_text(STUDY.replace("RECRUITMENT", recruitment))
+    path.write_text(STUDY.replace("RECRUITMENT", recruitment) + online)
     return path
 
 
@@ -71,15 +72,19 @@ class Served:
 
 @contextlib.asynccontextmanager
 async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limits | None = None,
-                       trusted_proxy: str | None = None) -> AsyncIterator[Served]:
-    study = read_study(write_study(tmp_path, recruitment))
+                       trusted_proxy: str | None = None, config: str = "player: planner\n",
+                       online: str = "") -> AsyncIterator[Served]:
+    study = read_study(write_study(tmp_path, recruitment, config, online))
     assets = prepare_assets(fake_build(tmp_path / "built"), tmp_path / "cache")
     async with await StudyRun.open(study) as run:
         online = OnlineRun(run)
         plays, factories = await _conditions(run)
+        planner, planner_factory = planner_play(run)
+        factories.append(planner_factory)
         limiter = RateLimiter(limits)
         images = ImagePool(1)
-        sockets = GameSockets(online, plays, study.conditions[0].config, limiter, images=images)  # type: ignore[arg-type]
+        sockets = GameSockets(online, plays, study.conditions[0].config, limiter, images=images,  # type: ignore[arg-type]
+                              planner=planner)
         runner = web.AppRunner(make_app(online, assets, sockets, limiter, trusted_proxy), access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)

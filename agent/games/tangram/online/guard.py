@@ -36,7 +36,7 @@ class Limits:
     NAT must fit in the per-address numbers; the global ones stop a flood from many addresses."""
 
     per_address: dict[str, Rate] = field(default_factory=lambda: {
-        "page": Rate(60, 120), "api": Rate(120, 600), "socket": Rate(60, 240), "chat": Rate(20, 30)})
+        "page": Rate(120, 240), "api": Rate(300, 1200), "socket": Rate(120, 480), "chat": Rate(20, 30)})
     overall: dict[str, Rate] = field(default_factory=lambda: {
         "page": Rate(2000, 6000), "api": Rate(4000, 20_000), "socket": Rate(2000, 6000), "chat": Rate(2000, 6000)})
     max_sockets_per_address: int = 400

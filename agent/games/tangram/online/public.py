@@ -34,6 +34,7 @@ from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import AssetError, Assets, prepare_assets
 from agent.games.tangram.online.guard import RateLimiter, proxy_address
 from agent.games.tangram.online.sockets import ConditionPlay, GameSockets
+from agent.games.tangram.online.spend import missing_prices
 from agent.games.tangram.turn.lines import turn_lines
 from agent.games.tangram.turn.thinking import thinking_line
 from agent.games.tangram.webgame.build import BuildError, build_game, default_cache
@@ -106,6 +107,14 @@ async def _conditions(run: StudyRun) -> tuple[dict[str, ConditionPlay], list[Pla
     return plays, factories
 
 
+def planner_play(run: StudyRun) -> tuple[ConditionPlay, PlayerFactory]:
+    """The offline planner, for games over the spend caps."""
+    first: Config = run.study.conditions[0].config  # type: ignore[assignment]
+    config = first.model_copy(update={"player": "planner"})
+    factory = make_player_factory(config, with_client=False)
+    return ConditionPlay(factory, {}, thinking_line(config), turn_lines(config)), factory
+
+
 async def _sweep(online: OnlineRun) -> None:
     while True:
         await asyncio.sleep(LEAVE_SWEEP_S)
@@ -132,11 +141,17 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
     SIGINT or SIGTERM."""
     online = OnlineRun(run)
     first: Config = run.study.conditions[0].config  # type: ignore[assignment]
+    missing = missing_prices(run.study)
+    if missing is not None:
+        print(f"error: {missing}", file=sys.stderr)
+        return 2
     plays, factories = await _conditions(run)
+    planner, planner_factory = planner_play(run)
+    factories.append(planner_factory)
     secrets = Secrets(tuple(v for c in run.study.conditions for v in c.config.secret_values()))
     limiter = RateLimiter()
     images = ImagePool(first.images.decode_workers)
-    sockets = GameSockets(online, plays, first, limiter, secrets, images)
+    sockets = GameSockets(online, plays, first, limiter, secrets, images, planner)
     app = make_app(online, assets, sockets, limiter, trusted_proxy)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
                            logger=QuietHttpLog(logging.getLogger("aiohttp.server")))

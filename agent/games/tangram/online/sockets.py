@@ -31,11 +31,11 @@ from agent.core.redact import Secrets
 from agent.core.studies.online import OnlineRun, digest
 from agent.core.studies.run import Assignment
 from agent.core.studies.store import StoreError
-from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.factory import PlayerSource
 from agent.games.tangram.link.session import Session
 from agent.games.tangram.online.guard import Client, RateLimiter
+from agent.games.tangram.online.spend import MeteredTranscript, prices_of
 from agent.games.tangram.turn.state import TurnLines
 
 log = logging.getLogger(__name__)
@@ -80,6 +80,8 @@ class GameSockets:
     limiter: RateLimiter
     secrets: Secrets = field(default_factory=Secrets)
     images: ImagePool | None = None
+    planner: ConditionPlay | None = None
+    """Plays a game whose participant or study is over its spend cap (spend.py)."""
     live: dict[str, tuple[web.WebSocketResponse, str]] = field(default_factory=dict)
     """Participant id: their connected socket and its ticket's hash."""
     sessions: set[Session] = field(default_factory=set)
@@ -121,10 +123,17 @@ class GameSockets:
     async def _play(self, ws: web.WebSocketResponse, assignment: Assignment, client: Client) -> None:
         play = self.conditions[assignment.condition]
         config: Config = assignment.config  # type: ignore[assignment]  # the study's conditions are tangram's
-        transcript = Transcript(config.transcripts.dir if config.transcripts.enabled else None, secrets=self.secrets,
-                                tags=config.tags, keep_files=config.transcripts.images)
+        capped = await self.online.over_cap(assignment.participant) if config.uses_llm() else None
+        if capped is not None and self.planner is not None:
+            log.warning("%s: the offline planner plays game %d of participant %s (%s) instead of the LLM", capped,
+                        assignment.position, assignment.participant, assignment.condition)
+            config = config.model_copy(update={"player": "planner"})
+            play = ConditionPlay(self.planner.players, play.base, play.thinking, play.lines)
+        transcript = MeteredTranscript(config.transcripts.dir if config.transcripts.enabled else None,
+                                       secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images,
+                                       prices=prices_of(config))
         try:
-            await self.online.run.game_started(assignment, transcript.session_id, transcript.path)
+            started = await self.online.run.game_started(assignment, transcript.session_id, transcript.path)
         except StoreError as exc:
             log.info("participant %s: game refused (%s)", assignment.participant, exc)
             await ws.close(code=LEFT_STUDY, message=b"not in the study")
@@ -140,6 +149,8 @@ class GameSockets:
             except OSError as exc:
                 log.error("cannot write the transcript %s (%s); this game runs without one", transcript.path,
                           exc.strerror or exc)
+            if capped is not None:
+                transcript.record("spend_cap", reason=capped, player=config.player)
             log.info("participant %s: game %d of %d (%s) connected, session %s", assignment.participant,
                      assignment.position, assignment.games_total, assignment.condition, transcript.session_id)
             await session.run(self._frames(ws, client, assignment.participant))
@@ -150,6 +161,8 @@ class GameSockets:
         finally:
             await session.close(reason)
             self.sessions.discard(session)
+            with contextlib.suppress(Exception):
+                await self.online.run.store.set_game_spend(started.game_id, transcript.usd, config.player)
 
     async def _frames(self, ws: web.WebSocketResponse, client: Client, participant: str) -> AsyncIterator[str | bytes]:
         async for message in ws:
