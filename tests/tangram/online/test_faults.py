@@ -49,3 +49,18 @@ async def test_a_restarted_server_continues_the_game_on_the_same_condition(tmp_p
         other = await call(served, "game", two.code)
         theirs = await served.online.admit(other["ticket"])
         assert theirs is not None and (theirs.participant, theirs.condition) == ("L0002", "quiet")
+
+
+async def test_a_closed_tab_marks_the_participant_until_they_are_back(tmp_path: Path) -> None:
+    async with served_study(tmp_path) as served:
+        (one,) = await served.online.invite(1)
+        await served.online.enter_invite(one.code)
+        await call(served, "consent", one.code, given=True)
+        async with aiohttp.ClientSession() as http, \
+                http.post(f"{served.url}/api/leave", json={"code": one.code}) as response:  # the page's beacon
+            assert response.status == 204
+        assert (await served.run.store.participants())[0].left_at is not None
+        await call(served, "visit", one.code)  # back: the page loads again
+        assert (await served.run.store.participants())[0].left_at is None
+        events = [e["action"] for e in await served.run.store.events()]
+        assert events[-2:] == ["left", "back"]
