@@ -183,3 +183,21 @@ async def test_engine_and_pack_go_out_compressed_immutable_and_revalidated_pages
             assert len(body) < 200_000 // 50
         async with http.get(wasm, headers={"Accept-Encoding": "identity"}) as response:
             assert len(await response.read()) == 200_008
+
+
+async def test_continue_ends_a_game_only_after_the_agent_has_ended_a_turn(tmp_path: Path) -> None:
+    # A game build whose closing form cannot be submitted never quits its engine: the page's Continue
+    # ends the game instead, once the agent has ended at least one turn of it.
+    async with served_study(tmp_path) as served, aiohttp.ClientSession() as http:
+        (one,) = await served.online.invite(1)
+        await served.online.enter_invite(one.code)
+        await call(http, served, "consent", one.code, given=True)
+        ticket = (await call(http, served, "game", one.code))["ticket"]
+        async with http.post(f"{served.url}/api/finished",
+                             json={"code": one.code, "ticket": ticket, "exit": 0, "how": "continue"}) as response:
+            assert response.status == 409
+        await play_game(served, ticket)  # the socket is closed by now: the count outlives it
+        visit = await call(http, served, "finished", one.code, ticket=ticket, exit=0, how="continue")
+        assert visit["game"] == 2
+        game = (await served.run.store.games())[0]
+        assert game.completed and game.end_reason == "the participant's Continue after the game's Finish"

@@ -218,9 +218,13 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
         if visit is None:
             raise web.HTTPForbidden(text="this link is not part of the study\n")
         if assignment is not None and assignment.participant == visit.participant:
+            how = data.get("how")
+            if how == "continue" and sockets.turns_ended(assignment.participant, assignment.position) < 1:
+                raise web.HTTPConflict(text="play the game first: Continue follows the game's Finish\n")
             completed = exit_code == 0
-            ended = await online.finish(assignment, completed,
-                                        "the game's Finish" if completed else f"the engine stopped ({exit_code})")
+            reason = ("the participant's Continue after the game's Finish" if how == "continue" and completed
+                      else "the game's Finish (the engine quit)" if completed else f"the engine stopped ({exit_code})")
+            ended = await online.finish(assignment, completed, reason)
             log.info("participant %s: game %d of %d (%s) %s", assignment.participant, assignment.position,
                      assignment.games_total, assignment.condition,
                      "completed" if ended and completed else "not completed")

@@ -86,6 +86,16 @@ class GameSockets:
     """Participant id: their connected socket and its ticket's hash."""
     sessions: set[Session] = field(default_factory=set)
     _chat_log: Throttle = field(default_factory=lambda: Throttle(60.0))
+    _games: dict[Session, tuple[str, int]] = field(default_factory=dict)
+    """Each connected session's participant and game position."""
+    _turns: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(participant, position): the most AI turns a closed connection of that game ended."""
+
+    def turns_ended(self, participant: str, position: int) -> int:
+        """AI turns ended by finish in the participant's game at ``position``: the most any of its
+        connections saw (the one connected now included)."""
+        live = [s.stats["turns_ended"] for s, key in self._games.items() if key == (participant, position)]
+        return max([self._turns.get((participant, position), 0), *live])
 
     def sockets_of(self, address: str) -> int:
         return sum(1 for s in self.sessions if s.peer == address)
@@ -142,6 +152,8 @@ class GameSockets:
                           study=assignment.session_metadata(play.base), thinking=play.thinking, lines=play.lines)
         session.images = self.images
         self.sessions.add(session)
+        key = (assignment.participant, assignment.position)
+        self._games[session] = key
         reason = "disconnected"
         try:
             try:
@@ -161,6 +173,8 @@ class GameSockets:
         finally:
             await session.close(reason)
             self.sessions.discard(session)
+            del self._games[session]
+            self._turns[key] = max(self._turns.get(key, 0), session.stats["turns_ended"])
             with contextlib.suppress(Exception):
                 await self.online.run.store.set_game_spend(started.game_id, transcript.usd, config.player)
 

@@ -11,6 +11,8 @@
   const buttons = document.getElementById("buttons");
   const frame = document.getElementById("game");
   const progress = document.getElementById("progress");
+  const gameNumber = document.getElementById("game-number");
+  const proceed = document.getElementById("continue");
   let ticket = null;
   let busy = false;
 
@@ -88,7 +90,8 @@
     if (!game.ticket) { show(game.visit); return; }
     ticket = game.ticket;
     card.hidden = true;
-    progress.textContent = "Game " + game.game + " of " + game.games;
+    gameNumber.textContent = "Game " + game.game + " of " + game.games;
+    proceed.hidden = true;
     progress.hidden = false;
     frame.hidden = false;
     frame.src = "/play#t=" + encodeURIComponent(ticket);
@@ -121,19 +124,29 @@
     }
   }
 
+  // The game ends by quitting its engine (Finish, then its closing form's Submit). Builds whose closing
+  // form cannot be submitted never quit: once the agent has ended a turn, "Continue" ends the game here.
+  async function endGame(how, code) {
+    const finished = ticket;
+    stopGame();
+    say("Saving...", ["One moment."]);
+    try {
+      await call("/api/finished", { ticket: finished, exit: code, how: how });
+    } catch (err) {
+      say("Something went wrong", [String(err.message || err)]);
+      return;
+    }
+    step();
+  }
+
+  proceed.addEventListener("click", () => { if (ticket !== null) endGame("continue", 0); });
+
   window.addEventListener("message", async (event) => {
     if (event.origin !== window.location.origin || !event.data || ticket === null) return;
     if (event.data.kind === "exit") {
-      const finished = ticket;
-      stopGame();
-      say("Saving...", ["One moment."]);
-      try {
-        await call("/api/finished", { ticket: finished, exit: Number(event.data.code) || 0 });
-      } catch (err) {
-        say("Something went wrong", [String(err.message || err)]);
-        return;
-      }
-      step();
+      endGame("exit", Number(event.data.code) || 0);
+    } else if (event.data.kind === "turn-ended") {
+      proceed.hidden = false;
     } else if (event.data.kind === "taken-over") {
       stopGame();
       say("This game continues elsewhere", ["Your game was opened in another window or tab, which now plays it. "

@@ -18,6 +18,12 @@
     const address = typeof url === "string" && GAME_ADDRESS.test(url) ? target : url;
     const ws = protocols === undefined ? new Native(address) : new Native(address, protocols);
     ws.addEventListener("close", (event) => { if (event.code === 4001) tell({ kind: "taken-over" }); });
+    // The agent's finish ends an AI turn: the participant's page offers "Continue" once one has.
+    ws.addEventListener("message", (event) => {
+      if (typeof event.data === "string" && event.data.length < 1000 && /"type":\s*"finish"/.test(event.data)) {
+        tell({ kind: "turn-ended" });
+      }
+    });
     return ws;
   }
   Socket.prototype = Native.prototype;
