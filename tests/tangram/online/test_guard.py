@@ -10,6 +10,7 @@ import pytest
 from aiohttp.test_utils import make_mocked_request
 
 from agent.games.tangram.online.guard import Limits, Rate, RateLimiter, client_of, proxy_address
+from agent.games.tangram.sim.client import GameClient
 from tests.tangram.online.support import served_study
 
 
@@ -62,3 +63,20 @@ async def test_the_origin_answers_a_flood_of_page_loads_with_429(tmp_path: Path)
             async with http.get(f"{served.url}/ws?ticket={'A' * 24}") as response:
                 last = response.status
         assert last == 429
+
+
+async def test_chat_lines_over_the_limit_are_dropped_before_the_agent(tmp_path: Path) -> None:
+    limits = Limits(per_address={"page": Rate(50, 60), "api": Rate(50, 60), "socket": Rate(50, 60),
+                                 "chat": Rate(2, 0.001)})
+    async with served_study(tmp_path, limits=limits) as served:
+        (invite,) = await served.online.invite(1)
+        await served.online.enter_invite(invite.code)
+        await served.online.answer_consent(invite.code, True)
+        got = await served.online.ticket(invite.code)
+        assert got is not None
+        async with GameClient(f"{served.ws_url}?ticket={got[0]}", seed=5) as game:
+            replies = [await game.chat(f"line {i}", timeout=5) for i in range(2)]
+            assert all(r.reply for r in replies)
+            dropped = await game.chat("line 3", timeout=2)
+            assert dropped.reply is None
+        assert served.limiter.refused["chat"] == 1
