@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -201,3 +202,30 @@ async def test_continue_ends_a_game_only_after_the_agent_has_ended_a_turn(tmp_pa
         assert visit["game"] == 2
         game = (await served.run.store.games())[0]
         assert game.completed and game.end_reason == "the participant's Continue after the game's Finish"
+
+
+async def test_no_code_or_ticket_reaches_a_log_or_another_page(tmp_path: Path,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with served_study(tmp_path) as served, aiohttp.ClientSession() as http:
+        one, two = await served.online.invite(2)
+        secrets = [one.code, two.code]
+        for invite in (one, two):
+            await served.online.enter_invite(invite.code)
+            await call(http, served, "consent", invite.code, given=True)
+        ticket = (await call(http, served, "game", one.code))["ticket"]
+        secrets.append(ticket)
+        await play_game(served, ticket)
+        await call(http, served, "finished", one.code, ticket=ticket, exit=0)
+        with pytest.raises(InvalidStatus):
+            async with GameClient(f"{served.ws_url}?ticket={'B' * 24}"):
+                pass
+        for path in ("/play", "/s/participant.js", "/s/play.js", f"/p/{two.code}"):
+            async with http.get(served.url + path) as response:
+                text = await response.text()
+                assert not any(secret in text for secret in secrets)
+    # What the agent's side logs (the test's own websockets client logs the address it dials).
+    logged = "\n".join(r.getMessage() for r in caplog.records if not r.name.startswith("websockets.client"))
+    for secret in secrets:
+        assert secret not in logged
+    assert "participant L0001" in logged  # participants are named by id
