@@ -216,8 +216,9 @@ class OnlineRun:
     async def left(self, code: str, gone: bool = True) -> None:
         """The participant's page is closing (``gone``) or is back."""
         row = await self._by_code(code)
-        if row is not None and row.state in ("active", "paused"):
-            await self.run.store.set_left(row.id, gone)
+        if row is None or row.state not in ("active", "paused") or (not gone and row.left_at is None):
+            return  # not in the study, or never left: nothing to record
+        await self.run.store.set_left(row.id, gone)
 
     async def apply_leaving(self, now: datetime | None = None) -> list[str]:
         """Participants whose page closed more than ``leave_grace_s`` ago and who are not back: with

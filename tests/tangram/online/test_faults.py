@@ -62,5 +62,6 @@ async def test_a_closed_tab_marks_the_participant_until_they_are_back(tmp_path: 
         assert (await served.run.store.participants())[0].left_at is not None
         await call(served, "visit", one.code)  # back: the page loads again
         assert (await served.run.store.participants())[0].left_at is None
+        await call(served, "visit", one.code)  # another load of a participant who never left records nothing
         events = [e["action"] for e in await served.run.store.events()]
         assert events[-2:] == ["left", "back"]
