@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
+import os
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from agent.core.config import ConfigError
+from agent.core.studies.online import Invite, OnlineRun
 from agent.core.studies.report import format_status, participant_line
 from agent.core.studies.run import StudyRun
 from agent.core.studies.store import StoreError
+from agent.core.studies.study_file import OnlineSpec, Study
 from agent.games import read_study
 
 ACTIONS = ("next", "pause", "resume", "drop")
@@ -42,10 +48,65 @@ def _parser() -> argparse.ArgumentParser:
                                         "completed and dropped out, and each participant's order and progress.")
     status.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
     status.add_argument("--json", action="store_true", help="one JSON object instead of tables")
+    invite = sub.add_parser(
+        "invite", help="write N participant links (online studies: docs/online-study.md)",
+        description="Make N invitation links, each an unguessable code for one participant (their order of "
+                    "conditions is given at their first visit). The links are printed and written to a CSV "
+                    "file (readable by you only); the database keeps only hashes of the codes, so keep the file.")
+    invite.add_argument("study_file", nargs="?", type=Path, metavar="FILE", help="the study file")
+    invite.add_argument("--study", type=Path, metavar="FILE", help="the study file (as the other commands take it)")
+    invite.add_argument("--n", type=int, required=True, help="how many links")
+    invite.add_argument("--url", help="the participants' address, e.g. https://study.example.org "
+                                      "(default: the study file's online.base_url)")
+    invite.add_argument("--out", type=Path, metavar="CSV",
+                        help="where to write the links (default: STUDY-invites-FIRST-LAST.csv beside the study file)")
     return parser
 
 
+def _invite_url(args: argparse.Namespace, study: Study) -> str:
+    url = args.url or (study.online.base_url if study.online else None)
+    if not url:
+        raise ConfigError("study invite needs the participants' address: --url https://HOST or online.base_url "
+                          "in the study file")
+    try:
+        OnlineSpec(base_url=url)
+    except ValidationError:
+        raise ConfigError(f"--url {url!r} is not an http(s) address without query, e.g. "
+                          "https://study.example.org") from None
+    return url
+
+
+def _write_invites(path: Path, invites: list[Invite], url: str) -> None:
+    """The links as CSV (number, link, code), created for the owner only, never over another file."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["invite", "participant", "link", "code"])
+        for i in invites:
+            writer.writerow([i.number, f"L{i.number:04d}", i.link(url), i.code])
+
+
+async def _invite(args: argparse.Namespace, study: Study) -> str:
+    url = _invite_url(args, study)
+    async with await StudyRun.open(study) as run:
+        invites = await OnlineRun(run).invite(args.n)
+    out = args.out or study.path.parent / (
+        f"{study.path.stem}-invites-{invites[0].number}-{invites[-1].number}.csv")
+    try:
+        _write_invites(out, invites, url)
+    except FileExistsError:
+        raise ConfigError(f"{out} exists already: name another with --out (the links made are lost; "
+                          "make new ones)") from None
+    lines = [f"L{i.number:04d}  {i.link(url)}" for i in invites]
+    return "\n".join([*lines, f"{len(invites)} links written to {out} (keep it: the database keeps only hashes)"])
+
+
 async def _run(args: argparse.Namespace) -> str:
+    if args.action == "invite":
+        path = args.study_file or args.study
+        if path is None:
+            raise ConfigError("study invite needs the study file: python -m agent study invite STUDY.yaml --n 40")
+        return await _invite(args, read_study(path))
     study = read_study(args.study)
     async with await StudyRun.open(study) as run:
         if args.action == "status":

@@ -67,6 +67,10 @@ class LLMConfig(StrictModel):
     model: str = "gpt-4o"
     api_key_env: str = Field("OPENAI_API_KEY", description="Name of the environment variable holding the key.")
     api_key_required: bool = Field(True, description="False for local servers that take no key.")
+    usd_per_million_input: float | None = Field(None, ge=0, le=10_000, description=(
+        "The model's price per million prompt tokens (US dollars): what an online study's spend caps count."))
+    usd_per_million_output: float | None = Field(None, ge=0, le=10_000, description=(
+        "The model's price per million completion tokens (US dollars)."))
     temperature: float = Field(0.2, ge=0, le=2)
     max_tokens: int = Field(600, ge=16, le=16384)
     request_timeout: float = Field(30.0, gt=0, le=600, description="Seconds for one HTTP request.")

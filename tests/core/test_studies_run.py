@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.studies.migrations import SCHEMA_VERSION
 from agent.core.studies.run import StudyRun
 from agent.core.studies.store import StoreError
 from agent.core.study import study_metadata
@@ -266,5 +267,5 @@ async def test_a_damaged_or_newer_database_is_one_line(study_path: Path) -> None
         pass
     with sqlite3.connect(study.store) as conn:
         conn.execute("PRAGMA user_version = 99")
-    with pytest.raises(StoreError, match="its schema is version 99, this agent knows up to 1"):
+    with pytest.raises(StoreError, match=f"its schema is version 99, this agent knows up to {SCHEMA_VERSION}"):
         await StudyRun.open(study)

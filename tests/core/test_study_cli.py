@@ -3,6 +3,7 @@ holds the study open, and ``status --json`` in the shape scripts read."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main, read_study
+from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,3 +102,36 @@ def test_a_bad_study_file_stops_the_command_with_one_line(tmp_path: Path, capsys
     err = capsys.readouterr().err
     assert err.startswith(f"error: study {path}: condition 'a': cannot read config") and err.count("\n") == 1
     assert not (tmp_path / "s.db").exists()  # nothing was created for a study that does not load
+
+
+def test_invite_writes_links_readable_by_the_owner_only_and_keeps_only_hashes(
+        study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", "invite", str(study), "--n", "3", "--url", "https://study.example.org/"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    written = study.parent / "study-invites-1-3.csv"
+    assert printed[-1].startswith("3 links written to ") and str(written) in printed[-1]
+    rows = written.read_text().splitlines()
+    assert rows[0] == "invite,participant,link,code" and len(rows) == 4
+    number, participant, link, code = rows[1].split(",")
+    assert (number, participant) == ("1", "L0001") and link == f"https://study.example.org/p/{code}"
+    assert printed[0] == f"L0001  {link}"
+    assert written.stat().st_mode & 0o077 == 0
+    # The next batch goes on numbering; the first file is never overwritten.
+    assert main(["study", "invite", "--study", str(study), "--n", "2", "--url", "https://study.example.org"]) == 0
+    assert (study.parent / "study-invites-4-5.csv").exists()
+    assert main(["study", "invite", str(study), "--n", "1", "--url", "https://x.org", "--out", str(written)]) == 2
+    assert "exists already" in capsys.readouterr().err
+    assert asyncio.run(_first_visit(study, code)) == "L0001"
+
+
+async def _first_visit(study: Path, code: str) -> str | None:
+    async with await StudyRun.open(read_study(study)) as run:
+        visit = await OnlineRun(run).enter_invite(code)
+        return None if visit is None else visit.participant
+
+
+def test_invite_needs_an_address(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", "invite", str(study), "--n", "2"]) == 2
+    assert "--url https://HOST or online.base_url" in capsys.readouterr().err
+    assert main(["study", "invite", str(study), "--n", "2", "--url", "https://x.org/?a=b"]) == 2
+    assert main(["study", "invite", str(study), "--n", "0", "--url", "https://x.org"]) == 2

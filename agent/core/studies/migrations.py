@@ -58,6 +58,33 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             action TEXT NOT NULL,
             detail TEXT)""",
     ),
+    (  # 2: online studies: many participants active at once (in-lab still one), their links, tickets, ids
+        "DROP INDEX one_active_participant",
+        "ALTER TABLE participants ADD COLUMN online INTEGER NOT NULL DEFAULT 0 CHECK (online IN (0, 1))",
+        "CREATE UNIQUE INDEX one_active_in_lab ON participants(state) WHERE state = 'active' AND online = 0",
+        "ALTER TABLE participants ADD COLUMN source TEXT CHECK (source IN ('invite', 'open'))",
+        "ALTER TABLE participants ADD COLUMN link_sha256 TEXT",
+        "CREATE UNIQUE INDEX participants_by_link ON participants(link_sha256) WHERE link_sha256 IS NOT NULL",
+        "ALTER TABLE participants ADD COLUMN prolific_pid TEXT",
+        "ALTER TABLE participants ADD COLUMN prolific_study TEXT",
+        "ALTER TABLE participants ADD COLUMN prolific_session TEXT",
+        "CREATE INDEX participants_by_prolific ON participants(prolific_pid) WHERE prolific_pid IS NOT NULL",
+        "ALTER TABLE participants ADD COLUMN consent TEXT CHECK (consent IN ('given', 'refused'))",
+        "ALTER TABLE participants ADD COLUMN consent_at TEXT",
+        "ALTER TABLE participants ADD COLUMN ticket_sha256 TEXT",
+        "ALTER TABLE participants ADD COLUMN ticket_position INTEGER",
+        "CREATE UNIQUE INDEX participants_by_ticket ON participants(ticket_sha256) WHERE ticket_sha256 IS NOT NULL",
+        "ALTER TABLE participants ADD COLUMN left_at TEXT",
+        "ALTER TABLE participants ADD COLUMN finished_page_at TEXT",
+        "ALTER TABLE games ADD COLUMN spend_usd REAL",
+        "ALTER TABLE games ADD COLUMN player TEXT",
+        """CREATE TABLE invites (
+            number INTEGER PRIMARY KEY CHECK (number >= 1),
+            code_sha256 TEXT NOT NULL UNIQUE,
+            participant TEXT REFERENCES participants(id),
+            created_at TEXT NOT NULL,
+            opened_at TEXT)""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -180,6 +180,10 @@ class StudyRun:
                           plan.games_per_participant(), condition.config, condition.console, plan.games_per_condition)
         return dataclasses.replace(bare, config=apply_tags(condition.config, bare.tags()))
 
+    def assignment_of(self, row: ParticipantRow, position: int) -> Assignment:
+        """Participant ``row``'s game at ``position`` (1-based), with its condition's config."""
+        return self._assignment(row, position)
+
     async def current(self) -> Assignment | None:
         """The game the next connection plays: the active participant's next game; None when no
         participant is active (or the active one has played every game)."""

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +58,19 @@ class ParticipantRow:
     replaces: str | None
     created_at: str
     updated_at: str
+    online: bool = False
+    """Takes part from their own browser (many at once); in-lab participants are one at a time."""
+    source: str | None = None
+    """Online: invite (a link 'study invite' wrote) or open (the study's open address)."""
+    prolific_pid: str | None = None
+    prolific_study: str | None = None
+    prolific_session: str | None = None
+    consent: str | None = None
+    """given or refused; None when not asked (yet)."""
+    ticket_position: int | None = None
+    """The game the participant's current game credential is for."""
+    left_at: str | None = None
+    """When their page said it was closing, until they are back."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +92,20 @@ class GameRow:
 
 def _participant(row: sqlite3.Row) -> ParticipantRow:
     return ParticipantRow(row["id"], row["number"], row["sequence"], tuple(json.loads(row["conditions"])),
-                          row["state"], row["replaces"], row["created_at"], row["updated_at"])
+                          row["state"], row["replaces"], row["created_at"], row["updated_at"], bool(row["online"]),
+                          row["source"], row["prolific_pid"], row["prolific_study"], row["prolific_session"],
+                          row["consent"], row["ticket_position"], row["left_at"])
+
+
+@dataclass(frozen=True)
+class OnlineEntry:
+    """How an online participant came in: the hash of their link's code, and the platform's ids."""
+
+    source: Literal["invite", "open"]
+    link_sha256: str
+    prolific_pid: str | None = None
+    prolific_study: str | None = None
+    prolific_session: str | None = None
 
 
 def _game(row: sqlite3.Row) -> GameRow:
@@ -165,7 +192,8 @@ class StudyStore:
         return _participant(rows[0]) if rows else None
 
     async def active(self) -> ParticipantRow | None:
-        rows = await self._rows("SELECT * FROM participants WHERE state = 'active'")
+        """The in-lab participant who is active (online participants are active many at once)."""
+        rows = await self._rows("SELECT * FROM participants WHERE state = 'active' AND online = 0")
         return _participant(rows[0]) if rows else None
 
     async def games(self, participant: str | None = None) -> list[GameRow]:
@@ -202,38 +230,50 @@ class StudyStore:
     async def add_participant(self, pid: str) -> ParticipantRow:
         """Start ``pid`` on the sequence the plan gives the next participant (see plan.py)."""
         async with self._write() as conn:
-            async with conn.execute("SELECT * FROM participants ORDER BY number") as cursor:
-                rows = [_participant(r) for r in await cursor.fetchall()]
-            if len(rows) >= MAX_PARTICIPANTS:
-                raise StoreError(f"the study has {len(rows)} participants, the most one database keeps")
-            if any(r.id == pid for r in rows):
-                raise StoreError(f"participant {pid} already exists (state: "
-                                 f"{next(r.state for r in rows if r.id == pid)}); give the new one another id")
-            active = [r for r in rows if r.state == "active"]
-            if active:
-                raise StoreError(f"participant {active[0].id} is still active: pause, drop or finish them first "
-                                 "(python -m agent study pause|drop ID)")
-            holders: dict[int, int] = {}
-            for r in rows:
-                if r.state != "dropped":
-                    holders[r.sequence - 1] = holders.get(r.sequence - 1, 0) + 1
-            sequence = self.plan.choose_sequence(holders)
-            if sequence is None:
-                quotas = ", ".join(f"{c}: {q}" for c, q in self.plan.quotas)
-                raise StoreError(f"every condition has reached its quota ({quotas})")
-            taken = {r.replaces for r in rows if r.replaces}
-            replaces = next((r.id for r in rows if r.state == "dropped" and r.sequence == sequence + 1
-                             and r.id not in taken), None)
-            stamp = now()
-            row = ParticipantRow(pid, len(rows) + 1, sequence + 1, self.plan.sequences[sequence], "active", replaces,
-                                 stamp, stamp)
-            await conn.execute(
-                "INSERT INTO participants (id, number, sequence, conditions, state, replaces, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.id, row.number, row.sequence, json.dumps(list(row.conditions)), row.state, row.replaces,
-                 stamp, stamp))
-            await self._log(conn, pid, "next", f"sequence {sequence + 1}: {', '.join(row.conditions)}"
-                            + (f" (the sequence of dropped {replaces})" if replaces else ""))
+            return await self._insert_participant(conn, lambda number: pid, None)
+
+    async def _insert_participant(self, conn: aiosqlite.Connection, id_of: Callable[[int], str],
+                                  entry: OnlineEntry | None) -> ParticipantRow:
+        """A new participant (in-lab: ``entry`` None, and nobody else in-lab active) on the sequence
+        the plan gives; ``id_of`` makes the id from the participant's number."""
+        async with conn.execute("SELECT * FROM participants ORDER BY number") as cursor:
+            rows = [_participant(r) for r in await cursor.fetchall()]
+        if len(rows) >= MAX_PARTICIPANTS:
+            raise StoreError(f"the study has {len(rows)} participants, the most one database keeps")
+        pid = id_of(len(rows) + 1)
+        if any(r.id == pid for r in rows):
+            raise StoreError(f"participant {pid} already exists (state: "
+                             f"{next(r.state for r in rows if r.id == pid)}); give the new one another id")
+        active = [r for r in rows if r.state == "active" and not r.online]
+        if active and entry is None:
+            raise StoreError(f"participant {active[0].id} is still active: pause, drop or finish them first "
+                             "(python -m agent study pause|drop ID)")
+        holders: dict[int, int] = {}
+        for r in rows:
+            if r.state != "dropped":
+                holders[r.sequence - 1] = holders.get(r.sequence - 1, 0) + 1
+        sequence = self.plan.choose_sequence(holders)
+        if sequence is None:
+            quotas = ", ".join(f"{c}: {q}" for c, q in self.plan.quotas)
+            raise StoreError(f"every condition has reached its quota ({quotas})")
+        taken = {r.replaces for r in rows if r.replaces}
+        replaces = next((r.id for r in rows if r.state == "dropped" and r.sequence == sequence + 1
+                         and r.id not in taken), None)
+        stamp = now()
+        row = ParticipantRow(pid, len(rows) + 1, sequence + 1, self.plan.sequences[sequence], "active", replaces,
+                             stamp, stamp, entry is not None, entry.source if entry else None,
+                             entry.prolific_pid if entry else None, entry.prolific_study if entry else None,
+                             entry.prolific_session if entry else None)
+        await conn.execute(
+            "INSERT INTO participants (id, number, sequence, conditions, state, replaces, created_at, updated_at,"
+            " online, source, link_sha256, prolific_pid, prolific_study, prolific_session)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.id, row.number, row.sequence, json.dumps(list(row.conditions)), row.state, row.replaces,
+             stamp, stamp, int(row.online), row.source, entry.link_sha256 if entry else None, row.prolific_pid,
+             row.prolific_study, row.prolific_session))
+        await self._log(conn, pid, "next", f"sequence {sequence + 1}: {', '.join(row.conditions)}"
+                        + (f" (the sequence of dropped {replaces})" if replaces else "")
+                        + (f" ({entry.source}, online)" if entry else ""))
         return row
 
     async def set_state(self, pid: str, to: ParticipantState) -> ParticipantRow:
@@ -252,8 +292,8 @@ class StudyStore:
                 raise StoreError(f"participant {pid} is already {row.state}")
             if row.state not in allowed[to]:
                 raise StoreError(f"participant {pid} is {row.state} and cannot be {verb}")
-            if to == "active":
-                async with conn.execute("SELECT id FROM participants WHERE state = 'active'") as cursor:
+            if to == "active" and not row.online:
+                async with conn.execute("SELECT id FROM participants WHERE state = 'active' AND online = 0") as cursor:
                     other = await cursor.fetchone()
                 if other is not None:
                     raise StoreError(f"participant {other[0]} is active: pause or drop them before resuming {pid}")
@@ -263,8 +303,7 @@ class StudyStore:
                 await conn.execute("UPDATE games SET ended_at = ?, completed = 0, end_reason = 'participant dropped'"
                                    " WHERE participant = ? AND ended_at IS NULL", (stamp, pid))
             await self._log(conn, pid, {"paused": "pause", "active": "resume", "dropped": "drop"}[to])
-        return ParticipantRow(row.id, row.number, row.sequence, row.conditions, to, row.replaces, row.created_at,
-                              stamp)
+        return dataclasses.replace(row, state=to, updated_at=stamp)
 
     async def start_game(self, pid: str, slot: Slot, session_id: str, transcript: str | None) -> GameRow:
         """Record that the game at ``slot`` starts now (before its first frame is answered). An
@@ -319,3 +358,129 @@ class StudyStore:
                                        (stamp, pid))
                     await self._log(conn, pid, "completed")
         return True
+
+    # ------------------------------------------------------------------ online participants
+
+    async def add_invites(self, digests: Sequence[str]) -> list[int]:
+        """Keep the hashes of new invitation links' codes; returns their numbers (from 1, across calls)."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT COALESCE(MAX(number), 0) FROM invites") as cursor:
+                last = await cursor.fetchone()
+            first = int(last[0]) + 1 if last else 1
+            if first - 1 + len(digests) > MAX_PARTICIPANTS:
+                raise StoreError(f"a study keeps at most {MAX_PARTICIPANTS} invitations")
+            stamp = now()
+            await conn.executemany("INSERT INTO invites (number, code_sha256, created_at) VALUES (?, ?, ?)",
+                                   [(first + i, d, stamp) for i, d in enumerate(digests)])
+            last_number = first + len(digests) - 1
+            await self._log(conn, None, "invite", f"{len(digests)} links, numbers {first} to {last_number}")
+        return list(range(first, first + len(digests)))
+
+    async def by_link(self, digest: str) -> ParticipantRow | None:
+        rows = await self._rows("SELECT * FROM participants WHERE link_sha256 = ?", (digest,))
+        return _participant(rows[0]) if rows else None
+
+    async def by_ticket(self, digest: str) -> ParticipantRow | None:
+        rows = await self._rows("SELECT * FROM participants WHERE ticket_sha256 = ?", (digest,))
+        return _participant(rows[0]) if rows else None
+
+    async def open_invite(self, digest: str) -> ParticipantRow | None:
+        """The participant of the invitation whose code hashes to ``digest``, started (on the plan's
+        next sequence) at its first visit; None for no such invitation."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM invites WHERE code_sha256 = ?", (digest,)) as cursor:
+                invite = await cursor.fetchone()
+            if invite is None:
+                return None
+            if invite["participant"] is not None:
+                async with conn.execute("SELECT * FROM participants WHERE id = ?", (invite["participant"],)) as cursor:
+                    return _participant(await cursor.fetchone())  # type: ignore[arg-type]
+            number = int(invite["number"])
+            row = await self._insert_participant(conn, lambda _: f"L{number:04d}", OnlineEntry("invite", digest))
+            await conn.execute("UPDATE invites SET participant = ?, opened_at = ? WHERE number = ?",
+                               (row.id, row.created_at, number))
+        return row
+
+    async def join_open(self, entry: OnlineEntry, most: int) -> ParticipantRow:
+        """A new participant from the open address (StoreError when ``most`` took part already)."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT COUNT(*) FROM participants WHERE source = 'open'") as cursor:
+                found = await cursor.fetchone()
+            if found is not None and int(found[0]) >= most:
+                raise StoreError(f"the study has its {most} participants")
+            return await self._insert_participant(conn, lambda number: f"W{number:05d}", entry)
+
+    async def by_prolific(self, prolific_pid: str) -> list[ParticipantRow]:
+        rows = await self._rows("SELECT * FROM participants WHERE prolific_pid = ? ORDER BY number", (prolific_pid,))
+        return [_participant(r) for r in rows]
+
+    async def set_link(self, pid: str, digest: str) -> None:
+        """A new link code for ``pid`` (the old one stops working)."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE participants SET link_sha256 = ?, updated_at = ? WHERE id = ?",
+                               (digest, now(), pid))
+            await self._log(conn, pid, "link", "a new link (the same platform session came back)")
+
+    async def set_consent(self, pid: str, given: bool) -> ParticipantRow:
+        """Record the answer to the consent page; a refusal drops the participant (their sequence goes
+        to the next one)."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
+                found = await cursor.fetchone()
+            if found is None:
+                raise StoreError(f"no participant {pid} in this study")
+            row = _participant(found)
+            if row.consent is not None:
+                return row
+            stamp = now()
+            answer = "given" if given else "refused"
+            state = row.state if given or row.state not in ("active", "paused") else "dropped"
+            await conn.execute("UPDATE participants SET consent = ?, consent_at = ?, state = ?, updated_at = ? "
+                               "WHERE id = ?", (answer, stamp, state, stamp, pid))
+            await self._log(conn, pid, "consent", answer)
+        return dataclasses.replace(row, consent=answer, state=state, updated_at=stamp)
+
+    async def set_ticket(self, pid: str, digest: str, position: int) -> None:
+        """The participant's game credential, for their game at ``position``; the previous one stops
+        working (a reload or a second browser takes the game over)."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE participants SET ticket_sha256 = ?, ticket_position = ?, left_at = NULL, "
+                               "updated_at = ? WHERE id = ?", (digest, position, now(), pid))
+
+    async def set_left(self, pid: str, left: bool) -> None:
+        """Their page said it is closing (``left``), or they are back."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE participants SET left_at = ? WHERE id = ?", (now() if left else None, pid))
+            await self._log(conn, pid, "left" if left else "back")
+
+    async def left_before(self, cutoff: str) -> list[ParticipantRow]:
+        """Online participants still in the study whose page closed before ``cutoff`` (a timestamp)."""
+        rows = await self._rows("SELECT * FROM participants WHERE online = 1 AND state IN ('active', 'paused') "
+                                "AND left_at IS NOT NULL AND left_at < ? ORDER BY number", (cutoff,))
+        return [_participant(r) for r in rows]
+
+    async def mark_finished_page(self, pid: str) -> None:
+        async with self._write() as conn:
+            await conn.execute("UPDATE participants SET finished_page_at = COALESCE(finished_page_at, ?) WHERE id = ?",
+                               (now(), pid))
+
+    async def end_open_game(self, pid: str, position: int, completed: bool, reason: str) -> bool:
+        """End the open attempt of ``pid``'s game at ``position`` (see :meth:`end_game`); False when
+        none is open."""
+        rows = await self._rows("SELECT id FROM games WHERE participant = ? AND position = ? AND ended_at IS NULL "
+                                "ORDER BY attempt DESC LIMIT 1", (pid, position))
+        return bool(rows) and await self.end_game(int(rows[0]["id"]), completed, reason)
+
+    async def set_game_spend(self, game_id: int, usd: float, player: str) -> None:
+        """What game ``game_id`` cost in LLM calls (US dollars), and which player played it."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE games SET spend_usd = COALESCE(spend_usd, 0) + ?, player = ? WHERE id = ?",
+                               (usd, player, game_id))
+
+    async def spend(self, pid: str | None = None) -> float:
+        """LLM spend recorded so far (US dollars): of participant ``pid``, or of the whole study."""
+        if pid is None:
+            rows = await self._rows("SELECT COALESCE(SUM(spend_usd), 0) AS s FROM games")
+        else:
+            rows = await self._rows("SELECT COALESCE(SUM(spend_usd), 0) AS s FROM games WHERE participant = ?", (pid,))
+        return float(rows[0]["s"])

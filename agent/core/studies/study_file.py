@@ -72,6 +72,39 @@ class ConditionSpec(StrictModel):
     description: str | None = Field(None, max_length=500)
 
 
+class OnlineSpec(StrictModel):
+    """How participants take part from their own browsers (``python -m agent --study FILE --public``,
+    docs/online-study.md)."""
+
+    recruitment: Literal["invite", "open"] = Field("invite", description=(
+        "invite: only the links 'python -m agent study invite' writes let anyone in; open: the study's open "
+        "address (/join, e.g. Prolific's study URL with PROLIFIC_PID, STUDY_ID and SESSION_ID) starts a new "
+        "participant per visit, up to max_participants."))
+    max_participants: int = Field(200, ge=1, le=100_000, description="Open recruitment: participants at most.")
+    consent: str | None = Field(None, min_length=1, max_length=20_000, description=(
+        "Information and consent text shown before the first game (plain text, paragraphs separated by blank "
+        "lines); the participant's answer is recorded. Unset: no consent page."))
+    consent_button: str = Field("I agree and want to take part", min_length=1, max_length=100)
+    decline_button: str = Field("I do not agree", min_length=1, max_length=100)
+    completion_code: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$", description=(
+        "Shown to a participant after their last game (Prolific's completion code)."))
+    completion_url: str | None = Field(None, pattern=r"^https://[^\s\"'<>]{1,2000}$", description=(
+        "Where a participant is sent after their last game (e.g. "
+        "https://app.prolific.com/submissions/complete?cc=CODE), a few seconds after the thank-you page."))
+    base_url: str | None = Field(None, pattern=r"^https?://[^\s/\"'<>?#]{1,253}(/[^\s\"'<>?#]*)?$", description=(
+        "The participants' address (https://study.example.org), for the links 'study invite' writes."))
+    on_leave: Literal["keep", "drop"] = Field("keep", description=(
+        "A participant who closed the tab and is not back within leave_grace_s: keep (their slot waits for them; "
+        "the link still works) or drop (marked dropped out; their order sequence goes to the next participant)."))
+    leave_grace_s: float = Field(600.0, ge=10, le=7 * 24 * 3600, description=(
+        "How long a participant who left may take to come back before on_leave applies."))
+    spend_cap_participant_usd: float | None = Field(None, gt=0, le=100_000, description=(
+        "LLM spend per participant (from llm.usd_per_million_input/output) beyond which their next games are "
+        "played by the offline planner."))
+    spend_cap_study_usd: float | None = Field(None, gt=0, le=1_000_000, description=(
+        "LLM spend of the whole study beyond which every next game is played by the offline planner."))
+
+
 class StudyFile(StrictModel):
     name: str = Field(min_length=1, max_length=100, description="The study's name, in every session_start.")
     game: str | None = Field(None, description="The game every condition plays (default: the configs' game).")
@@ -82,6 +115,7 @@ class StudyFile(StrictModel):
     quotas: dict[str, int] | None = Field(None, description="between: the most participants per condition.")
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="Shuffles the conditions' places in the plan.")
     store: Path | None = Field(None, description="The SQLite database (default: <study file name>.db beside it).")
+    online: OnlineSpec | None = Field(None, description="Participants in their own browsers (docs/online-study.md).")
 
     @field_validator("name")
     @classmethod
@@ -128,6 +162,8 @@ class Study:
     conditions: tuple[Condition, ...]
     plan: Plan
     store: Path
+    online: OnlineSpec | None = None
+    """The study file's online section (None: in-lab only)."""
 
     def condition(self, name: str) -> Condition:
         for condition in self.conditions:
@@ -304,4 +340,4 @@ def load_study(path: str | Path, config_model_of: ConfigModelOf, default_game: s
                      order=spec.order, quotas=spec.quotas, seed=spec.seed)
     store = spec.store if spec.store is not None else Path(f"{path.stem}.db")
     store = store if store.is_absolute() else path.parent / store
-    return Study(spec.name, path.resolve(), game, tuple(conditions), plan, store.resolve())
+    return Study(spec.name, path.resolve(), game, tuple(conditions), plan, store.resolve(), spec.online)

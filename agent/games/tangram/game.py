@@ -36,17 +36,21 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="serve the experimenter console (default 127.0.0.1:8080; see docs/console.md)")
     group.add_argument("--console-token", metavar="TOKEN",
                        help="token for a console off loopback (default: a new one, printed at start)")
+    from agent.games.tangram.online.public import add_arguments as add_online_arguments
     from agent.games.tangram.webgame.launch import add_arguments as add_browser_game_arguments
 
     add_browser_game_arguments(group)
+    add_online_arguments(group)
 
 
 def apply_arguments(config: Config, args: argparse.Namespace) -> Config:
+    from agent.games.tangram.online.public import OnlineError, public_request
     from agent.games.tangram.webgame.launch import BrowserGameError, check_arguments
 
     try:
         check_arguments(args)  # --browser-game: one line for a bad folder or template, before anything listens
-    except BrowserGameError as exc:
+        public_request(args)  # --public: with --study and --browser-game
+    except (BrowserGameError, OnlineError) as exc:
         raise ConfigError(str(exc)) from exc
     server = apply_listen_arguments(config.server, args)
     return config.model_copy(update={"server": server, "console": _console_arguments(config, args)})
@@ -87,9 +91,16 @@ async def main(config: Config, args: argparse.Namespace) -> int:
 async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
     """``python -m agent --study FILE``: every condition's player ready in one process, each game
     connection bound to the active participant's next condition (link/study.py). A Wizard-of-Oz
-    condition needs the console, so it is started when ``--console`` was not given."""
+    condition needs the console, so it is started when ``--console`` was not given. With
+    ``--browser-game DIR --public HOST:PORT`` it is an online study instead: participants in their own
+    browsers, from their links (agent/games/tangram/online/, docs/online-study.md)."""
     from agent.core.redact import Secrets
     from agent.games.tangram.link.study import StudyLink, StudySetupError
+    from agent.games.tangram.online.public import public_request, serve_online
+
+    request = public_request(args)
+    if request is not None:
+        return await serve_online(run, request)
 
     configs = [c.config for c in run.study.conditions]
     secrets = Secrets(tuple(v for c in configs for v in c.secret_values()))
@@ -207,6 +218,6 @@ GAME = Game(
     add_arguments=add_arguments,
     apply_arguments=apply_arguments,
     check=check,
-    serve_study=serve_study,
     llm_sample=lazy_llm_sample("agent.games.tangram.llm_player.sample"),
+    serve_study=serve_study,
 )

@@ -1,0 +1,261 @@
+"""Online participants: many at once, each in their own browser, let in by an unguessable code.
+
+```python
+online = OnlineRun(run)                            # run: an open StudyRun; run.study.online set
+invites = await online.invite(40)                  # codes for 40 links (only their hashes are kept)
+visit = await online.enter_invite(code)            # first visit starts the participant (next sequence)
+code, visit = await online.enter_open(prolific)    # open recruitment: a new participant, a new code
+visit = await online.answer_consent(code, True)
+ticket, assignment = await online.ticket(code)     # the credential of the participant's current game
+assignment = await online.admit(ticket)            # what the game socket checks: None = refuse
+```
+
+Two kinds of secret, both from :func:`secrets.token_urlsafe` and both kept only as SHA-256
+hashes (a copy of the database lets nobody in):
+
+- the *link code* names a participant for as long as the study runs (their link, a reload);
+- the *ticket* names one participant's one game: it is made when their page starts a game, and
+  stops working when the game is completed (the participant moves on), when a newer page of the
+  same participant takes a ticket (a reload, or a second browser on the same link takes the game
+  over: never two games for one slot), or when the participant leaves the study. A game that
+  reconnects (a dropped socket, a restarted server) redials with the same ticket and continues
+  the same game on the same condition.
+
+Nothing here knows a game or HTTP; the web side is the game's (tangram's online/ room).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from agent.core.studies.run import Assignment, StudyRun
+from agent.core.studies.store import OnlineEntry, ParticipantRow, StoreError
+from agent.core.studies.study_file import OnlineSpec
+
+CODE_BYTES = 18
+"""Random bytes of a link code or ticket: 144 bits, 24 URL-safe characters."""
+CODE = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+PLATFORM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+"""Prolific's ids are 24 hex digits; anything else URL-safe and short is kept as given."""
+MAX_INVITES_AT_ONCE = 10_000
+
+Stage = Literal["consent", "play", "done", "refused", "dropped", "paused"]
+
+
+def new_code() -> str:
+    return secrets.token_urlsafe(CODE_BYTES)
+
+
+def digest(code: str) -> str:
+    return hashlib.sha256(code.encode("ascii", "replace")).hexdigest()
+
+
+def well_formed(code: str | None) -> bool:
+    return code is not None and CODE.match(code) is not None
+
+
+@dataclass(frozen=True)
+class Invite:
+    number: int
+    code: str
+
+    def link(self, base_url: str) -> str:
+        return f"{base_url.rstrip('/')}/p/{self.code}"
+
+
+@dataclass(frozen=True)
+class ProlificIds:
+    """What Prolific puts in the study address (PROLIFIC_PID, STUDY_ID, SESSION_ID)."""
+
+    pid: str
+    study: str | None = None
+    session: str | None = None
+
+    @classmethod
+    def parse(cls, query: dict[str, str]) -> ProlificIds | None:
+        """From the query parameters (None without PROLIFIC_PID); ValueError for a malformed id."""
+        pid = query.get("PROLIFIC_PID")
+        if pid is None:
+            return None
+        values = {"PROLIFIC_PID": pid, "STUDY_ID": query.get("STUDY_ID"), "SESSION_ID": query.get("SESSION_ID")}
+        for name, value in values.items():
+            if value is not None and not PLATFORM_ID.match(value):
+                raise ValueError(f"{name} is not an id (letters, digits, '_' or '-', at most 64)")
+        return cls(pid, values["STUDY_ID"], values["SESSION_ID"])
+
+
+@dataclass(frozen=True)
+class Visit:
+    """Where a participant stands, as their page shows it."""
+
+    participant: str
+    stage: Stage
+    games_done: int
+    games_total: int
+    assignment: Assignment | None = None
+    """stage play: the game to play now."""
+    completion_code: str | None = None
+    """stage done: the study's completion code, if it has one."""
+    completion_url: str | None = None
+
+
+class OnlineRun:
+    """The online side of an open :class:`StudyRun`."""
+
+    def __init__(self, run: StudyRun) -> None:
+        self.run = run
+        self.spec: OnlineSpec = run.study.online or OnlineSpec()
+
+    async def invite(self, n: int) -> list[Invite]:
+        """``n`` new invitation links' codes (the caller writes them out: only hashes are kept)."""
+        if not 1 <= n <= MAX_INVITES_AT_ONCE:
+            raise StoreError(f"--n must be 1 to {MAX_INVITES_AT_ONCE}, not {n}")
+        codes = [new_code() for _ in range(n)]
+        numbers = await self.run.store.add_invites([digest(c) for c in codes])
+        return [Invite(number, code) for number, code in zip(numbers, codes, strict=True)]
+
+    async def enter_invite(self, code: str) -> Visit | None:
+        """The visit of an invitation's code (its first visit starts the participant), or of an open
+        participant's code; None for a code that is no one's."""
+        if not well_formed(code):
+            return None
+        key = digest(code)
+        row = await self.run.store.by_link(key)
+        if row is None:  # an invitation (they work with open recruitment too), opened at its first visit
+            row = await self.run.store.open_invite(key)
+        return None if row is None else await self._visit(row)
+
+    async def enter_open(self, prolific: ProlificIds | None) -> tuple[str, Visit]:
+        """Open recruitment: a new participant and their code. The same Prolific session coming back
+        gets its participant again (with a new code: the old address stops working); a Prolific
+        participant who already took part in this study is refused. StoreError with one line."""
+        if self.spec.recruitment != "open":
+            raise StoreError("this study takes part by invitation only")
+        code = new_code()
+        if prolific is not None:
+            earlier = await self.run.store.by_prolific(prolific.pid)
+            same = [r for r in earlier if prolific.session is not None and r.prolific_session == prolific.session]
+            if same:
+                await self.run.store.set_link(same[0].id, digest(code))
+                return code, await self._visit(same[0])
+            if any(r.state != "dropped" or r.consent == "refused" for r in earlier):
+                raise StoreError("you have already taken part in this study")
+        entry = OnlineEntry("open", digest(code), prolific.pid if prolific else None,
+                            prolific.study if prolific else None, prolific.session if prolific else None)
+        row = await self.run.store.join_open(entry, self.spec.max_participants)
+        return code, await self._visit(row)
+
+    async def visit(self, code: str) -> Visit | None:
+        """Where the participant of ``code`` stands; None for a code that is no one's (an invitation
+        not opened yet counts as no one's here: :meth:`enter_invite` opens it)."""
+        row = await self._by_code(code)
+        return None if row is None else await self._visit(row)
+
+    async def answer_consent(self, code: str, given: bool) -> Visit | None:
+        row = await self._by_code(code)
+        if row is None:
+            return None
+        if self.spec.consent is None:
+            return await self._visit(row)
+        return await self._visit(await self.run.store.set_consent(row.id, given))
+
+    async def ticket(self, code: str) -> tuple[str, Assignment] | None:
+        """A new credential for the participant's current game (the previous one stops working), and
+        the game; None when the participant has no game to play now (consent first, done, left)."""
+        row = await self._by_code(code)
+        if row is None:
+            return None
+        visit = await self._visit(row)
+        if visit.stage != "play" or visit.assignment is None:
+            return None
+        ticket = new_code()
+        await self.run.store.set_ticket(row.id, digest(ticket), visit.assignment.position)
+        return ticket, visit.assignment
+
+    async def admit(self, ticket: str | None) -> Assignment | None:
+        """The game ``ticket`` is for, if it may be played now: the newest ticket of a participant still
+        in the study, for the game they are at. None: refuse the connection (no ticket, a forged one,
+        a replaced one, one of a game already completed)."""
+        if not well_formed(ticket):
+            return None
+        assert ticket is not None
+        row = await self.run.store.by_ticket(digest(ticket))
+        if row is None or not row.online:
+            return None
+        visit = await self._visit(row)
+        if visit.stage != "play" or visit.assignment is None or visit.assignment.position != row.ticket_position:
+            return None
+        return visit.assignment
+
+    async def finish(self, assignment: Assignment, completed: bool, reason: str) -> bool:
+        """The participant's page says the game of ``assignment`` ended (the engine quit): its last
+        attempt is ended, completed or not. False when no attempt of it is open (the game never
+        connected): then it is played again."""
+        return await self.run.store.end_open_game(assignment.participant, assignment.position, completed, reason)
+
+    async def over_cap(self, participant: str) -> str | None:
+        """Why the participant's next game is played by the planner (the spend caps of the study file),
+        or None while under both caps."""
+        spec = self.spec
+        if spec.spend_cap_study_usd is not None:
+            spent = await self.run.store.spend()
+            if spent >= spec.spend_cap_study_usd:
+                return f"the study's LLM spend ${spent:.2f} reached its cap ${spec.spend_cap_study_usd:.2f}"
+        if spec.spend_cap_participant_usd is not None:
+            spent = await self.run.store.spend(participant)
+            if spent >= spec.spend_cap_participant_usd:
+                return (f"participant {participant}'s LLM spend ${spent:.2f} reached the cap "
+                        f"${spec.spend_cap_participant_usd:.2f}")
+        return None
+
+    async def left(self, code: str, gone: bool = True) -> None:
+        """The participant's page is closing (``gone``) or is back."""
+        row = await self._by_code(code)
+        if row is None or row.state not in ("active", "paused") or (not gone and row.left_at is None):
+            return  # not in the study, or never left: nothing to record
+        await self.run.store.set_left(row.id, gone)
+
+    async def apply_leaving(self, now: datetime | None = None) -> list[str]:
+        """Participants whose page closed more than ``leave_grace_s`` ago and who are not back: with
+        ``on_leave: drop`` they are dropped out (their sequence goes to the next participant); with
+        keep nothing changes. Returns the ids dropped."""
+        if self.spec.on_leave != "drop":
+            return []
+        moment = (now or datetime.now(UTC)) - timedelta(seconds=self.spec.leave_grace_s)
+        cutoff = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        dropped = []
+        for row in await self.run.store.left_before(cutoff):
+            try:
+                await self.run.store.set_state(row.id, "dropped")
+            except StoreError:
+                continue  # changed meanwhile (completed, dropped from the command line)
+            dropped.append(row.id)
+        return dropped
+
+    async def _by_code(self, code: str | None) -> ParticipantRow | None:
+        if not well_formed(code):
+            return None
+        assert code is not None
+        return await self.run.store.by_link(digest(code))
+
+    async def _visit(self, row: ParticipantRow) -> Visit:
+        total = self.run.study.plan.games_per_participant()
+        done = await self.run.store.completed_games(row.id)
+        if row.state == "completed":
+            await self.run.store.mark_finished_page(row.id)
+            return Visit(row.id, "done", done, total, None, self.spec.completion_code, self.spec.completion_url)
+        if row.consent == "refused":
+            return Visit(row.id, "refused", done, total)
+        if row.state in ("dropped", "paused"):
+            return Visit(row.id, row.state, done, total)
+        if self.spec.consent is not None and row.consent is None:
+            return Visit(row.id, "consent", done, total)
+        slot = await self.run.store.next_slot(row)
+        if slot is None:  # every game completed, the state not yet updated: done
+            return Visit(row.id, "done", done, total, None, self.spec.completion_code, self.spec.completion_url)
+        return Visit(row.id, "play", done, total, self.run.assignment_of(row, slot.position))

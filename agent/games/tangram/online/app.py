@@ -1,0 +1,260 @@
+"""The participants' origin: their page, the game's frame, the engine, the calls, the game socket.
+
+| path | what |
+|---|---|
+| ``/p/<code>`` | the participant's page (consent, each game in turn, the completion) |
+| ``/join?PROLIFIC_PID=...`` | open recruitment: a new participant, sent on to their own ``/p/<code>`` |
+| ``/play`` | the game's frame: our socket redirection, then the engine |
+| ``/g/<hash>/<file>`` | the engine and pack: immutable, gzip when accepted |
+| ``/s/<file>`` | our page's scripts and styles (revalidated by ETag) |
+| ``POST /api/visit|consent|game|finished|leave`` | the page's calls (JSON, the link's code in the body) |
+| ``/ws?ticket=<ticket>`` | the agent's socket (sockets.py) |
+
+Nothing else is served: no directory, no path outside these files, no console. Request bodies
+are capped (``MAX_BODY``), every page load, call and socket is counted against the rate limits
+of guard.py, and nothing secret (API key, a link's code, a ticket) is written to a page other than
+the participant's own code and ticket, or to a log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from agent.core.studies.online import OnlineRun, ProlificIds, Visit, well_formed
+from agent.core.studies.store import StoreError
+from agent.games.tangram.online.assets import Assets
+from agent.games.tangram.online.guard import Client, Kind, RateLimiter, client_of
+from agent.games.tangram.online.sockets import GameSockets
+
+log = logging.getLogger(__name__)
+
+MAX_BODY = 16 * 1024
+STATIC_FILES = ("participant.html", "participant.js", "participant.css", "play.js", "play.css")
+COMMON_HEADERS = {
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Embedder-Policy": "require-corp",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "SAMEORIGIN",
+}
+IMMUTABLE = "public, max-age=31536000, immutable"
+TYPES = {".js": "text/javascript", ".wasm": "application/wasm", ".pck": "application/octet-stream",
+         ".css": "text/css", ".html": "text/html"}
+PLAY_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="referrer" content="no-referrer">
+<title>Tangram</title><link rel="stylesheet" href="/s/play.css"></head>
+<body><canvas id="canvas" width="1920" height="1080" tabindex="0">The game needs a browser with WebGL 2.</canvas>
+<div id="status" role="status">Loading the game...</div>
+<script type="application/json" id="boot">{boot}</script>
+<script src="/s/play.js"></script></body></html>
+"""
+
+
+@dataclass(frozen=True)
+class StaticFile:
+    body: bytes
+    etag: str
+    content_type: str
+
+
+def _static() -> dict[str, StaticFile]:
+    folder = resources.files(__package__) / "static"
+    out = {}
+    for name in STATIC_FILES:
+        body = (folder / name).read_bytes()
+        suffix = name[name.rindex("."):]
+        out[name] = StaticFile(body, f'"{hashlib.sha256(body).hexdigest()[:20]}"', TYPES[suffix])
+    return out
+
+
+def _send(request: web.Request, item: StaticFile) -> web.Response:
+    if request.headers.get("If-None-Match") == item.etag:
+        return web.Response(status=304, headers={"ETag": item.etag, "Cache-Control": "no-cache"})
+    return web.Response(body=item.body, content_type=item.content_type, charset="utf-8",
+                        headers={"ETag": item.etag, "Cache-Control": "no-cache"})
+
+
+def visit_json(visit: Visit, online: OnlineRun) -> dict[str, Any]:
+    out: dict[str, Any] = {"stage": visit.stage, "game": min(visit.games_done + 1, visit.games_total),
+                           "games": visit.games_total}
+    if visit.stage == "consent" and online.spec.consent is not None:
+        out["consent"] = {"text": online.spec.consent, "agree": online.spec.consent_button,
+                          "decline": online.spec.decline_button}
+    if visit.stage == "done":
+        out["completion_code"] = visit.completion_code
+        out["completion_url"] = visit.completion_url
+    return out
+
+
+def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: RateLimiter,
+             trusted_proxy: str | None) -> web.Application:
+    static = _static()
+    prefix = f"/g/{assets.key}"
+    boot = html.escape(json.dumps(assets.boot(prefix)), quote=False)
+    play_page = StaticFile(PLAY_PAGE.replace("{boot}", boot).encode(),
+                           f'"{hashlib.sha256(boot.encode()).hexdigest()[:20]}"', "text/html")
+    asset_names = assets.names()
+
+    def limited(kind: Kind) -> Callable[[Callable[[web.Request, Client], Awaitable[web.StreamResponse]]],
+                                        Callable[[web.Request], Awaitable[web.StreamResponse]]]:
+        def wrap(handler: Callable[[web.Request, Client], Awaitable[web.StreamResponse]]
+                 ) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+            async def run(request: web.Request) -> web.StreamResponse:
+                client = client_of(request, trusted_proxy)
+                if not limiter.allow(kind, client.address):
+                    return web.Response(status=429, text="Too many requests; please wait a moment\n",
+                                        headers={"Retry-After": "10"})
+                return await handler(request, client)
+            return run
+        return wrap
+
+    @web.middleware
+    async def headers(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                      ) -> web.StreamResponse:
+        response = await handler(request)
+        if not response.prepared:  # a WebSocket's headers are sent already
+            response.headers.update(COMMON_HEADERS)
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    async def body_of(request: web.Request) -> dict[str, Any]:
+        if request.content_length is not None and request.content_length > MAX_BODY:
+            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length)
+        try:
+            data = json.loads(await request.read())
+        except (ValueError, UnicodeDecodeError):
+            raise web.HTTPBadRequest(text="the body must be a JSON object\n") from None
+        if not isinstance(data, dict) or not well_formed(data.get("code")):
+            raise web.HTTPForbidden(text="this link is not part of the study\n")
+        return data
+
+    @limited("page")
+    async def participant_page(request: web.Request, client: Client) -> web.StreamResponse:
+        visit = await online.enter_invite(request.match_info["code"])
+        if visit is None:
+            return web.Response(status=404, text="This link is not part of the study. Check the address.\n")
+        return _send(request, static["participant.html"])
+
+    @limited("page")
+    async def join(request: web.Request, client: Client) -> web.StreamResponse:
+        try:
+            ids = ProlificIds.parse(dict(request.query))
+            code, _ = await online.enter_open(ids)
+        except ValueError as exc:
+            return web.Response(status=400, text=f"{exc}\n")
+        except StoreError as exc:
+            return web.Response(status=403, text=f"{exc}\n")
+        raise web.HTTPSeeOther(f"/p/{code}")
+
+    @limited("page")
+    async def play(request: web.Request, client: Client) -> web.StreamResponse:
+        return _send(request, play_page)
+
+    async def static_file(request: web.Request) -> web.StreamResponse:
+        item = static.get(request.match_info["name"])
+        if item is None or item.content_type == "text/html":
+            raise web.HTTPNotFound()
+        return _send(request, item)
+
+    async def asset(request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        if request.match_info["key"] != assets.key or name not in asset_names:
+            raise web.HTTPNotFound()
+        response = web.FileResponse(assets.folder / name, headers={"Cache-Control": IMMUTABLE})
+        response.content_type = TYPES.get(name[name.rindex("."):], "application/octet-stream")
+        return response
+
+    @limited("api")
+    async def api_visit(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request)
+        visit = await online.visit(data["code"])
+        if visit is None:
+            raise web.HTTPForbidden(text="this link is not part of the study\n")
+        if visit.stage == "play":
+            await online.left(data["code"], gone=False)  # back (a reload after the page said it closed)
+        return web.json_response(visit_json(visit, online))
+
+    @limited("api")
+    async def api_consent(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request)
+        visit = await online.answer_consent(data["code"], data.get("given") is True)
+        if visit is None:
+            raise web.HTTPForbidden(text="this link is not part of the study\n")
+        return web.json_response(visit_json(visit, online))
+
+    @limited("api")
+    async def api_game(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request)
+        got = await online.ticket(data["code"])
+        if got is None:
+            visit = await online.visit(data["code"])
+            if visit is None:
+                raise web.HTTPForbidden(text="this link is not part of the study\n")
+            return web.json_response({"ticket": None, "visit": visit_json(visit, online)})
+        ticket, assignment = got
+        # The participant's page that played so far (another tab) is told it was taken over.
+        old = sockets.live.get(assignment.participant)
+        if old is not None and not old[0].closed:
+            await old[0].close(code=4001, message=b"taken over by a newer page")
+        return web.json_response({"ticket": ticket, "game": assignment.position, "games": assignment.games_total})
+
+    @limited("api")
+    async def api_finished(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request)
+        ticket = data.get("ticket")
+        exit_code = data.get("exit")
+        assignment = await online.admit(ticket if isinstance(ticket, str) else None)
+        visit = await online.visit(data["code"])
+        if visit is None:
+            raise web.HTTPForbidden(text="this link is not part of the study\n")
+        if assignment is not None and assignment.participant == visit.participant:
+            how = data.get("how")
+            if how == "continue" and sockets.turns_ended(assignment.participant, assignment.position) < 1:
+                raise web.HTTPConflict(text="play the game first: Continue follows the game's Finish\n")
+            completed = exit_code == 0
+            reason = ("the participant's Continue after the game's Finish" if how == "continue" and completed
+                      else "the game's Finish (the engine quit)" if completed else f"the engine stopped ({exit_code})")
+            ended = await online.finish(assignment, completed, reason)
+            log.info("participant %s: game %d of %d (%s) %s", assignment.participant, assignment.position,
+                     assignment.games_total, assignment.condition,
+                     "completed" if ended and completed else "not completed")
+            visit = await online.visit(data["code"]) or visit
+        return web.json_response(visit_json(visit, online))
+
+    @limited("api")
+    async def api_leave(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request)
+        await online.left(data["code"])
+        return web.Response(status=204)
+
+    @limited("socket")
+    async def socket(request: web.Request, client: Client) -> web.StreamResponse:
+        return await sockets.handle(request, client)
+
+    async def no_icon(request: web.Request) -> web.StreamResponse:
+        return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
+
+    app = web.Application(middlewares=[headers], client_max_size=MAX_BODY)
+    app.router.add_get("/p/{code}", participant_page)
+    app.router.add_get("/join", join)
+    app.router.add_get("/play", play)
+    app.router.add_get("/s/{name}", static_file)
+    app.router.add_get("/g/{key}/{name}", asset)
+    app.router.add_post("/api/visit", api_visit)
+    app.router.add_post("/api/consent", api_consent)
+    app.router.add_post("/api/game", api_game)
+    app.router.add_post("/api/finished", api_finished)
+    app.router.add_post("/api/leave", api_leave)
+    app.router.add_get("/ws", socket)
+    app.router.add_get("/favicon.ico", no_icon)
+    return app

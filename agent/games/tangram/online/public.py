@@ -1,0 +1,195 @@
+"""``python -m agent --study FILE --browser-game DIR [--godot-web T] --public HOST:PORT``: an online study.
+
+Builds (or reuses) the real game, prepares its engine and pack for the public (assets.py), makes
+one player factory per condition, and serves the participants' origin (app.py) until Ctrl-C or
+SIGTERM; then running turns end with ``finish`` and sockets close politely. Every minute the
+participants who closed their page and did not come back are handled as the study file says
+(``online.on_leave``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import errno
+import logging
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from agent.core.game import stop_signals
+from agent.core.http_log import QuietHttpLog
+from agent.core.images import ImagePool
+from agent.core.net import is_loopback
+from agent.core.redact import Secrets
+from agent.core.studies.online import OnlineRun
+from agent.core.studies.run import StudyRun
+from agent.core.study import study_metadata
+from agent.games.tangram.config import Config
+from agent.games.tangram.link.factory import PlayerFactory, make_player_factory
+from agent.games.tangram.online.app import make_app
+from agent.games.tangram.online.assets import AssetError, Assets, prepare_assets
+from agent.games.tangram.online.guard import RateLimiter, proxy_address
+from agent.games.tangram.online.sockets import ConditionPlay, GameSockets
+from agent.games.tangram.online.spend import missing_prices
+from agent.games.tangram.turn.lines import turn_lines
+from agent.games.tangram.turn.thinking import thinking_line
+from agent.games.tangram.webgame.build import BuildError, build_game, default_cache
+
+log = logging.getLogger(__name__)
+
+LEAVE_SWEEP_S = 60.0
+SHUTDOWN_S = 15.0
+
+
+class OnlineError(Exception):
+    """The online study cannot start; one line."""
+
+
+@dataclass(frozen=True)
+class PublicRequest:
+    host: str
+    port: int
+    trusted_proxy: str | None
+    gaips: Path
+    template: Path | None
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--public", metavar="HOST:PORT",
+                       help="with --study and --browser-game: serve an online study, each participant in their own "
+                            "browser from a link, on this address (behind a TLS proxy: docs/online-study.md)")
+    group.add_argument("--trusted-proxy", metavar="ADDRESS",
+                       help="the reverse proxy's address (e.g. 127.0.0.1): only its X-Forwarded-For/-Proto are "
+                            "believed")
+
+
+def parse_public(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise OnlineError(f"--public {text!r} is not HOST:PORT (e.g. 127.0.0.1:8443)")
+    return host, int(port)
+
+
+def public_request(args: argparse.Namespace) -> PublicRequest | None:
+    """The online study the flags ask for, or None; OnlineError for flags that do not go together."""
+    public = getattr(args, "public", None)
+    if public is None:
+        if getattr(args, "trusted_proxy", None) is not None:
+            raise OnlineError("--trusted-proxy needs --public HOST:PORT")
+        return None
+    if getattr(args, "study", None) is None:
+        raise OnlineError("--public serves a study: add --study FILE")
+    if getattr(args, "browser_game", None) is None:
+        raise OnlineError("--public serves the real game: add --browser-game DIR (docs/browser-game.md)")
+    host, port = parse_public(public)
+    try:
+        proxy = proxy_address(getattr(args, "trusted_proxy", None))
+    except ValueError as exc:
+        raise OnlineError(str(exc)) from exc
+    template = getattr(args, "godot_web", None)
+    return PublicRequest(host, port, proxy, Path(args.browser_game).expanduser(),
+                         None if template is None else Path(template).expanduser())
+
+
+async def _conditions(run: StudyRun) -> tuple[dict[str, ConditionPlay], list[PlayerFactory]]:
+    plays, factories = {}, []
+    for condition in run.study.conditions:
+        config: Config = condition.config  # type: ignore[assignment]
+        factory = make_player_factory(config)
+        factories.append(factory)
+        base = await asyncio.to_thread(study_metadata, config, config.prompts_dir)
+        plays[condition.name] = ConditionPlay(factory, base, thinking_line(config), turn_lines(config))
+    return plays, factories
+
+
+def planner_play(run: StudyRun) -> tuple[ConditionPlay, PlayerFactory]:
+    """The offline planner, for games over the spend caps."""
+    first: Config = run.study.conditions[0].config  # type: ignore[assignment]
+    config = first.model_copy(update={"player": "planner"})
+    factory = make_player_factory(config, with_client=False)
+    return ConditionPlay(factory, {}, thinking_line(config), turn_lines(config)), factory
+
+
+async def _sweep(online: OnlineRun) -> None:
+    while True:
+        await asyncio.sleep(LEAVE_SWEEP_S)
+        try:
+            for pid in await online.apply_leaving():
+                log.info("participant %s closed their page and did not come back: dropped out (on_leave: drop)", pid)
+        except Exception:  # the sweep must go on
+            log.exception("handling participants who left failed")
+
+
+async def serve_online(run: StudyRun, request: PublicRequest) -> int:
+    """Build (or reuse) the game and its public assets, then :func:`serve_assets`."""
+    try:
+        built = await asyncio.to_thread(build_game, request.gaips, request.template)
+        assets = await asyncio.to_thread(prepare_assets, built.folder, default_cache() / "online")
+    except (BuildError, AssetError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return await serve_assets(run, assets, request.host, request.port, request.trusted_proxy)
+
+
+async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trusted_proxy: str | None) -> int:
+    """Serve the study's participants' origin on ``host:port`` with the prepared ``assets`` until
+    SIGINT or SIGTERM."""
+    online = OnlineRun(run)
+    first: Config = run.study.conditions[0].config  # type: ignore[assignment]
+    missing = missing_prices(run.study)
+    if missing is not None:
+        print(f"error: {missing}", file=sys.stderr)
+        return 2
+    plays, factories = await _conditions(run)
+    planner, planner_factory = planner_play(run)
+    factories.append(planner_factory)
+    secrets = Secrets(tuple(v for c in run.study.conditions for v in c.config.secret_values()))
+    limiter = RateLimiter()
+    images = ImagePool(first.images.decode_workers)
+    sockets = GameSockets(online, plays, first, limiter, secrets, images, planner)
+    app = make_app(online, assets, sockets, limiter, trusted_proxy)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
+                           logger=QuietHttpLog(logging.getLogger("aiohttp.server")))
+    await runner.setup()
+    site = web.TCPSite(runner, host, port, reuse_address=True)
+    sweeper: asyncio.Task[None] | None = None
+    try:
+        with stop_signals() as stop:
+            try:
+                await site.start()
+            except OSError as exc:
+                in_use = exc.errno == errno.EADDRINUSE
+                print(f"error: {'port in use' if in_use else 'cannot listen'} on {host}:{port}"
+                      f"{'' if in_use else f': {exc.strerror or exc}'}", file=sys.stderr)
+                return 2
+            port = int(runner.addresses[0][1])
+            for factory in factories:
+                factory.prime_soon()
+            sweeper = asyncio.create_task(_sweep(online))
+            where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
+            spec = online.spec
+            entry = (f"open recruitment: http://{where}/join?PROLIFIC_PID=..." if spec.recruitment == "open"
+                     else "participants' links: python -m agent study invite")
+            print(f"Online study {run.study.name!r} (Godot {assets.engine}) served on http://{where}/ - {entry}; "
+                  "Ctrl-C stops.", file=sys.stderr, flush=True)
+            if not is_loopback(host) and trusted_proxy is None:
+                log.warning("serving on %s without a TLS proxy in front: participants' traffic is not encrypted "
+                            "(docs/online-study.md)", host)
+            await stop.wait()
+        log.info("shutting down: ending running turns and flushing transcripts")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_S):
+                await sockets.close_all()
+    finally:
+        if sweeper is not None:
+            sweeper.cancel()
+        await runner.cleanup()
+        images.close()
+        for factory in factories:
+            await factory.aclose()
+    return 0

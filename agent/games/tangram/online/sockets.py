@@ -1,0 +1,202 @@
+"""The agent's WebSocket on the participants' origin: a game is let in by its ticket, and plays its
+participant's condition.
+
+``GET /ws?ticket=T`` is refused (HTTP 403, before the upgrade) unless ``T`` is the newest ticket of
+a participant still in the study, for the game they are at (:meth:`OnlineRun.admit`). One
+connection per participant: a newer one (the same page's engine re-dialling after a dropped
+socket, or a server restart) takes the place of the older, which is closed with 4000; a newer
+page of the same participant (a reload, a second browser on the link) has a new ticket, so the
+old page's socket is closed with 4001 ("taken over") and its engine's re-dials are refused.
+
+Each connection is one attempt of the participant's current game in the study's database,
+recorded before its first frame is answered; a socket that closes leaves the game open (the engine
+re-dials and continues the same game, on the same condition), and the game is completed when the
+participant's page reports that the engine quit after the game's Finish (app.py). Each game plays
+its condition's config with the condition's own player factory (one LLM client per condition).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from agent.core.images import ImagePool
+from agent.core.limits import Throttle
+from agent.core.redact import Secrets
+from agent.core.studies.online import OnlineRun, digest
+from agent.core.studies.run import Assignment
+from agent.core.studies.store import StoreError
+from agent.games.tangram.config import Config
+from agent.games.tangram.link.factory import PlayerSource
+from agent.games.tangram.link.session import Session
+from agent.games.tangram.online.guard import Client, RateLimiter
+from agent.games.tangram.online.spend import MeteredTranscript, prices_of
+from agent.games.tangram.turn.state import TurnLines
+
+log = logging.getLogger(__name__)
+
+REPLACED = 4000
+"""Close code: the same game's newer connection took this one's place."""
+TAKEN_OVER = 4001
+"""Close code: the participant's newer page (reload, another browser) took the game over."""
+LEFT_STUDY = 4003
+"""Close code: the participant is no longer in the study (dropped, paused)."""
+HEARTBEAT_S = 20.0
+CHAT_MARK = '"chatRequest"'
+
+
+@dataclass(frozen=True)
+class ConditionPlay:
+    """What every game of one condition shares, made once at start."""
+
+    players: PlayerSource
+    base: dict[str, Any]
+    """The condition's study_metadata (version, config and template hashes)."""
+    thinking: str | None
+    lines: TurnLines
+
+
+class SocketAdapter:
+    """What a :class:`Session` needs of its connection (``send``), over an aiohttp WebSocket."""
+
+    def __init__(self, ws: web.WebSocketResponse) -> None:
+        self.ws = ws
+
+    async def send(self, text: str) -> None:
+        await self.ws.send_str(text)
+
+
+@dataclass
+class GameSockets:
+    online: OnlineRun
+    conditions: dict[str, ConditionPlay]
+    config: Config
+    """Server-wide settings (frame size, transcripts) of the study's first condition."""
+    limiter: RateLimiter
+    secrets: Secrets = field(default_factory=Secrets)
+    images: ImagePool | None = None
+    planner: ConditionPlay | None = None
+    """Plays a game whose participant or study is over its spend cap (spend.py)."""
+    live: dict[str, tuple[web.WebSocketResponse, str]] = field(default_factory=dict)
+    """Participant id: their connected socket and its ticket's hash."""
+    sessions: set[Session] = field(default_factory=set)
+    _chat_log: Throttle = field(default_factory=lambda: Throttle(60.0))
+    _games: dict[Session, tuple[str, int]] = field(default_factory=dict)
+    """Each connected session's participant and game position."""
+    _turns: dict[tuple[str, int], int] = field(default_factory=dict)
+    """(participant, position): the most AI turns a closed connection of that game ended."""
+
+    def turns_ended(self, participant: str, position: int) -> int:
+        """AI turns ended by finish in the participant's game at ``position``: the most any of its
+        connections saw (the one connected now included)."""
+        live = [s.stats["turns_ended"] for s, key in self._games.items() if key == (participant, position)]
+        return max([self._turns.get((participant, position), 0), *live])
+
+    def sockets_of(self, address: str) -> int:
+        return sum(1 for s in self.sessions if s.peer == address)
+
+    async def handle(self, request: web.Request, client: Client) -> web.StreamResponse:
+        ticket = request.query.get("ticket")
+        limits = self.limiter.limits
+        if (len(self.sessions) >= limits.max_sockets
+                or self.sockets_of(client.address) >= limits.max_sockets_per_address):
+            return web.Response(status=503, text="Service Unavailable: too many games at once; try again soon\n",
+                                headers={"Retry-After": "5"})
+        assignment = await self.online.admit(ticket)
+        if assignment is None or ticket is None:
+            return web.Response(status=403, text="Forbidden: no valid game ticket\n")
+        ws = web.WebSocketResponse(max_msg_size=self.config.server.max_frame_bytes, heartbeat=HEARTBEAT_S,
+                                   compress=False)
+        await ws.prepare(request)
+        await self._take_place(assignment.participant, ws, digest(ticket))
+        try:
+            await self._play(ws, assignment, client)
+        finally:
+            if self.live.get(assignment.participant, (None, ""))[0] is ws:
+                del self.live[assignment.participant]
+        return ws
+
+    async def _take_place(self, participant: str, ws: web.WebSocketResponse, ticket_digest: str) -> None:
+        old = self.live.get(participant)
+        self.live[participant] = (ws, ticket_digest)
+        if old is not None and not old[0].closed:
+            code = REPLACED if old[1] == ticket_digest else TAKEN_OVER
+            log.info("participant %s: a newer %s took the game over", participant,
+                     "connection of the same page" if code == REPLACED else "page")
+            await old[0].close(code=code, message=b"taken over by a newer connection")
+
+    async def _play(self, ws: web.WebSocketResponse, assignment: Assignment, client: Client) -> None:
+        play = self.conditions[assignment.condition]
+        config: Config = assignment.config  # type: ignore[assignment]  # the study's conditions are tangram's
+        capped = await self.online.over_cap(assignment.participant) if config.uses_llm() else None
+        if capped is not None and self.planner is not None:
+            log.warning("%s: the offline planner plays game %d of participant %s (%s) instead of the LLM", capped,
+                        assignment.position, assignment.participant, assignment.condition)
+            config = config.model_copy(update={"player": "planner"})
+            play = ConditionPlay(self.planner.players, play.base, play.thinking, play.lines)
+        transcript = MeteredTranscript(config.transcripts.dir if config.transcripts.enabled else None,
+                                       secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images,
+                                       prices=prices_of(config))
+        try:
+            started = await self.online.run.game_started(assignment, transcript.session_id, transcript.path)
+        except StoreError as exc:
+            log.info("participant %s: game refused (%s)", assignment.participant, exc)
+            await ws.close(code=LEFT_STUDY, message=b"not in the study")
+            return
+        session = Session(config, SocketAdapter(ws), play.players(transcript), transcript, peer=client.address,
+                          study=assignment.session_metadata(play.base), thinking=play.thinking, lines=play.lines)
+        session.images = self.images
+        self.sessions.add(session)
+        key = (assignment.participant, assignment.position)
+        self._games[session] = key
+        reason = "disconnected"
+        try:
+            try:
+                await transcript.open()
+            except OSError as exc:
+                log.error("cannot write the transcript %s (%s); this game runs without one", transcript.path,
+                          exc.strerror or exc)
+            if capped is not None:
+                transcript.record("spend_cap", reason=capped, player=config.player)
+            log.info("participant %s: game %d of %d (%s) connected, session %s", assignment.participant,
+                     assignment.position, assignment.games_total, assignment.condition, transcript.session_id)
+            await session.run(self._frames(ws, client, assignment.participant))
+            reason = f"connection closed ({ws.close_code})"
+        except Exception:  # one game must never take the server down
+            log.exception("session %s failed", transcript.session_id)
+            reason = "internal error"
+        finally:
+            await session.close(reason)
+            self.sessions.discard(session)
+            del self._games[session]
+            self._turns[key] = max(self._turns.get(key, 0), session.stats["turns_ended"])
+            with contextlib.suppress(Exception):
+                await self.online.run.store.set_game_spend(started.game_id, transcript.usd, config.player)
+
+    async def _frames(self, ws: web.WebSocketResponse, client: Client, participant: str) -> AsyncIterator[str | bytes]:
+        async for message in ws:
+            if message.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
+                continue
+            data = message.data
+            if CHAT_MARK in (data if isinstance(data, str) else data.decode("utf-8", "replace")) and \
+                    not self.limiter.allow("chat", client.address):
+                now, held = self._chat_log.ready()
+                if now:
+                    log.warning("participant %s: chat lines over the limit are dropped (%d more not logged)",
+                                participant, held)
+                continue
+            yield data
+
+    async def close_all(self) -> None:
+        """Polite stop: running turns end with finish, sockets close with 1001."""
+        for session in list(self.sessions):
+            with contextlib.suppress(Exception):
+                await session.close("server shutdown", polite=True)
+        for ws, _ in list(self.live.values()):
+            with contextlib.suppress(Exception):
+                await ws.close(code=1001, message=b"server shutdown")

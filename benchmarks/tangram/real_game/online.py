@@ -1,0 +1,276 @@
+"""Two participants play an online study with the real game at once, in two headless Chromium pages,
+through Caddy with TLS (``tls internal``), as docs/online-study.md sets it up.
+
+    .venv/bin/python -m benchmarks.tangram.real_game.online --gaips DIR --template DIR [--turns 2] [--out DIR]
+
+The agent serves a two-condition study (``python -m agent --study ... --public ... --trusted-proxy``);
+two invitation links are made; each page opens its link, agrees on the consent page, and plays each of
+its games as the scripted human of the real-game runner (a piece dragged, End Turn, the AI's turn seen
+through, ``--turns`` times; then Finish, five stars on the closing form and its Submit, which quits the
+engine; the game's current sources hide the form's stars, so Submit stays grey and the page's Continue
+ends the game); the page then starts the next game, and after the last shows the completion code. Prints
+each participant's conditions in order, whether they saw the code, and the study's participants and
+games tables, and first what a third participant's browser downloads (first visit, reload; on the agent's
+own address: Chromium caches nothing from a site whose certificate it does not trust). Needs the game's
+sources and a Godot 4 web template (never in the repository) and Caddy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import shutil
+import socket
+import sqlite3
+import sys
+import tempfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from benchmarks.tangram.real_game.browser import CHROMIUM, CHROMIUM_ARGS, Recorder, StepTimeout, socket_hook
+from benchmarks.tangram.real_game.events import EventLog, ImageStore
+from benchmarks.tangram.real_game.human import Human
+from benchmarks.tangram.real_game.plan import plan
+from benchmarks.tangram.real_game.runner import play_game
+from benchmarks.tangram.real_game.screen import HEIGHT, WIDTH, Button
+
+STUDY = """name: real-online
+design: within
+conditions:
+  explain: {{config: planner.yaml}}
+  silent: {{config: planner.yaml, overrides: {{turn: {{thinking_line: false}}}}}}
+online:
+  consent: "A real-game check of the online study."
+  completion_code: REAL0NE
+"""
+# The closing form (forms.tscn, at the scene's origin): the fifth star's Area2D and the Submit button.
+STAR_5 = Button("five stars", 686.0 - 12.0, 154.0 - 30.0, 24.0, 24.0)
+SUBMIT = Button("Submit", 445.0 + 15.0, 393.0 - 6.0, 229.5, 89.8)
+READY = "served on http://"
+
+
+class FramePage:
+    """What the scripted human needs of a page, for a game that runs in the participant page's frame
+    (full-window at the top left, so the page's mouse reaches the same points)."""
+
+    def __init__(self, page: Any, frame: Any) -> None:
+        self.page = page
+        self.frame = frame
+        self.mouse = page.mouse
+        self.keyboard = page.keyboard
+
+    async def evaluate(self, script: str, *args: Any) -> Any:
+        return await self.frame.evaluate(script, *args)
+
+    async def screenshot(self, **kwargs: Any) -> Any:
+        return await self.page.screenshot(**kwargs)
+
+    async def reload(self, **kwargs: Any) -> Any:
+        return await self.page.reload(**kwargs)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextlib.asynccontextmanager
+async def agent(out: Path, gaips: Path, template: Path) -> AsyncIterator[str]:
+    (out / "planner.yaml").write_text(f"player: planner\ntranscripts: {{dir: {out / 'transcripts'}}}\n")
+    (out / "study.yaml").write_text(STUDY.format())
+    log = (out / "agent.log").open("w")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agent", "--study", str(out / "study.yaml"), "--browser-game", str(gaips),
+        "--godot-web", str(template), "--public", "127.0.0.1:0", "--trusted-proxy", "127.0.0.1",
+        "--log-level", "INFO", stderr=asyncio.subprocess.PIPE)
+    assert proc.stderr is not None
+    try:
+        async with asyncio.timeout(300):
+            while True:
+                line = (await proc.stderr.readline()).decode()
+                if not line:
+                    raise SystemExit(f"the agent stopped: see {out / 'agent.log'}")
+                log.write(line)
+                if READY in line:
+                    break
+        pump = asyncio.create_task(_pump(proc.stderr, log))
+        yield line.split(READY, 1)[1].split("/", 1)[0]
+    finally:
+        proc.terminate()
+        await proc.wait()
+        with contextlib.suppress(Exception):
+            await pump
+        log.close()
+
+
+async def _pump(stream: asyncio.StreamReader, log: Any) -> None:
+    while line := await stream.readline():
+        log.write(line.decode(errors="replace"))
+        log.flush()
+
+
+@contextlib.asynccontextmanager
+async def caddy(out: Path, upstream: str) -> AsyncIterator[str]:
+    binary = shutil.which("caddy")
+    if binary is None:
+        raise SystemExit("caddy is not installed (apt-get install caddy)")
+    https_port, http_port = free_port(), free_port()
+    (out / "Caddyfile").write_text(
+        f"{{\n\tadmin off\n\tskip_install_trust\n\tstorage file_system {out / 'caddy'}\n\thttp_port {http_port}\n"
+        f"\thttps_port {https_port}\n}}\n\nlocalhost:{https_port} {{\n\ttls internal\n\treverse_proxy {upstream}\n}}\n")
+    proc = await asyncio.create_subprocess_exec(binary, "run", "--config", str(out / "Caddyfile"), "--adapter",
+                                                "caddyfile", stdout=(out / "caddy.log").open("w"),
+                                                stderr=asyncio.subprocess.STDOUT,
+                                                env={"HOME": str(out), "PATH": "/usr/bin:/bin"})
+    try:
+        async with asyncio.timeout(30):
+            while True:
+                with contextlib.suppress(OSError):
+                    _, writer = await asyncio.open_connection("127.0.0.1", https_port)
+                    writer.close()
+                    break
+                await asyncio.sleep(0.2)
+        yield f"https://localhost:{https_port}"
+    finally:
+        proc.terminate()
+        await proc.wait()
+
+
+async def participant(browser: Any, link: str, name: str, out: Path, turns: int, step_s: float,
+                      turn_timeout: float) -> dict[str, Any]:
+    context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, ignore_https_errors=True)
+    await context.add_init_script(socket_hook(None))
+    page = await context.new_page()
+    rec = Recorder(EventLog(out / f"{name}-events.jsonl"), ImageStore(None, 0))
+    rec.on_page(page)
+    games = 0
+    continued: list[int] = []
+    failure = None
+    try:
+        await page.goto(link, timeout=step_s * 1000)
+        await page.get_by_role("button", name="I agree and want to take part").click(timeout=step_s * 1000)
+        while True:
+            since = rec.cursor
+            done = page.locator("#completion-code")
+            opened = asyncio.ensure_future(rec.until(
+                lambda e: e.src == "console" and e.text.startswith("[runner] websocket open"), since, step_s * 3,
+                "the game's socket to open"))
+            finished = asyncio.ensure_future(done.wait_for(timeout=step_s * 3000))
+            await asyncio.wait({opened, finished}, return_when=asyncio.FIRST_COMPLETED)
+            if finished.done() and not finished.exception():
+                opened.cancel()
+                break
+            finished.cancel()
+            await opened
+            frame = page.frame_locator("#game")
+            await frame.locator("canvas").wait_for(timeout=step_s * 1000)
+            game_frame = next(f for f in page.frames if f.url.endswith("/play") or "/play#" in f.url)
+            human = Human(FramePage(page, game_frame), rec, out / f"{name}-shots", step_s)
+            await human.find_canvas()
+            await play_game(human, rec, plan(turns, None), turn_timeout, games + 1)
+            await human.click(STAR_5)
+            await human.click(SUBMIT)
+            # The form's stars are hidden in the game's current sources, so Submit stays grey and the
+            # engine never quits: the participant's page offers Continue instead (docs/online-study.md).
+            with contextlib.suppress(Exception):
+                await page.locator("#continue").click(timeout=10_000)
+                continued.append(games + 1)
+            games += 1
+        code = await page.locator("#completion-code").text_content()
+    except (StepTimeout, TimeoutError, Exception) as exc:  # a failed step is reported, not raised
+        failure = f"{type(exc).__name__}: {exc}"
+        code = None
+        with contextlib.suppress(Exception):
+            await page.screenshot(path=str(out / f"{name}-failed.png"))
+    finally:
+        await context.close()
+    return {"participant": name, "games_played": games, "ended_by_continue": continued, "completion_code": code,
+            "failure": failure}
+
+
+async def downloaded(pw: Any, link: str, profile: Path, step_s: float) -> tuple[int, int]:
+    """Bytes a participant's browser downloads (on the wire: compressed, headers included) until the
+    game's socket opens: at the first visit, and at a reload. A profile on disk, as a participant's
+    browser has (a private window's memory cache keeps no file this large)."""
+    context = await pw.chromium.launch_persistent_context(
+        str(profile), executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS,
+        viewport={"width": WIDTH, "height": HEIGHT}, ignore_https_errors=True)
+    try:
+        page = context.pages[0] if context.pages else await context.new_page()
+        cdp = await context.new_cdp_session(page)
+        await cdp.send("Network.enable")
+        total = [0]
+        cdp.on("Network.loadingFinished",
+               lambda event: total.__setitem__(0, total[0] + int(event["encodedDataLength"])))
+        opened = asyncio.Event()
+        page.on("websocket", lambda _socket: opened.set())
+        await page.goto(link, timeout=step_s * 1000)
+        await page.get_by_role("button", name="I agree and want to take part").click(timeout=step_s * 1000)
+        await asyncio.wait_for(opened.wait(), step_s * 3)
+        first, total[0] = total[0], 0
+        opened.clear()
+        await page.reload(timeout=step_s * 1000)
+        await asyncio.wait_for(opened.wait(), step_s * 3)
+        return first, total[0]
+    finally:
+        await context.close()
+
+
+async def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--gaips", type=Path, required=True)
+    ap.add_argument("--template", type=Path, required=True)
+    ap.add_argument("--turns", type=int, default=2, help="AI turns per game before Finish (at least 2)")
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--step-timeout", type=float, default=90.0)
+    ap.add_argument("--turn-timeout", type=float, default=300.0)
+    ap.add_argument("--bytes-only", action="store_true", help="only measure what a participant downloads")
+    args = ap.parse_args()
+    out = args.out or Path(tempfile.mkdtemp(prefix="real-online-"))
+    out.mkdir(parents=True, exist_ok=True)
+    from playwright.async_api import async_playwright
+
+    from agent.cli import read_study
+    from agent.core.studies.online import OnlineRun
+    from agent.core.studies.run import StudyRun
+
+    async with agent(out, args.gaips, args.template) as upstream, caddy(out, upstream) as base:
+        async with await StudyRun.open(read_study(out / "study.yaml")) as run:
+            invites = await OnlineRun(run).invite(3)
+        async with async_playwright() as pw:
+            # On the agent's own address: Chromium caches nothing from a site with an untrusted certificate
+            # (Caddy's local CA here), which a participant's browser, trusting the real one, does.
+            first, reload = await downloaded(pw, invites[2].link(f"http://{upstream}"), out / "profile",
+                                             args.step_timeout)
+            print(f"downloaded until the game's socket opened: first visit {first:,} bytes, reload {reload:,} bytes")
+            if args.bytes_only:
+                return
+            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                results = await asyncio.gather(*(
+                    participant(browser, invite.link(base), f"L{invite.number:04d}", out, args.turns,
+                                args.step_timeout, args.turn_timeout) for invite in invites[:2]))
+            finally:
+                await browser.close()
+    with sqlite3.connect(out / "study.db") as db:
+        people = db.execute("SELECT id, sequence, conditions, state, consent, finished_page_at FROM participants "
+                            "ORDER BY number").fetchall()
+        games = db.execute("SELECT participant, position, condition, attempt, completed, end_reason, transcript "
+                           "FROM games ORDER BY id").fetchall()
+    for r in results:
+        print(json.dumps(r))
+    print("participants:")
+    for row in people:
+        print("  ", row)
+    print("games:")
+    for row in games:
+        print("  ", row)
+    print(f"out: {out}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,99 @@
+"""An online study served in-process for the tests: a study file of two planner conditions, a fake
+built game (small files standing in for the engine and pack: nothing of GAIPS or Godot), and the
+participants' origin on a loopback port. No tests live here."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from agent.cli import read_study
+from agent.core.images import ImagePool
+from agent.core.studies.online import OnlineRun
+from agent.core.studies.run import StudyRun
+from agent.games.tangram.online.app import make_app
+from agent.games.tangram.online.assets import Assets, prepare_assets
+from agent.games.tangram.online.guard import Limits, RateLimiter
+from agent.games.tangram.online.public import _conditions, planner_play
+from agent.games.tangram.online.sockets import GameSockets
+
+STUDY = """name: web-pilot
+design: within
+conditions:
+  planner: {config: planner.yaml}
+  quiet: {config: planner.yaml, overrides: {turn: {thinking_line: false}}}
+online:
+  consent: "We record your moves and chat.\\n\\nTaking part is voluntary."
+  completion_code: C0DE42
+  completion_url: https://app.prolific.com/submissions/complete?cc=C0DE42
+  recruitment: RECRUITMENT
+"""
+
+
+def fake_build(folder: Path) -> Path:
+    """A built game's folder as the builder leaves it, with stand-ins for the engine and pack."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "webgame.json").write_text(json.dumps({"executable": "index", "mainPack": "index.pck",
+                                                     "engine": "4.6.stable", "threads": False}))
+    (folder / "index.js").write_text("var Engine = function () {};\n" * 2000)
+    (folder / "index.wasm").write_bytes(b"\0asm\x01\0\0\0" + bytes(200_000))
+    (folder / "index.pck").write_bytes(b"GDPC" + bytes(100_000))
+    (folder / "index.audio.worklet.js").write_text("// worklet\n")
+    return folder
+
+
+def write_study(tmp_path: Path, recruitment: str = "invite", config: str = "player: planner\n",
+                online: str = "") -> Path:
+    """The study (its conditions' config is ``config``; ``online`` adds lines to its online section)."""
+    (tmp_path / "planner.yaml").write_text(f"{config}transcripts: {{dir: {tmp_path / 'transcripts'}}}\n")
+    path = tmp_path / "study.yaml"
+    path.write_text(STUDY.replace("RECRUITMENT", recruitment) + online)
+    return path
+
+
+@dataclass
+class Served:
+    url: str
+    online: OnlineRun
+    run: StudyRun
+    sockets: GameSockets
+    assets: Assets
+    limiter: RateLimiter
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://") + "/ws"
+
+
+@contextlib.asynccontextmanager
+async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limits | None = None,
+                       trusted_proxy: str | None = None, config: str = "player: planner\n",
+                       online: str = "") -> AsyncIterator[Served]:
+    study = read_study(write_study(tmp_path, recruitment, config, online))
+    assets = prepare_assets(fake_build(tmp_path / "built"), tmp_path / "cache")
+    async with await StudyRun.open(study) as run:
+        online = OnlineRun(run)
+        plays, factories = await _conditions(run)
+        planner, planner_factory = planner_play(run)
+        factories.append(planner_factory)
+        limiter = RateLimiter(limits)
+        images = ImagePool(1)
+        sockets = GameSockets(online, plays, study.conditions[0].config, limiter, images=images,  # type: ignore[arg-type]
+                              planner=planner)
+        runner = web.AppRunner(make_app(online, assets, sockets, limiter, trusted_proxy), access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        try:
+            yield Served(f"http://127.0.0.1:{runner.addresses[0][1]}", online, run, sockets, assets, limiter)
+        finally:
+            await sockets.close_all()
+            await runner.cleanup()
+            images.close()
+            for factory in factories:
+                await factory.aclose()
