@@ -32,6 +32,8 @@ from agent.games.tangram.protocol import clean_chat_text
 SOURCE = "planner"
 _REQUEST_SLACK_PX = 4.0
 _TURN_SLACK_PX = 15.0
+_TURN_ROOM_PX = 45.0
+"""How far a turned piece may shift to find room when it cannot turn where it is."""
 _LARGE = "large triangle"
 
 
@@ -228,10 +230,15 @@ class Planner(ChatMixin):
             slack = _REQUEST_SLACK_PX
         else:  # a turned piece no longer fits flush: let it shift a little to make room
             cx, cy = shapes.vertex_centroid(current)
-            wanted = [shapes.rotate_about(current, req.degrees, (cx, cy))]
+            # The turn asked for, then the other ways round, then with more room: a promised turn is
+            # made whenever the piece can turn at all.
+            turns = dict.fromkeys([req.degrees, -req.degrees, 90.0, -90.0, 180.0])
+            wanted = [shapes.rotate_about(current, d, (cx, cy)) for d in turns]
+            wanted += [shapes.rotate_about(current, d, (cx, cy)) for d in turns]
             slack = _TURN_SLACK_PX
-        for cand in wanted:
-            pose = nearest_valid(cand, board, max_px=slack)
+        for i, cand in enumerate(wanted):
+            far = req.kind == "rotate" and i >= len(wanted) // 2
+            pose = nearest_valid(cand, board, max_px=_TURN_ROOM_PX if far else slack)
             if pose is not None:
                 st.overrides[req.piece] = pose
                 self._remember(pose)

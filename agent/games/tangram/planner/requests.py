@@ -241,6 +241,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)
     if piece and slot and not has("move"):
         return Request("assign", piece=piece, slot=slot, part=part_words)
+    # "put the parallelogram next", "put the big triangle at the top": that piece is played next.
+    if piece and not slot and has("move") and (has("next") or _region(has)) and not has("rotate"):
+        return Request("prefer", piece=piece)
     if piece and not slot and not has("move"):
         named = _PART_AFTER.search(text)
         if named and not has("next"):
