@@ -16,7 +16,7 @@ its ``acts`` hold over the game's next turns, played by the planner: ``next_piec
 piece played is one of these), ``keeps_partner_pieces`` and ``keeps_piece`` (for the rest of the
 game: up to :data:`REST_TURNS` turns), ``figure`` (the figure it builds).
 
-    python -m benchmarks.tangram.bench_chat_phrasings                     # both development tables
+    python -m benchmarks.tangram.bench_chat_phrasings                     # the three development tables
     python -m benchmarks.tangram.bench_chat_phrasings --table FILE [...]  # any table
 
 It prints each wrong line with what is wrong, "N of M lines answered right" per table, and the
@@ -49,7 +49,7 @@ from agent.games.tangram.planner.phrases import load_phrases
 from agent.games.tangram.planner.understand import warm
 
 TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"
-DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml")
+DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml", TABLES / "chat_seen.yaml")
 PIECES = "|".join(PIECE_NAMES)
 REST_TURNS = 8
 """Turns played after a line whose constraint must hold "for the rest of the game"."""
@@ -66,7 +66,8 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "keep_piece": ["keep_piece_ok"],
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
-    "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "strategy_where", "next_done"],
+    "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
+                      "strategy_where", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
               "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "vague_ok", "vague_move"],
     "rotate": ["rotate_ok", "rotate_not_on_board"],
@@ -166,7 +167,7 @@ def check_acts(game: Game, acts: Mapping[str, Any]) -> list[str]:
             out.append(f"moved {kept}")
     if kept and game.board.get(kept) != before.get(kept):
         out.append(f"{kept} is not where it was")
-    wanted = acts.get("next_piece_in")
+    wanted: list[str] = acts.get("next_piece_in") or []
     # A promised move or turn that cannot be made is kept by saying so truthfully on that turn.
     couldnt = bool(wanted) and any(_couldnt(game, piece) in said for said in game.said[:1] for piece in wanted)
     if wanted and not couldnt and (not played or played[0] not in wanted):

@@ -338,11 +338,11 @@ class ChatMixin:
             todo = [p for p in todo if p in named] or todo
             done = [p for p in named if p in fit.matched]
             if done and len(done) == len(named):  # "do something with the big triangle": both are in place
-                step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=self.state.first,
+                then = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=self.state.first,
                                  skip=self.skip(board))
                 return self._say("vague_in_place", pieces=done, parts=[fig.parts[fit.slot_of[p]] for p in done],
-                                 figure=fig.name, piece=step.piece or "", move=step.action == "move",
-                                 part=fig.parts[step.slot] if step.slot else "")
+                                 figure=fig.name, piece=then.piece or "", move=then.action == "move",
+                                 part=fig.parts[then.slot] if then.slot else "")
         if not todo:
             return self._say("vague_done", figure=fig.name)
         x0, y0, x1, y1 = shapes.bounds(fit.targets.values())

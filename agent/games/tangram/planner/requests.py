@@ -420,7 +420,7 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
             return Request("resize")
         kind = "space" if has("space") else "symmetry" if has("symmetry") else "part"
         named = tuple(dict.fromkeys(p for _, p in _find_pieces(words, phrases, list(figure.order))))
-        if "small" in words and ("triangles" in words or "both" in words):
+        if has("small_first") and ("triangles" in words or "both" in words or "two" in words):
             named = tuple(dict.fromkeys([*named, *(p for p in figure.order if shapes.kind(p) == "small triangle")]))
         return Request("spatial", what=kind, pieces=named, piece=named[0] if named else None)
     if meaning == "vague_request":
