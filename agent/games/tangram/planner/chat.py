@@ -340,7 +340,7 @@ class ChatMixin:
             if done and len(done) == len(named):  # "do something with the big triangle": both are in place
                 then = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=self.state.first,
                                  skip=self.skip(board))
-                return self._say("vague_in_place", pieces=done, parts=[fig.parts[fit.slot_of[p]] for p in done],
+                return self._say("vague_in_place", pieces=done, done_parts=[fig.parts[fit.slot_of[p]] for p in done],
                                  figure=fig.name, piece=then.piece or "", move=then.action == "move",
                                  part=fig.parts[then.slot] if then.slot else "")
         if not todo:
