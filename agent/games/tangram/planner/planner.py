@@ -67,6 +67,15 @@ class Planner(ChatMixin):
         """Pieces the partner asked to leave where they are ("leave Red where it is"): never moved."""
         return frozenset(self.state.frozen)
 
+    def fixed(self, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> frozenset[str]:
+        """The pieces on ``board`` the partner asked never to be moved: the ones asked by name, and
+        all of theirs (by ``movers``, else by this planner's own record) after "don't move my pieces"."""
+        st = self.state
+        out = {p for p in st.frozen if p in board}
+        if st.keep_human:
+            out |= {p for p in board if movers.get(p) != "agent"} if movers else set(board) - set(st.ours)
+        return frozenset(out)
+
     def constraints(self) -> list[str]:
         """What the partner asked the planner never to do, for the transcript and the console."""
         st = self.state
