@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading, load_intents
 from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
@@ -81,4 +82,19 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social or shape_wish) \
             and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
+    if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
+        own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
+        if own:
+            request = replace(request, what=" ".join(own) if request.intent == "switch_unknown" else own[1])
     return Understood(lang, request, reading, text)
+
+
+_ARTICLES = frozenset({"um", "uma", "uns", "umas"})
+
+
+def _own_thing(line: str) -> tuple[str, str] | None:
+    """The article and noun after the line's last indefinite article ("e se fizermos um bule" ->
+    ("um", "bule")), in the partner's own spelling, or None."""
+    words = re.findall(r"\w+", line.lower())
+    spots = [i for i, w in enumerate(words[:-1]) if w in _ARTICLES]
+    return (words[spots[-1]], words[spots[-1] + 1]) if spots else None
