@@ -16,7 +16,7 @@ its ``acts`` hold over the game's next turns, played by the planner: ``next_piec
 piece played is one of these), ``keeps_partner_pieces`` and ``keeps_piece`` (for the rest of the
 game: up to :data:`REST_TURNS` turns), ``figure`` (the figure it builds).
 
-    python -m benchmarks.tangram.bench_chat_phrasings                     # both development tables
+    python -m benchmarks.tangram.bench_chat_phrasings                     # the three development tables
     python -m benchmarks.tangram.bench_chat_phrasings --table FILE [...]  # any table
 
 It prints each wrong line with what is wrong, "N of M lines answered right" per table, and the
@@ -49,7 +49,7 @@ from agent.games.tangram.planner.phrases import load_phrases
 from agent.games.tangram.planner.understand import warm
 
 TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"
-DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml")
+DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml", TABLES / "chat_seen.yaml")
 PIECES = "|".join(PIECE_NAMES)
 REST_TURNS = 8
 """Turns played after a line whose constraint must hold "for the rest of the game"."""
@@ -66,7 +66,8 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "keep_piece": ["keep_piece_ok"],
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
-    "vague_request": ["vague_ok", "vague_move", "vague_done", "strategy_where", "next_done"],
+    "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
+                      "strategy_where", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
               "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "vague_ok", "vague_move"],
     "rotate": ["rotate_ok", "rotate_not_on_board"],
@@ -87,6 +88,8 @@ class Game:
     movers: dict[str, str]
     seconds: list[float] = field(default_factory=list)
     """Each answer's wall time and CPU time (this thread's), in seconds."""
+    said: list[str] = field(default_factory=list)
+    """The planner's line on each turn played."""
     cpu: list[float] = field(default_factory=list)
 
     def say(self, line: str) -> str:
@@ -98,6 +101,7 @@ class Game:
 
     def play(self) -> Pose | None:
         d = self.planner.play(self.objective, self.board, self.movers)
+        self.said.append(d.chat)
         if d.pose is not None:
             self.board[d.pose.piece] = d.pose
             self.movers[d.pose.piece] = "agent"
@@ -163,12 +167,24 @@ def check_acts(game: Game, acts: Mapping[str, Any]) -> list[str]:
             out.append(f"moved {kept}")
     if kept and game.board.get(kept) != before.get(kept):
         out.append(f"{kept} is not where it was")
-    wanted = acts.get("next_piece_in")
-    if wanted and (not played or played[0] not in wanted):
+    wanted: list[str] = acts.get("next_piece_in") or []
+    # A promised move or turn that cannot be made is kept by saying so truthfully on that turn.
+    couldnt = bool(wanted) and any(_couldnt(game, piece) in said for said in game.said[:1] for piece in wanted)
+    if wanted and not couldnt and (not played or played[0] not in wanted):
         out.append(f"next piece {played[0] if played else 'none'}, not one of {wanted}")
     if "figure" in acts and game.planner.figure.name != acts["figure"]:
         out.append(f"builds {game.planner.figure.name}, not {acts['figure']}")
     return out
+
+
+def _couldnt(game: Game, piece: str) -> str:
+    """The start of the planner's truthful line for a promised move of ``piece`` it could not make."""
+    lines = game.planner.lines
+    starts = []
+    for key in ("request_failed", "request_turn_failed", "request_place_failed"):
+        text = " ".join(lines.raw("turn", key, piece=piece, direction="", relation="", anchor="").split())
+        starts.append(re.split(r" (?:without|sem) ", text)[0])
+    return next((s for s in starts if s in "\n".join(game.said[:1])), starts[1])
 
 
 def by_meaning(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, list[str], list[float], list[float]]:

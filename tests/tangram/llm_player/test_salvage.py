@@ -253,3 +253,26 @@ def test_every_random_schema_instance_is_a_move_a_pose_or_a_problem():
             else:
                 assert move.anchor in positions and move.anchor != move.piece
     assert min(counts.values()) > 100, counts
+
+
+def test_a_move_of_a_piece_the_partner_asked_to_keep_is_refused_not_salvaged():
+    kept = {"Blue": "never move the partner's pieces"}
+    for data in (answer(piece="Blue", x=50, y=50, rotation=0), answer(action="rotate", piece="Blue", rotation=45),
+                 answer(piece="Blue", relation="above", anchor="Green")):
+        result = salvage_answer(data, BOARD, kept=kept)
+        assert result.move is None and result.problem is not None
+        assert result.problem.kind == "piece_kept" and result.problem.piece == "Blue"
+        assert "never move the partner's pieces" in result.problem.detail
+    # Another piece, a piece from the drawer, a pass: played as before.
+    for data in (answer(piece="Green", x=50, y=50, rotation=0), answer(piece="Red", relation="above", anchor="Blue"),
+                 answer(action="pass")):
+        assert salvage_answer(data, BOARD, kept=kept).problem is None
+
+
+def test_a_candidate_that_moves_a_kept_piece_is_refused():
+    kept = {"Blue": "leave Blue where it is"}
+    pieces = {"A": "Blue", "B": "Red"}
+    refused = salvage_answer({**EMPTY, "candidate": "A"}, BOARD, ["A", "B"], kept=kept, offered_pieces=pieces)
+    assert refused.move is None and refused.problem is not None and refused.problem.kind == "piece_kept"
+    played = salvage_answer({**EMPTY, "candidate": "B"}, BOARD, ["A", "B"], kept=kept, offered_pieces=pieces)
+    assert played.candidate == "B" and played.problem is None

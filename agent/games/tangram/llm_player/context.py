@@ -51,9 +51,11 @@ def board_text(view: TurnView) -> str:
 
 
 def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
-                  planner_hint: str | None = None, board_description: str | None = None) -> dict[str, Any]:
+                  planner_hint: str | None = None, board_description: str | None = None,
+                  constraints: list[str] | None = None, fixed: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Every template variable for ``view``; ``board_description`` when already made (else it is
-    made here: :func:`board_text`)."""
+    made here: :func:`board_text`); ``constraints`` what the partner asked never to be done (agreed to
+    in the chat) and ``fixed`` the pieces on the board that therefore must not be moved."""
     on_board = [
         {"name": name, "x": _round(p.position[0]), "y": _round(p.position[1]),
          "rotation": _round(normalize_rotation(p.rotation)), "collisions": list(p.collisions),
@@ -79,6 +81,8 @@ def build_context(view: TurnView, *, history: int, max_attempts: int = 0,
         "has_board_image": view.board_png is not None,
         "has_drawer_image": view.drawer_png is not None,
         "planner_hint": planner_hint,
+        "constraints": list(constraints or []),
+        "fixed": sorted(fixed),
         "message": view.message,
         "collisions": list(view.collisions),
         "previous": prev or {"piece": "", "x": 0.0, "y": 0.0, "rotation": 0.0},
@@ -111,7 +115,8 @@ def sample_context(candidates: int = 2) -> dict[str, Any]:
     view = TurnView(objective="A house", state=state, memory=memory, board_png=b"", drawer_png=b"",
                     message="Can you use Blue?", collisions=["Cream"],
                     previous=Decision(Pose("Cream", 40.0, 40.0, 90.0), "x"), attempt=1, movers={"Red": "agent"})
-    context = build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.")
+    context = build_context(view, history=4, max_attempts=3, planner_hint="place Cream under Red as a wall.",
+                            constraints=["never move the partner's pieces"], fixed=frozenset({"Red"}))
     from agent.games.tangram.planner.candidates import propose_candidates
 
     offered = propose_candidates("A house", view.board(), candidates)

@@ -107,9 +107,19 @@ class LLMPlayer(Player):
             view.with_images(), self._description(view), self._offers(view, hint))
         marks = (await asyncio.to_thread(self._mark, ready, candidates, drawer) if self.config.images.annotate
                  else self._mark(ready, candidates, drawer))  # nothing to draw: the prepared pictures as they are
+        said, fixed = self._constraints(view)
         context = build_context(ready, history=self.config.chat_history, max_attempts=max_attempts,
-                                planner_hint=planner_hint, board_description=description)
+                                planner_hint=planner_hint, board_description=description, constraints=said,
+                                fixed=fixed)
         return ready, context, marks
+
+    def _constraints(self, view: TurnView) -> tuple[list[str], frozenset[str]]:
+        """What the partner asked never to be done, agreed to by the planner that answered a chat in
+        the model's place ("don't move my pieces"), and the pieces on the board it keeps where they are:
+        the model's later turns are held to it too (the prompt says it, the validator refuses a move
+        that breaks it)."""
+        answerer = self.planner if self.planner is not None else self._offline
+        return answerer.constraints(view) if answerer is not None else ([], frozenset())
 
     async def _description(self, view: TurnView) -> str:
         """The board description of ``view``'s state (shapely searches, milliseconds, in a worker
@@ -253,7 +263,10 @@ class LLMPlayer(Player):
         source = "llm+reask" if reasked else "llm"
         data = result.data
         positions = {name: p.position for name, p in view.state.on_board.items()}
-        salvaged = salvage_answer(data, positions, marks.candidates.letters)
+        said, fixed = self._constraints(view)
+        kept = dict.fromkeys(fixed, "; ".join(said))
+        salvaged = salvage_answer(data, positions, marks.candidates.letters, kept=kept,
+                                  offered_pieces={c.letter: c.piece for c in marks.candidates.candidates})
         chosen = marks.candidates.get(salvaged.candidate)
         if chosen is not None and salvaged.move is not None:
             # Played exactly as offered, whatever else the answer says; the model's words are kept.

@@ -52,6 +52,7 @@ ProblemKind = Literal[
     "anchor_off_board",   # the only position is a relation to a piece not on the board
     "rotate_off_board",   # rotate a piece that is not on the board, with nothing else to go by
     "rotate_without_rotation",
+    "piece_kept",         # moves a piece the partner asked never to be moved (and the chat agreed)
 ]
 
 _NULLABLE = tuple(name for name, f in Move.model_fields.items()
@@ -100,7 +101,8 @@ class Salvaged:
 
 
 def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]],
-                   offered: tuple[str, ...] | list[str] = ()) -> Salvaged:
+                   offered: tuple[str, ...] | list[str] = (), kept: Mapping[str, str] | None = None,
+                   offered_pieces: Mapping[str, str] | None = None) -> Salvaged:
     """The playable move in the model's JSON ``data`` on a board holding ``on_board`` (each piece's
     reported position, board units, as the prompt showed it), ``offered`` the candidate letters the
     prompt offered.
@@ -109,7 +111,14 @@ def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]],
     may even be invalid); a letter that was not offered is dropped with a note and the answer's own
     move is read. A pass the model chose is returned as it is: only a move it wanted and could not
     make gets salvaged, and only a move nothing can be made of becomes a :class:`Problem`.
+
+    ``kept`` maps each piece on the board the partner asked never to be moved to the constraint
+    ("never move the partner's pieces"): a move of one, by a candidate letter or by the answer's own
+    fields, is refused (``piece_kept``), never salvaged into another move; ``offered_pieces`` says
+    which piece each offered letter moves.
     """
+    kept = kept or {}
+    pieces_of = offered_pieces or {}
     if not isinstance(data, Mapping):
         return Salvaged(None, problem=Problem("not_json", "the reply holds no JSON object"))
     notes: list[Salvage] = []
@@ -117,6 +126,9 @@ def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]],
     if "candidate" in data:
         letter = data.pop("candidate")
         named = letter.strip().upper() if isinstance(letter, str) else None
+        if named is not None and named in offered and pieces_of.get(named) in kept:
+            piece = pieces_of[named]
+            return Salvaged(None, tuple(notes), _kept_problem(kept[piece], piece))
         if named is not None and named in offered:
             texts = {k: data[k] if isinstance(data.get(k), str) else "" for k in ("chat", "reasoning")}
             return Salvaged(Move.model_validate({**dict.fromkeys(_NULLABLE), "piece": None, "action": "place",
@@ -129,8 +141,14 @@ def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]],
         return Salvaged(None, tuple(notes), Problem("unreadable", "the JSON is not a move in the schema"))
     if move.action == "pass":
         return Salvaged(move, tuple(notes))
+    if move.piece is not None and move.piece in on_board and move.piece in kept:
+        return Salvaged(None, tuple(notes), _kept_problem(kept[move.piece], move.piece))
     fixed, problem = _usable(move, on_board, notes)
     return Salvaged(fixed, tuple(notes) if fixed is not None else (), problem)
+
+
+def _kept_problem(constraint: str, piece: str) -> Problem:
+    return Problem("piece_kept", f"it moves {piece}, against the partner's wish: {constraint}", piece)
 
 
 # ---------------------------------------------------------------------- types and names

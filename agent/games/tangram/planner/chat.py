@@ -211,6 +211,8 @@ class ChatMixin:
         if req.intent == "plan":
             return say("plan", progress=self._progress(fit, board), **base)
         if req.intent == "progress":
+            if len(fit.matched) == len(fit.slot_of):  # "are we done?" on a finished figure: yes
+                return say("next_done", **base)
             self.last_reply_kind = "progress"
             return self._progress(fit, board)
         if req.intent in ("thanks", "praise", "how_are_you", "ack", "smalltalk"):
@@ -332,7 +334,15 @@ class ChatMixin:
         fig = self.figure
         todo = self._open(fit, board)
         if kind:
-            todo = [p for p in todo if kind in shapes.kind(p)] or todo
+            named = [p for p in fit.slot_of if kind in shapes.kind(p)]
+            todo = [p for p in todo if p in named] or todo
+            done = [p for p in named if p in fit.matched]
+            if done and len(done) == len(named):  # "do something with the big triangle": both are in place
+                then = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=self.state.first,
+                                 skip=self.skip(board))
+                return self._say("vague_in_place", pieces=done, done_parts=[fig.parts[fit.slot_of[p]] for p in done],
+                                 figure=fig.name, piece=then.piece or "", move=then.action == "move",
+                                 part=fig.parts[then.slot] if then.slot else "")
         if not todo:
             return self._say("vague_done", figure=fig.name)
         x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
@@ -363,7 +373,12 @@ class ChatMixin:
         facts = "; ".join(self.lines.raw("chat", "spatial_fact", piece=p, part=fig.parts[fit.slot_of[p]],
                                          place=self._place_word(fit, p)) for p in req.pieces[:3])
         other = next((p for p in board if p != example), next(p for p in fig.order if p != example))
-        return self._say("spatial_part", facts=facts, other=other, **base)
+        # The pieces the partner named are the ones played next, each where the figure has it.
+        open_named = [p for p in self._open(fit, board) if p in req.pieces]
+        step = self._promise(open_named[:_TRIES], fit, board)
+        promised = {"next": step.piece, "next_part": fig.parts[step.slot], "move": step.action == "move"} \
+            if step is not None and step.piece is not None and step.slot is not None else {"next": ""}
+        return self._say("spatial_part", facts=facts, other=other, **promised, **base)
 
     def _assign(self, piece: str, req: Request, fit: Fit) -> str:
         fig = self.figure

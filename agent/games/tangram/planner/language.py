@@ -36,6 +36,7 @@ IDENTIFIER_MIN_WORDS = 3
 IDENTIFIER_CONFIDENCE = 0.9
 MAX_CHARS = 400
 _WORD = re.compile(r"[a-z0-9]+")
+_SHORT_WORD = re.compile(r"[A-Za-z]+")
 _PIECES = frozenset({"red", "cream", "blue", "green", "yellow", "purple", "brown"})
 
 
@@ -47,6 +48,8 @@ class LanguageFile(BaseModel):
     other_language: dict[str, str]
     whole: dict[str, str]
     gloss: dict[str, str]
+    shorthand: dict[str, str] = {}
+    """English chat shorthand, one word each ("r" -> "are", "u" -> "you"), read as the words."""
 
 
 def fold(text: str) -> str:
@@ -112,6 +115,13 @@ class Languages:
             if symbol in text:
                 text = text.replace(symbol, meaning if words else " ")
         return text
+
+    def expand(self, text: str) -> str:
+        """An English line with its chat shorthand written out ("r we done" -> "are we done")."""
+        short = self.data.shorthand
+        if not short:
+            return text
+        return _SHORT_WORD.sub(lambda m: short.get(m.group(0).lower(), m.group(0)), text)
 
     def answered(self, lang: str) -> bool:
         return lang in self.data.answered

@@ -32,6 +32,8 @@ from agent.games.tangram.protocol import clean_chat_text
 SOURCE = "planner"
 _REQUEST_SLACK_PX = 4.0
 _TURN_SLACK_PX = 15.0
+_TURN_ROOM_PX = 45.0
+"""How far a turned piece may shift to find room when it cannot turn where it is."""
 _LARGE = "large triangle"
 
 
@@ -64,6 +66,15 @@ class Planner(ChatMixin):
     def skip(self, board: Mapping[str, Pose]) -> frozenset[str]:
         """Pieces the partner asked to leave where they are ("leave Red where it is"): never moved."""
         return frozenset(self.state.frozen)
+
+    def fixed(self, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> frozenset[str]:
+        """The pieces on ``board`` the partner asked never to be moved: the ones asked by name, and
+        all of theirs (by ``movers``, else by this planner's own record) after "don't move my pieces"."""
+        st = self.state
+        out = {p for p in st.frozen if p in board}
+        if st.keep_human:
+            out |= {p for p in board if movers.get(p) != "agent"} if movers else set(board) - set(st.ours)
+        return frozenset(out)
 
     def constraints(self) -> list[str]:
         """What the partner asked the planner never to do, for the transcript and the console."""
@@ -228,10 +239,15 @@ class Planner(ChatMixin):
             slack = _REQUEST_SLACK_PX
         else:  # a turned piece no longer fits flush: let it shift a little to make room
             cx, cy = shapes.vertex_centroid(current)
-            wanted = [shapes.rotate_about(current, req.degrees, (cx, cy))]
+            # The turn asked for, then the other ways round, then with more room: a promised turn is
+            # made whenever the piece can turn at all.
+            turns = dict.fromkeys([req.degrees, -req.degrees, 90.0, -90.0, 180.0])
+            wanted = [shapes.rotate_about(current, d, (cx, cy)) for d in turns]
+            wanted += [shapes.rotate_about(current, d, (cx, cy)) for d in turns]
             slack = _TURN_SLACK_PX
-        for cand in wanted:
-            pose = nearest_valid(cand, board, max_px=slack)
+        for i, cand in enumerate(wanted):
+            far = req.kind == "rotate" and i >= len(wanted) // 2
+            pose = nearest_valid(cand, board, max_px=_TURN_ROOM_PX if far else slack)
             if pose is not None:
                 st.overrides[req.piece] = pose
                 self._remember(pose)

@@ -45,6 +45,11 @@ class PlannerPlayer(Player):
         movers = {**view.movers, **dict.fromkeys(view.landing, "agent")}
         return self.planner.chat(view.objective, board, view.message, movers)
 
+    def constraints(self, view: TurnView) -> tuple[list[str], frozenset[str]]:
+        """What the partner asked this player never to do (lines for a prompt and the transcript)
+        and the pieces on ``view``'s board that therefore must not be moved."""
+        return self.planner.constraints(), self.planner.fixed(view.board(), view.movers)
+
     def promised(self) -> bool:
         """A chat answer of this player promised something for the next turns (planner.promised)."""
         return self.planner.promised()

@@ -241,6 +241,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)
     if piece and slot and not has("move"):
         return Request("assign", piece=piece, slot=slot, part=part_words)
+    # "put the parallelogram next", "put the big triangle at the top": that piece is played next.
+    if piece and not slot and has("move") and (has("next") or _region(has)) and not has("rotate"):
+        return Request("prefer", piece=piece)
     if piece and not slot and not has("move"):
         named = _PART_AFTER.search(text)
         if named and not has("next"):
@@ -249,8 +252,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("prefer", piece=piece)
     if has("release"):
         return Request("release")
-    if has("keep"):
-        return Request("keep")
+    if has("keep"):  # "don't touch my square": that piece; "don't touch my stuff": all of theirs
+        return Request("keep_piece", piece=piece) if piece else Request("keep")
     if has("resize"):
         return Request("resize")
     if switch_word_only(words, phrases) and not pieces and slot is None and not direction:
@@ -270,7 +273,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("disagree", piece=piece)
     if has("for_you") and (piece or slot):  # "help me with the roof"
         return Request("for_you", piece=piece, slot=slot)
-    for intent in ("why", "wait", "help", "next", "progress", "plan"):
+    # "wait, what are we making?": the question after the interjection is what is asked.
+    for intent in ("why", "help", "next", "progress", "plan", "wait") if not has("wait") or len(words) <= 3 \
+            else ("why", "help", "progress", "plan", "wait", "next"):
         if has(intent):
             return Request(intent)
     if has("for_you"):
@@ -364,7 +369,9 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
     return sorted(words)
 
 
-STRONG = frozenset({"switch", "switch_offer", "switch_same", "move", "rotate", "place_near", "assign", "yes", "no",
+STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "move", "rotate", "place_near",
+                    "assign", "prefer",
+                    "yes", "no",
                     "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
                     "disagree"})
 """What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
@@ -383,8 +390,8 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
     if meaning in ("praise", "thanks", "ack"):
         return Request(meaning)  # type: ignore[arg-type]
-    if meaning == "keep_mine" and parsed.piece and not has("mine") and "my" not in words:
-        meaning = "keep_piece"  # "leave purple alone": that piece, whoever moved it
+    if meaning == "keep_mine" and parsed.piece:
+        meaning = "keep_piece"  # "leave purple alone", "don't touch my square": that piece
     if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
         consent, negated = has("consent"), has("negation")
         if consent or negated:
@@ -394,6 +401,9 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
         piece = parsed.piece or (last_piece if has("that") else None)
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if meaning == "strategy":
+        # "start with the blue one", "put the big triangle on top": that piece next
+        if parsed.piece and (not _size_words(words) or _region(has)):
+            return Request("prefer", piece=parsed.piece)
         slot, part, _ = _find_part(words, figure, list(figure.order))
         if slot is not None:
             return Request("strategy", slot=slot, part=part, what="part")
@@ -410,12 +420,30 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
             return Request("resize")
         kind = "space" if has("space") else "symmetry" if has("symmetry") else "part"
         named = tuple(dict.fromkeys(p for _, p in _find_pieces(words, phrases, list(figure.order))))
-        if "small" in words and ("triangles" in words or "both" in words):
+        if has("small_first") and ("triangles" in words or "both" in words or "two" in words):
             named = tuple(dict.fromkeys([*named, *(p for p in figure.order if shapes.kind(p) == "small triangle")]))
         return Request("spatial", what=kind, pieces=named, piece=named[0] if named else None)
     if meaning == "vague_request":
-        return Request("vague", direction=_region(has), what="triangle" if has("triangle") else "")
+        return Request("vague", direction=_region(has), what=_kind_named(words, parsed, has))
     return parsed
+
+
+_BIG = frozenset({"big", "bigger", "biggest", "large", "larger", "largest", "huge"})
+
+
+def _size_words(words: Sequence[str]) -> bool:
+    return any(w in _BIG for w in words)
+
+
+def _kind_named(words: Sequence[str], parsed: Request, has: Callable[[str], bool]) -> str:
+    """The kind of piece a vague request names ("the big triangle", "one of the little ones"), or ""."""
+    if _size_words(words):
+        return "large triangle"
+    if has("small_first"):
+        return "small triangle"
+    if parsed.piece:
+        return shapes.kind(parsed.piece)
+    return "triangle" if has("triangle") else ""
 
 
 def _region(has: Callable[[str], bool]) -> str:

@@ -12,8 +12,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading, load_intents
 from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
@@ -33,6 +34,7 @@ def warm() -> None:
 
 
 _SOCIAL = frozenset({"praise", "thanks", "ack"})
+_SEVERAL = frozenset({"both", "two", "like", "them", "all"})
 
 
 @dataclass(frozen=True)
@@ -50,19 +52,49 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
                intents: IntentModel, *, order: Sequence[str] | None = None, prefer: Sequence[str] | None = None,
                last_piece: str | None = None, offer: bool = False) -> Understood:
     plain = languages.plain(message)
-    lang = languages.detect(languages.plain(message, words=False))
+    bare = languages.plain(message, words=False)
+    lang = languages.detect(bare)
     if not languages.answered(lang):
         return Understood(lang, Request("other_language"))
-    text = plain if lang == DEFAULT else languages.gloss(plain) + ("?" if plain.rstrip().endswith("?") else "")
-    parsed = parse_request(text, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
+
+    def english(line: str) -> str:
+        if lang == DEFAULT:
+            return languages.expand(line)
+        return languages.gloss(line) + ("?" if line.rstrip().endswith("?") else "")
+
+    text = english(plain)
+    # Pieces, figures and moves are read without the emoji ("make a heart ❤️" asks for a heart);
+    # the meaning with them ("omg yes 😍" is praise).
+    named = english(bare) if fold(bare).strip() else text
+    parsed = parse_request(named, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                            offer=offer)
     reading = intents.read(fold(text))
     request = parsed
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
     plain_question = parsed.question and parsed.intent != "other"
     # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
+    # Praise that names the figure being built ("it looks like a house now") is praise.
     social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
-              or parsed.intent == "help") and reading.intent in _SOCIAL  # "thanks for the help"
-    if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social) and not plain_question:
+              or parsed.intent in ("help", "switch_same")) and reading.intent in _SOCIAL  # "thanks for the help"
+    # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
+    shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer") and bool(
+        _SEVERAL & set(fold(text).split()))
+    if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social or shape_wish) \
+            and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
+    if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
+        own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
+        if own:
+            request = replace(request, what=" ".join(own) if request.intent == "switch_unknown" else own[1])
     return Understood(lang, request, reading, text)
+
+
+_ARTICLES = frozenset({"um", "uma", "uns", "umas"})
+
+
+def _own_thing(line: str) -> tuple[str, str] | None:
+    """The article and noun after the line's last indefinite article ("e se fizermos um bule" ->
+    ("um", "bule")), in the partner's own spelling, or None."""
+    words = re.findall(r"\w+", line.lower())
+    spots = [i for i, w in enumerate(words[:-1]) if w in _ARTICLES]
+    return (words[spots[-1]], words[spots[-1] + 1]) if spots else None
