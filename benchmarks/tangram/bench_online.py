@@ -71,9 +71,10 @@ def fake_build(folder: Path) -> Path:
 
 async def serve(study: Path, built: Path) -> int:
     """The child process: the study's public origin on a free loopback port."""
-    from agent.cli import read_study, setup_logging
+    from agent.cli import setup_logging
     from agent.core.redact import Secrets
     from agent.core.studies.run import StudyRun
+    from agent.games import read_study
     from agent.games.tangram.online.assets import prepare_assets
     from agent.games.tangram.online.public import serve_assets
 
@@ -171,9 +172,9 @@ async def main() -> None:
     with FakeOpenAI(default_content=json.dumps(MOVE), default_delay=args.delay) as fake:
         study = write_study(folder, fake.base_url, args.deadline, args.participants)
         built = fake_build(folder / "built")
-        from agent.cli import read_study
         from agent.core.studies.online import OnlineRun
         from agent.core.studies.run import StudyRun
+        from agent.games import read_study
 
         async with await StudyRun.open(read_study(study)) as run:
             invites = await OnlineRun(run).invite(args.participants)

@@ -90,6 +90,20 @@ class GameRow:
     end_reason: str | None
 
 
+async def _participant_row(conn: aiosqlite.Connection, pid: str) -> sqlite3.Row | None:
+    """The participant's row inside an open transaction, or None."""
+    async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
+        return await cursor.fetchone()
+
+
+async def _known_participant(conn: aiosqlite.Connection, pid: str) -> ParticipantRow:
+    """The participant inside an open transaction; StoreError when the study has none of that id."""
+    found = await _participant_row(conn, pid)
+    if found is None:
+        raise StoreError(f"no participant {pid} in this study")
+    return _participant(found)
+
+
 def _participant(row: sqlite3.Row) -> ParticipantRow:
     return ParticipantRow(row["id"], row["number"], row["sequence"], tuple(json.loads(row["conditions"])),
                           row["state"], row["replaces"], row["created_at"], row["updated_at"], bool(row["online"]),
@@ -283,11 +297,7 @@ class StudyStore:
                                                "dropped": ("active", "paused")}
         verb = {"paused": "paused", "active": "resumed", "dropped": "dropped"}[to]
         async with self._write() as conn:
-            async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
-                found = await cursor.fetchone()
-            if found is None:
-                raise StoreError(f"no participant {pid} in this study")
-            row = _participant(found)
+            row = await _known_participant(conn, pid)
             if row.state == to:
                 raise StoreError(f"participant {pid} is already {row.state}")
             if row.state not in allowed[to]:
@@ -310,8 +320,7 @@ class StudyStore:
         attempt at the same slot still open (a killed agent's, a dropped connection's) is ended
         as replaced."""
         async with self._write() as conn:
-            async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
-                found = await cursor.fetchone()
+            found = await _participant_row(conn, pid)
             if found is None or found["state"] != "active":
                 state = "gone" if found is None else found["state"]
                 raise StoreError(f"participant {pid} is {state}: the game is not part of the study")
@@ -350,8 +359,7 @@ class StudyStore:
                                (stamp, int(completed), (reason or "")[:MAX_REASON_CHARS] or None, game_id))
             pid = found["participant"]
             if completed:
-                async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
-                    prow = _participant(await cursor.fetchone())  # type: ignore[arg-type]
+                prow = await _known_participant(conn, pid)
                 finished = await self._done(conn, pid) >= len(self.plan.slots(prow.sequence - 1))
                 if finished and prow.state in ("active", "paused"):
                     await conn.execute("UPDATE participants SET state = 'completed', updated_at = ? WHERE id = ?",
@@ -393,8 +401,7 @@ class StudyStore:
             if invite is None:
                 return None
             if invite["participant"] is not None:
-                async with conn.execute("SELECT * FROM participants WHERE id = ?", (invite["participant"],)) as cursor:
-                    return _participant(await cursor.fetchone())  # type: ignore[arg-type]
+                return await _known_participant(conn, invite["participant"])
             number = int(invite["number"])
             row = await self._insert_participant(conn, lambda _: f"L{number:04d}", OnlineEntry("invite", digest))
             await conn.execute("UPDATE invites SET participant = ?, opened_at = ? WHERE number = ?",
@@ -425,11 +432,7 @@ class StudyStore:
         """Record the answer to the consent page; a refusal drops the participant (their sequence goes
         to the next one)."""
         async with self._write() as conn:
-            async with conn.execute("SELECT * FROM participants WHERE id = ?", (pid,)) as cursor:
-                found = await cursor.fetchone()
-            if found is None:
-                raise StoreError(f"no participant {pid} in this study")
-            row = _participant(found)
+            row = await _known_participant(conn, pid)
             if row.consent is not None:
                 return row
             stamp = now()

@@ -234,9 +234,9 @@ async def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     from playwright.async_api import async_playwright
 
-    from agent.cli import read_study
     from agent.core.studies.online import OnlineRun
     from agent.core.studies.run import StudyRun
+    from agent.games import read_study
 
     async with agent(out, args.gaips, args.template) as upstream, caddy(out, upstream) as base:
         async with await StudyRun.open(read_study(out / "study.yaml")) as run:

@@ -3,25 +3,20 @@ serves one config): the study's run, every condition's seat, the console's study
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import shutil
-import tempfile
-import threading
-from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 
-from agent.cli import read_study
 from agent.core.redact import Secrets
 from agent.core.studies.run import StudyRun
+from agent.games import read_study
 from agent.games.tangram.console.start import start_study_console
 from agent.games.tangram.console.web import ConsoleServer
 from agent.games.tangram.link.server import AgentServer
 from agent.games.tangram.link.study import StudyLink
 from agent.games.tangram.sim import GameClient
+from tests.tangram.console.support import LoopRig
 
 T = TypeVar("T")
 
@@ -37,41 +32,15 @@ def write_study(folder: Path, conditions: dict[str, Any], **base: Any) -> Path:
     return path
 
 
-class StudyRig:
+class StudyRig(LoopRig):
     def __init__(self, conditions: dict[str, Any]) -> None:
-        self.dir = Path(tempfile.mkdtemp(prefix="console-study-"))
+        super().__init__("console-study-", "console-study-rig")
         self.study = read_study(write_study(self.dir, conditions))
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="console-study-rig", daemon=True)
         self.run_: StudyRun
         self.link: StudyLink
         self.web: ConsoleServer
         self.server: AgentServer
         self.games: list[GameClient] = []
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop)
-
-    def call(self, fn: Callable[[], T]) -> T:
-        async def wrapper() -> T:
-            return fn()
-        return self.run(wrapper())
-
-    def __enter__(self) -> StudyRig:
-        self.thread.start()
-        self.run(self._start())
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        try:
-            self.run(self._stop(), timeout=20)
-        finally:
-            self.loop.call_soon_threadsafe(self.loop.stop)
-            self.thread.join(5)
-            shutil.rmtree(self.dir, ignore_errors=True)
 
     async def _start(self) -> None:
         self.run_ = await StudyRun.open(self.study)

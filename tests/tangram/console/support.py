@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 import pytest
 
@@ -106,24 +106,14 @@ def ready_for_screenshots(out: Path) -> bool:
     return True
 
 
-class Rig:
-    """An agent server with the console in front of it, on free loopback ports, in a loop thread."""
+class LoopRig:
+    """An event loop in a thread of its own, for tests that drive pages from synchronous code, and a
+    scratch folder; subclasses start and stop what they serve in ``_start`` and ``_stop``."""
 
-    def __init__(self, deadline: float = 30.0, settings: dict[str, Any] | None = None, **console: Any) -> None:
-        """``settings``: more of the agent's config (an LLM player against a fake server, say)."""
-        self.dir = Path(tempfile.mkdtemp(prefix="console-test-"))
-        self.config = Config.model_validate({**(settings or {}), "turn": {"deadline": deadline},
-                                             "transcripts": {"dir": str(self.dir)},
-                                             "console": {"enabled": True, **console}})
+    def __init__(self, prefix: str, name: str) -> None:
+        self.dir = Path(tempfile.mkdtemp(prefix=prefix))
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="console-rig", daemon=True)
-        self.console: Console
-        self.web: ConsoleServer
-        self.server: AgentServer
-        self.games: list[GameClient] = []
-        self._agent: contextlib.AbstractAsyncContextManager[AgentServer] | None = None
-
-    # ------------------------------------------------------------------ the loop thread
+        self.thread = threading.Thread(target=self.loop.run_forever, name=name, daemon=True)
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float = 30.0) -> T:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
@@ -137,9 +127,7 @@ class Rig:
             return fn()
         return self.run(wrapper())
 
-    # ------------------------------------------------------------------ life
-
-    def __enter__(self) -> Rig:
+    def __enter__(self) -> Self:
         self.thread.start()
         self.run(self._start())
         return self
@@ -151,6 +139,30 @@ class Rig:
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(5)
             shutil.rmtree(self.dir, ignore_errors=True)
+
+    async def _start(self) -> None:
+        raise NotImplementedError
+
+    async def _stop(self) -> None:
+        raise NotImplementedError
+
+
+class Rig(LoopRig):
+    """An agent server with the console in front of it, on free loopback ports, in a loop thread."""
+
+    def __init__(self, deadline: float = 30.0, settings: dict[str, Any] | None = None, **console: Any) -> None:
+        """``settings``: more of the agent's config (an LLM player against a fake server, say)."""
+        super().__init__("console-test-", "console-rig")
+        self.config = Config.model_validate({**(settings or {}), "turn": {"deadline": deadline},
+                                             "transcripts": {"dir": str(self.dir)},
+                                             "console": {"enabled": True, **console}})
+        self.console: Console
+        self.web: ConsoleServer
+        self.server: AgentServer
+        self.games: list[GameClient] = []
+        self._agent: contextlib.AbstractAsyncContextManager[AgentServer] | None = None
+
+    # ------------------------------------------------------------------ life
 
     async def _start(self) -> None:
         self.console = Console(self.config)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from aiohttp import web
 
-from agent.cli import read_study
 from agent.core.images import ImagePool
 from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
+from agent.games import read_study
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import Assets, prepare_assets
 from agent.games.tangram.online.guard import Limits, RateLimiter

@@ -63,7 +63,7 @@ def test_a_game_is_priced_from_its_recorded_calls() -> None:
 
 
 def test_caps_without_prices_are_refused_in_one_line(tmp_path: Path) -> None:
-    from agent.cli import read_study
+    from agent.games import read_study
 
     path = write_study(tmp_path, config="player: llm\nllm: {api_key_required: false}\n",
                        online="  spend_cap_study_usd: 50\n")
