@@ -9,7 +9,6 @@ import asyncio
 import json
 import os
 import signal
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from agent.games.tangram.config import Config
 from agent.games.tangram.link.study import judge, server_mismatch
 from agent.games.tangram.sim.client import GameClient
 from agent.study_cli import main as study_main
+from benchmarks.tangram.real_game.study import game_rows
 from tests.tangram.link.test_shutdown import free_port
 
 CONDITIONS = ("planner", "quiet", "short")
@@ -56,15 +56,6 @@ async def stop(proc: asyncio.subprocess.Process) -> None:
         await proc.wait()
 
 
-def games(db: Path) -> list[dict[str, Any]]:
-    conn = sqlite3.connect(db)
-    conn.row_factory = sqlite3.Row
-    try:
-        return [dict(r) for r in conn.execute("SELECT * FROM games ORDER BY id")]
-    finally:
-        conn.close()
-
-
 def session_start(path: str) -> dict[str, Any]:
     first = json.loads(Path(path).read_text().splitlines()[0])
     assert first["kind"] == "session_start"
@@ -96,14 +87,14 @@ async def test_killing_the_agent_mid_game_continues_the_same_participant_and_con
             # Started from the command line while the agent serves: the same open game binds at its next turn.
             assert await asyncio.to_thread(study_main, ["next", "P01", "--study", str(study)]) == 0
             await play_rounds(waiting, 1)
-            [first] = games(db)
+            [first] = game_rows(db)
             assert (first["participant"], first["position"], first["attempt"]) == ("P01", 1, 1)
             assert first["ended_at"] is None
             proc.send_signal(signal.SIGKILL)  # mid-game: one AI turn of the two a finished game has
             await proc.wait()
         condition = first["condition"]
         assert condition in CONDITIONS
-        assert games(db)[0]["ended_at"] is None  # killed: nothing recorded its end
+        assert game_rows(db)[0]["ended_at"] is None  # killed: nothing recorded its end
 
         proc = await start_agent(study, port, tmp_path)
         # The game re-dials (same board, new socket), as the Godot game does when its socket closes.
@@ -136,7 +127,7 @@ async def _until_ended(db: Path, count: int) -> list[dict[str, Any]]:
     after the socket closed, concurrently with the client's return)."""
     async with asyncio.timeout(20):
         while True:
-            rows = games(db)
+            rows = game_rows(db)
             if len(rows) >= count and all(r["ended_at"] is not None for r in rows):
                 return rows
             await asyncio.sleep(0.05)
