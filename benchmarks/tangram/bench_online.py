@@ -8,12 +8,21 @@ plays it over the ticketed socket (the game's frames with real-size pictures, 56
 210 x 210 drawer PNGs), reports the engine's exit, and reads the completion code. The fake LLM
 (agent/core/testing/fake_openai.py) answers every call in ``--delay`` seconds.
 
-    .venv/bin/python -m benchmarks.tangram.bench_online [--participants 200] [--turns 2] [--delay 1.0]
+    .venv/bin/python -m benchmarks.tangram.bench_online [--participants 200] [--turns 4] [--delay 1.0]
+        [--arrive-over 30] [--think 5 20] [--seed 1]
+    .venv/bin/python -m benchmarks.tangram.bench_online --burst     # the worst case: all at once, no thinking
+
+Participants as a study sees them (the default): they open their links spread evenly over
+``--arrive-over`` seconds, and each human turn takes a random ``--think`` time (uniform, seeded): a
+person moving a tangram piece. So their turns interleave, as 200 people's do. ``--burst`` is the
+adversarial case instead: every participant arrives in the same second and the simulated human
+answers at once, so all 200 AI turns start within the same second, every turn.
 
 Prints: turns ended by ``finish`` / all, turns over the deadline, the agent's own time per AI turn
 (playRequest in to finish out, less the LLM calls and the waits for the game's feedback, from the
 transcripts) p50/p95/max, the agent's memory idle, peak and per participant, participants completed
-and wall time. Goal: 200 participants at once on 2 cores, every turn ended by finish, none over its
+wall time, and how many participants were in a game at once (at most, and the median over the
+run). Goal: 200 participants at once on 2 cores, every turn ended by finish, none over its
 deadline, own time p95 <= 100 ms.
 """
 
@@ -21,9 +30,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
+import random
 import signal
+import statistics
 import sys
 import tempfile
 import time
@@ -125,8 +137,29 @@ class ForwardedGameClient(GameClient):
         self._worker = asyncio.create_task(self._process_loop(), name="sim-worker")
 
 
+class Pacing:
+    """When participants arrive and how long their human turns take; counts who is in a game."""
+
+    def __init__(self, participants: int, arrive_over: float, think: tuple[float, float], seed: int) -> None:
+        self.rng = random.Random(seed)
+        self.arrivals = [arrive_over * n / max(1, participants) for n in range(participants)]
+        self.think = think
+        self.playing = 0
+        self.samples: list[int] = []
+
+    def thinking_s(self) -> float:
+        return self.rng.uniform(*self.think)
+
+    async def sample(self, stop: asyncio.Event, every: float = 0.25) -> None:
+        while not stop.is_set():
+            self.samples.append(self.playing)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), every)
+
+
 async def participant(http: aiohttp.ClientSession, base: str, code: str, turns: int, seed: int,
-                      images: tuple[str, str], deadline: float) -> dict[str, Any]:
+                      images: tuple[str, str], deadline: float, pacing: Pacing) -> dict[str, Any]:
+    await asyncio.sleep(pacing.arrivals[seed])  # the participant opens their link
     address = f"198.18.{seed // 250}.{seed % 250 + 1}"  # each participant from their own (benchmark) address
     headers = {"X-Forwarded-For": address}
 
@@ -149,10 +182,15 @@ async def participant(http: aiohttp.ClientSession, base: str, code: str, turns: 
                 return images
 
             client.game.images = fixed_images  # type: ignore[method-assign]
-            for _ in range(turns):
-                turn = await client.ai_turn(deadline=deadline + 10)
-                results.append((turn.finished, turn.latency if turn.latency is not None else deadline + 10))
-                await client.human_turn()
+            pacing.playing += 1
+            try:
+                for _ in range(turns):
+                    turn = await client.ai_turn(deadline=deadline + 10)
+                    results.append((turn.finished, turn.latency if turn.latency is not None else deadline + 10))
+                    await asyncio.sleep(pacing.thinking_s())  # the person looks and moves a piece
+                    await client.human_turn()
+            finally:
+                pacing.playing -= 1
         await call("finished", ticket=game["ticket"], exit=0)
     return {"turns": results, "code": game["visit"].get("completion_code")}
 
@@ -160,13 +198,23 @@ async def participant(http: aiohttp.ClientSession, base: str, code: str, turns: 
 async def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--participants", type=int, default=200)
-    ap.add_argument("--turns", type=int, default=2, help="AI turns per game (each participant plays 2 games)")
+    ap.add_argument("--turns", type=int, default=4, help="AI turns per game (each participant plays 2 games)")
     ap.add_argument("--delay", type=float, default=1.0, help="seconds the fake LLM takes per call")
     ap.add_argument("--deadline", type=float, default=60.0, help="the agent's turn deadline")
+    ap.add_argument("--arrive-over", type=float, default=30.0,
+                    help="participants open their links spread evenly over this many seconds")
+    ap.add_argument("--think", type=float, nargs=2, default=(5.0, 20.0), metavar=("MIN", "MAX"),
+                    help="seconds a human turn takes (uniform between MIN and MAX)")
+    ap.add_argument("--burst", action="store_true",
+                    help="the worst case: everyone arrives at once and answers at once (--arrive-over 0 --think 0 0)")
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--serve", nargs=2, metavar=("STUDY", "BUILT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         raise SystemExit(await serve(Path(args.serve[0]), Path(args.serve[1])))
+    if args.burst:
+        args.arrive_over, args.think = 0.0, (0.0, 0.0)
+    pacing = Pacing(args.participants, args.arrive_over, tuple(args.think), args.seed)
     folder = Path(tempfile.mkdtemp(prefix="bench-online-"))
     images = SimGame("A house").images()
     with FakeOpenAI(default_content=json.dumps(MOVE), default_delay=args.delay) as fake:
@@ -195,15 +243,18 @@ async def main() -> None:
         peak = [idle]
         stop = asyncio.Event()
         sampler = asyncio.create_task(sample_rss(proc, peak, stop))
+        counter = asyncio.create_task(pacing.sample(stop))
         start = time.perf_counter()
         connector = aiohttp.TCPConnector(limit=0)
         async with aiohttp.ClientSession(connector=connector) as http:
-            results = await asyncio.gather(*(participant(http, base, i.code, args.turns, n, images, args.deadline)
-                                             for n, i in enumerate(invites)), return_exceptions=True)
+            results = await asyncio.gather(
+                *(participant(http, base, i.code, args.turns, n, images, args.deadline, pacing)
+                  for n, i in enumerate(invites)), return_exceptions=True)
         wall = time.perf_counter() - start
         hwm = peak_rss(child.pid)
         stop.set()
         await sampler
+        await counter
         agent_cpu = sum(proc.cpu_times()[:2])
         child.send_signal(signal.SIGTERM)
         await child.wait()
@@ -217,6 +268,9 @@ async def main() -> None:
     peak_bytes = max(peak[0], hwm or 0)
     print(f"participants={args.participants} games_each=2 ai_turns_per_game={args.turns} llm_delay_s={args.delay:g} "
           f"deadline_s={args.deadline:g} cores={psutil.cpu_count()}")
+    print(f"arrivals_over_s={args.arrive_over:g} human_turn_s={args.think[0]:g}-{args.think[1]:g} "
+          f"in_a_game_at_once_max={max(pacing.samples, default=0)} "
+          f"median={statistics.median(pacing.samples) if pacing.samples else 0:g}")
     print(f"participants_completed={sum(r['code'] == 'BENCH1' for r in done)}/{args.participants} "
           f"failed={len(failed)}{' first: ' + repr(failed[0])[:200] if failed else ''}")
     print(f"wall_time_s={wall:.1f}")
