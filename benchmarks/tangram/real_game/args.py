@@ -44,6 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "first N games, default all of them)")
     p.add_argument("--reload-turn", type=int, default=None,
                    help="reload the page during this AI turn (default: turn 3 when --turns >= 4; 0: never)")
+    p.add_argument("--chat", choices=("default", "requests"), default="default",
+                   help="the human's chat lines: 'default' (a greeting, a vague request during a turn) or "
+                        "'requests' (a constraint, a request in Portuguese and thanks; no reload): the summary "
+                        "then says whether the agent kept them and answered in the line's language")
     p.add_argument("--turn-timeout", type=float, default=None,
                    help="seconds an AI turn may take before the run calls it stuck (default 300; 900 with "
                         "--local-model)")
@@ -77,6 +81,8 @@ def options_from(args: argparse.Namespace) -> Options:
         raise ArgumentError("--participant goes with --study")
     if not 1 <= games <= MAX_GAMES:
         raise ArgumentError(f"--games {games}: must be 1 to {MAX_GAMES}")
+    if args.chat == "requests" and (args.turns < 3 or args.study is not None or games != 1):
+        raise ArgumentError("--chat requests plays one game of --turns 3 or more, without --study")
     if args.reload_turn is not None and not 0 <= args.reload_turn <= args.turns:
         raise ArgumentError(f"--reload-turn {args.reload_turn}: must be 0 (never) to --turns ({args.turns})")
     for name in ("turn_timeout", "step_timeout"):
@@ -96,4 +102,5 @@ def options_from(args: argparse.Namespace) -> Options:
                    local_model=args.local_model, fake_llm=args.fake_llm, turns=args.turns, games=games,
                    reload_turn=args.reload_turn, turn_timeout=turn_timeout, step_timeout=args.step_timeout,
                    images_mb=args.images_mb, chromium=args.chromium, agent_port=args.agent_port,
-                   study=args.study, participant=args.participant, games_given=args.games is not None)
+                   study=args.study, participant=args.participant, games_given=args.games is not None,
+                   chat=args.chat)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchmarks.tangram.real_game.promises import ASK_PIECE, KEEP_MINE, THANKS
+
 CHAT_BETWEEN = "Hi! Let's build it together."
 CHAT_DURING = "Could you put a piece near the top?"
 
@@ -22,9 +24,15 @@ class TurnPlan:
     """Reload the page once the AI's first play has gone out: the game starts over."""
 
 
-def plan(turns: int, reload_turn: int | None = None) -> list[TurnPlan]:
+def plan(turns: int, reload_turn: int | None = None, chat: str = "default") -> list[TurnPlan]:
     """The plan for ``turns`` AI turns; the reload comes at ``reload_turn`` (default: the third turn
-    when there are at least four, so turns follow it; 0: never)."""
+    when there are at least four, so turns follow it; 0: never). ``chat="requests"``: the human's
+    lines are promises.py's constraint, request and thanks, one before each of the first three
+    turns, and the page is never reloaded (a constraint holds for a session: one page load)."""
+    if chat == "requests":
+        lines = (KEEP_MINE, ASK_PIECE, THANKS)
+        return [TurnPlan(turn=i, chat_before=lines[i - 1] if i <= len(lines) else "", undo=False)
+                for i in range(1, turns + 1)]
     if reload_turn is None:
         reload_turn = 3 if turns >= 4 else 0
     return [TurnPlan(turn=i,

@@ -25,6 +25,7 @@ from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, chromium
 from benchmarks.tangram.real_game.events import EventLog, ImageStore
 from benchmarks.tangram.real_game.human import Human
 from benchmarks.tangram.real_game.plan import TurnPlan, plan
+from benchmarks.tangram.real_game.promises import check
 from benchmarks.tangram.real_game.report import decision_sources, summarize, summary_lines, table
 from benchmarks.tangram.real_game.site import served_game
 from benchmarks.tangram.real_game.study import (
@@ -66,6 +67,8 @@ class Options:
     their games (None: all of them)."""
     participant: str = "P01"
     games_given: bool = False
+    chat: str = "default"
+    """The human's chat lines: plan.py's default ones, or promises.py's ("requests")."""
     """Whether --games was given (a study's participant otherwise plays all their games)."""
 
 
@@ -154,7 +157,7 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     store = ImageStore(out / "images" if options.images_mb > 0 else None, int(options.images_mb * 1_000_000))
     rec = Recorder(log, store)
     outcome = Outcome()
-    steps = plan(options.turns, options.reload_turn)
+    steps = plan(options.turns, options.reload_turn, options.chat)
     study_report: list[str] = []
     try:
         async with served_game(options.gaips, options.template, out) as url, fake_llm(options.fake_llm) as llm_url:
@@ -179,6 +182,10 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
             "out": str(out)}
     lines = [*table(result), *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]
     lines += study_report
+    if options.chat == "requests":
+        promises = check(log.events)
+        data["promises"] = promises.summary()
+        lines += promises.lines()
     lines += [f"runner step failed: {f}" for f in outcome.failures]
     (out / "summary.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
     (out / "table.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
