@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-
 import pytest
 
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply

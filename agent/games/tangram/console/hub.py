@@ -92,7 +92,7 @@ class Console:
         game_config = config or self.config
 
         def make(transcript: Transcript) -> Player:
-            supervisor = GameSupervisor(game_config, transcript, self._changed)
+            supervisor = GameSupervisor(game_config, transcript, self._changed, self._game_notice)
             # The player's records (LLM calls, tokens) reach the console too.
             player = source(supervisor.transcript.as_transcript())
             self.games[supervisor.id] = supervisor
@@ -164,6 +164,10 @@ class Console:
     def announce(self, text: str) -> None:
         """A notice to every page (e.g. the LLM server stopped answering, or answers again)."""
         self._broadcast({"type": "notice", "game": None, "text": text[:600]})
+
+    def _game_notice(self, game: GameSupervisor, text: str) -> None:
+        """A notice about one game to every page."""
+        self._broadcast({"type": "notice", "game": game.id, "text": text[:600]})
 
     def notice(self, client: PageClient, text: str, game: str | None = None) -> None:
         client.push(self._text({"type": "notice", "game": game, "text": text}))
