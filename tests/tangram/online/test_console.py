@@ -99,6 +99,10 @@ async def test_the_console_shows_the_study_and_each_participants_game_as_it_runs
         await call(served, "finished", code, ticket=ticket, exit=0)
         await page.wait(lambda m: m["type"] == "study" and any(
             p["id"] == "L0001" and p["completed"] == 1 for p in m["study"]["participants"]))
+        await page.ws.send_str(json.dumps({"type": "study", "action": "next", "participant": "P99"}))
+        refused = await page.wait(lambda m: m["type"] == "notice" and "links" in m["text"])
+        assert refused["text"].startswith("refused: in an online study participants start from their links")
+        assert [p.id for p in await served.run.store.participants()] == ["L0001"]
 
 
 async def test_the_console_says_when_a_spend_cap_switches_a_game_to_the_planner(tmp_path: Path) -> None:

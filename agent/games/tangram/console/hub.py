@@ -126,9 +126,10 @@ class Console:
             self._flush = None
         self._dirty.clear()
 
-    def show_study(self, run: StudyRun) -> StudyPanel:
-        """Show ``run``'s participants and take the study's controls."""
-        self.study = StudyPanel(run, self._broadcast)
+    def show_study(self, run: StudyRun, online: bool = False) -> StudyPanel:
+        """Show ``run``'s participants and take the study's controls (``online``: participants come
+        from their links, so there is no Next participant)."""
+        self.study = StudyPanel(run, self._broadcast, online)
         return self.study
 
     def _send_dirty(self) -> None:

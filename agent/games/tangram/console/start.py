@@ -46,7 +46,7 @@ async def start_online_console(config: Config, run: StudyRun, secrets: Secrets) 
     ``server.console.study.changed`` when a game starts or ends."""
     cfg = config.console
     console = Console(config, secrets)
-    panel = console.show_study(run)
+    panel = console.show_study(run, online=True)
     server = ConsoleServer(console, cfg.host, cfg.port, cfg.token)
     await server.start()
     await panel.refresh()
