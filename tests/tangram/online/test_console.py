@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games import read_study
@@ -152,11 +153,31 @@ async def test_a_wizard_of_oz_condition_starts_the_console_and_its_games_open_in
         assert turn.finished  # nobody acted: the planner's suggestion played by the deadline
 
 
+async def test_off_loopback_the_console_wants_its_own_token(tmp_path: Path) -> None:
+    token = "online-console-token-0123"
+    config = f"player: planner\nconsole: {{enabled: true, host: 0.0.0.0, port: 0, token: {token}}}\n"
+    async with served_study(tmp_path, config=config) as served, aiohttp.ClientSession() as http:
+        assert served.console is not None
+        url = f"http://127.0.0.1:{served.console.port}/"
+        async with http.get(url, allow_redirects=False) as response:
+            assert response.status == 401
+        async with http.get(f"{url}?token=wrong-token-wrong-token", allow_redirects=False) as response:
+            assert response.status == 403
+        async with http.get(f"{url}?token={token}", allow_redirects=False) as response:
+            assert response.status == 303 and token not in response.headers["Location"]
+        async with http.get(f"{served.url}/?token={token}") as response:
+            assert response.status == 404  # the participants' origin knows no console, token or not
+    study = read_study(write_study(tmp_path, config="player: planner\nconsole: {enabled: true, host: 0.0.0.0}\n"))
+    async with await StudyRun.open(study) as run:
+        online = OnlineRun(run)
+        sockets = GameSockets(online, {}, study.conditions[0].config, RateLimiter())  # type: ignore[arg-type]
+        with pytest.raises(OnlineError, match=r"^refusing to serve the console on 0\.0\.0\.0 without a token$"):
+            await start_console(run, online, sockets, [], sockets.secrets, 0)
+
+
 async def test_the_console_on_the_participants_port_is_refused_in_one_line(tmp_path: Path) -> None:
     study = read_study(write_study(tmp_path, config="player: planner\nconsole: {enabled: true, port: 8471}\n"))
     async with await StudyRun.open(study) as run:
-        from agent.core.studies.online import OnlineRun
-
         online = OnlineRun(run)
         sockets = GameSockets(online, {}, study.conditions[0].config, RateLimiter())  # type: ignore[arg-type]
         with pytest.raises(OnlineError, match=r"the console needs its own port: --console 127.0.0.1:8471"):
