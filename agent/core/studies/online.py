@@ -34,6 +34,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from agent.core.studies.run import Assignment, StudyRun
+from agent.core.studies.spend import SpendMeter
 from agent.core.studies.store import OnlineEntry, ParticipantRow, StoreError
 from agent.core.studies.study_file import OnlineSpec
 
@@ -110,6 +111,8 @@ class OnlineRun:
     def __init__(self, run: StudyRun) -> None:
         self.run = run
         self.spec: OnlineSpec = run.study.online or OnlineSpec()
+        self.spend = SpendMeter(self.spec, run.store)
+        """The LLM spend so far, per participant and for the study, against the caps."""
 
     async def invite(self, n: int) -> list[Invite]:
         """``n`` new invitation links' codes (the caller writes them out: only hashes are kept)."""
@@ -200,18 +203,10 @@ class OnlineRun:
 
     async def over_cap(self, participant: str) -> str | None:
         """Why the participant's next game is played by the planner (the spend caps of the study file),
-        or None while under both caps."""
-        spec = self.spec
-        if spec.spend_cap_study_usd is not None:
-            spent = await self.run.store.spend()
-            if spent >= spec.spend_cap_study_usd:
-                return f"the study's LLM spend ${spent:.2f} reached its cap ${spec.spend_cap_study_usd:.2f}"
-        if spec.spend_cap_participant_usd is not None:
-            spent = await self.run.store.spend(participant)
-            if spent >= spec.spend_cap_participant_usd:
-                return (f"participant {participant}'s LLM spend ${spent:.2f} reached the cap "
-                        f"${spec.spend_cap_participant_usd:.2f}")
-        return None
+        or None while under both caps. Seeds the running totals (:attr:`spend`) for the game: its
+        calls are added to them and checked against the caps as they are made."""
+        await self.spend.follow(participant)
+        return self.spend.over(participant)
 
     async def left(self, code: str, gone: bool = True) -> None:
         """The participant's page is closing (``gone``) or is back."""

@@ -1,6 +1,7 @@
 """An online study served in-process for the tests: a study file of two planner conditions, a fake
 built game (small files standing in for the engine and pack: nothing of GAIPS or Godot), and the
-participants' origin on a loopback port. No tests live here."""
+participants' origin on a loopback port, with the experimenter console when the conditions' config
+enables it (wired as the agent wires it). No tests live here."""
 
 from __future__ import annotations
 
@@ -13,13 +14,15 @@ from pathlib import Path
 from aiohttp import web
 
 from agent.core.images import ImagePool
+from agent.core.redact import Secrets
 from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
 from agent.games import read_study
+from agent.games.tangram.console.start import ConsoleServer
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import Assets, prepare_assets
 from agent.games.tangram.online.guard import Limits, RateLimiter
-from agent.games.tangram.online.public import _conditions, planner_play
+from agent.games.tangram.online.public import _conditions, planner_play, start_console
 from agent.games.tangram.online.sockets import GameSockets
 
 STUDY = """name: web-pilot
@@ -48,11 +51,12 @@ def fake_build(folder: Path) -> Path:
 
 
 def write_study(tmp_path: Path, recruitment: str = "invite", config: str = "player: planner\n",
-                online: str = "") -> Path:
-    """The study (its conditions' config is ``config``; ``online`` adds lines to its online section)."""
+                online: str = "", study: str = STUDY) -> Path:
+    """The study (its conditions' config is ``config``; ``online`` adds lines to its online section;
+    ``study``: another study file of the same shape)."""
     (tmp_path / "planner.yaml").write_text(f"{config}transcripts: {{dir: {tmp_path / 'transcripts'}}}\n")
     path = tmp_path / "study.yaml"
-    path.write_text(STUDY.replace("RECRUITMENT", recruitment) + online)
+    path.write_text(study.replace("RECRUITMENT", recruitment) + online)
     return path
 
 
@@ -64,6 +68,7 @@ class Served:
     sockets: GameSockets
     assets: Assets
     limiter: RateLimiter
+    console: ConsoleServer | None = None
 
     @property
     def ws_url(self) -> str:
@@ -73,8 +78,8 @@ class Served:
 @contextlib.asynccontextmanager
 async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limits | None = None,
                        trusted_proxy: str | None = None, config: str = "player: planner\n",
-                       online: str = "") -> AsyncIterator[Served]:
-    study = read_study(write_study(tmp_path, recruitment, config, online))
+                       online: str = "", study_text: str = STUDY) -> AsyncIterator[Served]:
+    study = read_study(write_study(tmp_path, recruitment, config, online, study_text))
     assets = prepare_assets(fake_build(tmp_path / "built"), tmp_path / "cache")
     async with await StudyRun.open(study) as run:
         online = OnlineRun(run)
@@ -85,15 +90,19 @@ async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limi
         images = ImagePool(1)
         sockets = GameSockets(online, plays, study.conditions[0].config, limiter, images=images,  # type: ignore[arg-type]
                               planner=planner)
+        console = await start_console(run, online, sockets, factories, Secrets(), 0)
         runner = web.AppRunner(make_app(online, assets, sockets, limiter, trusted_proxy), access_log=None)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
         try:
-            yield Served(f"http://127.0.0.1:{runner.addresses[0][1]}", online, run, sockets, assets, limiter)
+            yield Served(f"http://127.0.0.1:{runner.addresses[0][1]}", online, run, sockets, assets, limiter,
+                         console)
         finally:
             await sockets.close_all()
             await runner.cleanup()
+            if console is not None:
+                await console.stop()
             images.close()
             for factory in factories:
                 await factory.aclose()

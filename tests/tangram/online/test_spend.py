@@ -1,5 +1,6 @@
 """Spend caps: a game's LLM calls are priced from the condition's token prices and recorded; beyond
-a participant's (or the study's) cap the offline planner plays their next game, and says why."""
+a participant's (or the study's) cap the offline planner plays their next game, and says why; a
+game that crosses a cap while it runs goes on with the planner from its next call."""
 
 from __future__ import annotations
 
@@ -9,12 +10,40 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
-from agent.core.testing.fake_openai import FakeOpenAI
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.online.spend import MeteredTranscript, missing_prices
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.online.support import Served, served_study, write_study
-from tests.tangram.support import MOVE
+from tests.tangram.support import MOVE, is_chat_request
+
+CALL_USD = (1000 * 2.5 + 100 * 10) / 1e6
+"""What each call of :func:`priced` costs at the prices of :func:`llm_config`: $0.0035."""
+
+
+def priced(request: dict[str, Any]) -> FakeReply:
+    """The model's answers, each reporting 1000 prompt and 100 completion tokens."""
+    if is_chat_request(request):
+        return FakeReply.ok_json({"reply": "We could build the house together."}, prompt_tokens=1000,
+                                 completion_tokens=100)
+    return FakeReply.ok_json(MOVE, prompt_tokens=1000, completion_tokens=100)
+
+
+async def joined(served: Served) -> tuple[str, str]:
+    """A new invited participant who agreed: their link's code and their game's ticket."""
+    (invite,) = await served.online.invite(1)
+    await served.online.enter_invite(invite.code)
+    await call(served, "consent", invite.code, given=True)
+    game = await call(served, "game", invite.code)
+    return invite.code, game["ticket"]
+
+
+async def records(served: Served, participant: str, kind: str) -> list[dict[str, Any]]:
+    """The ``kind`` records of the participant's game's transcript."""
+    (game,) = [g for g in await served.run.store.games() if g.participant == participant]
+    text = await asyncio.to_thread(Path(game.transcript or "").read_text)
+    return [r for r in map(json.loads, text.splitlines()) if r.get("kind") == kind]
 
 
 async def call(served: Served, path: str, code: str, **body: Any) -> Any:
@@ -69,3 +98,61 @@ def test_caps_without_prices_are_refused_in_one_line(tmp_path: Path) -> None:
                        online="  spend_cap_study_usd: 50\n")
     line = missing_prices(read_study(path))
     assert line is not None and "usd_per_million_input" in line and "'planner'" in line
+
+
+async def test_a_game_that_crosses_the_participants_cap_goes_on_with_the_planner(tmp_path: Path) -> None:
+    async with FakeOpenAI(responder=priced) as fake, \
+            served_study(tmp_path, config=llm_config(fake.base_url), online="  spend_cap_participant_usd: 0.005\n") \
+            as served:
+        told: list[str] = []
+        served.online.spend.subscribe(told.append)
+        code, ticket = await joined(served)
+        async with GameClient(f"{served.ws_url}?ticket={ticket}", seed=4) as client:
+            assert (await client.ai_turn(deadline=20)).finished
+            assert len(fake.chat_requests) == 1 and told == []  # $0.0035: under the cap
+            answered = await client.chat("what are we building?")
+            assert answered.reply == "We could build the house together."
+            assert len(fake.chat_requests) == 2  # $0.007: over the cap from now on
+            later = [await client.ai_turn(deadline=20) for _ in range(2)]
+            asked = await client.chat("and what now?")
+        assert all(turn.finished for turn in later) and all(turn.plays for turn in later)
+        assert asked.reply and asked.reply.strip()  # the planner's answer
+        assert len(fake.chat_requests) == 2  # no LLM call after the cap
+        said = [line for turn in later for line in turn.chat] + [asked.reply]
+        assert not any("cap" in line.lower() or "spend" in line.lower() for line in said)
+        await call(served, "finished", code, ticket=ticket, exit=0)
+
+        capped = await records(served, "L0001", "spend_cap")
+        assert [r["reason"] for r in capped] == ["participant L0001's LLM spend $0.007 reached the cap $0.005"]
+        assert capped[0]["player"] == "planner"
+        sources = [r["source"] for r in await records(served, "L0001", "decision")]
+        assert sources[0].startswith("llm") and sources[1:] and set(sources[1:]) == {"planner-spend-cap"}
+        assert told == ["participant L0001's LLM spend $0.007 reached the cap $0.005: the offline planner plays "
+                        "the rest of their games"]
+        (row,) = await served.run.store._rows("SELECT spend_usd, player FROM games")
+        assert row["player"] == "llm+planner" and row["spend_usd"] == pytest.approx(2 * CALL_USD)
+        assert served.online.spend.spent("L0001") == pytest.approx(await served.run.store.spend("L0001"))
+
+
+async def test_the_studys_cap_switches_every_running_game_at_its_next_call(tmp_path: Path) -> None:
+    async with FakeOpenAI(responder=priced) as fake, \
+            served_study(tmp_path, config=llm_config(fake.base_url), online="  spend_cap_study_usd: 0.006\n") \
+            as served:
+        told: list[str] = []
+        served.online.spend.subscribe(told.append)
+        _, first_ticket = await joined(served)
+        _, second_ticket = await joined(served)
+        async with GameClient(f"{served.ws_url}?ticket={first_ticket}", seed=4) as first, \
+                GameClient(f"{served.ws_url}?ticket={second_ticket}", seed=5) as second:
+            assert (await first.ai_turn(deadline=20)).finished
+            assert (await second.ai_turn(deadline=20)).finished  # $0.007 for the study: its cap is crossed
+            assert len(fake.chat_requests) == 2
+            assert await served.run.store.spend() == 0  # nothing recorded yet: the games still run
+            for client in (first, second):
+                turn = await client.ai_turn(deadline=20)
+                assert turn.finished and turn.plays
+        assert len(fake.chat_requests) == 2
+        for participant in ("L0001", "L0002"):
+            (capped,) = await records(served, participant, "spend_cap")
+            assert capped["reason"] == "the study's LLM spend $0.007 reached its cap $0.006"
+        assert len(told) == 1 and told[0].startswith("the study's LLM spend $0.007 reached its cap $0.006")

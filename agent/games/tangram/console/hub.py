@@ -92,7 +92,7 @@ class Console:
         game_config = config or self.config
 
         def make(transcript: Transcript) -> Player:
-            supervisor = GameSupervisor(game_config, transcript, self._changed)
+            supervisor = GameSupervisor(game_config, transcript, self._changed, self._game_notice)
             # The player's records (LLM calls, tokens) reach the console too.
             player = source(supervisor.transcript.as_transcript())
             self.games[supervisor.id] = supervisor
@@ -126,9 +126,10 @@ class Console:
             self._flush = None
         self._dirty.clear()
 
-    def show_study(self, run: StudyRun) -> StudyPanel:
-        """Show ``run``'s participants and take the study's controls."""
-        self.study = StudyPanel(run, self._broadcast)
+    def show_study(self, run: StudyRun, online: bool = False) -> StudyPanel:
+        """Show ``run``'s participants and take the study's controls (``online``: participants come
+        from their links, so there is no Next participant)."""
+        self.study = StudyPanel(run, self._broadcast, online)
         return self.study
 
     def _send_dirty(self) -> None:
@@ -164,6 +165,10 @@ class Console:
     def announce(self, text: str) -> None:
         """A notice to every page (e.g. the LLM server stopped answering, or answers again)."""
         self._broadcast({"type": "notice", "game": None, "text": text[:600]})
+
+    def _game_notice(self, game: GameSupervisor, text: str) -> None:
+        """A notice about one game to every page."""
+        self._broadcast({"type": "notice", "game": game.id, "text": text[:600]})
 
     def notice(self, client: PageClient, text: str, game: str | None = None) -> None:
         client.push(self._text({"type": "notice", "game": game, "text": text}))

@@ -25,8 +25,10 @@ REFRESH_S = 2.0
 
 
 class StudyPanel:
-    def __init__(self, run: StudyRun, broadcast: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(self, run: StudyRun, broadcast: Callable[[dict[str, Any]], None], online: bool = False) -> None:
         self.run = run
+        self.online = online
+        """An online study: participants start from their links, not from the panel's Next participant."""
         self._broadcast = broadcast
         self.last: dict[str, Any] | None = None
         self._task: asyncio.Task[None] | None = None
@@ -77,6 +79,9 @@ class StudyPanel:
 
     async def act(self, message: StudyAction) -> str:
         """Carry out a control; the line for the experimenter (what changed, or why not)."""
+        if self.online and message.action == "next":
+            return ("refused: in an online study participants start from their links "
+                    "(python -m agent study invite), not from the console")
         do = {"next": self.run.next_participant, "pause": self.run.pause, "resume": self.run.resume,
               "drop": self.run.drop}[message.action]
         try:

@@ -132,11 +132,14 @@ class TurnLog:
 class GameSupervisor:
     """Everything the console knows about one session, and the reviews it holds open."""
 
-    def __init__(self, config: Config, transcript: Transcript, on_change: Callable[[GameSupervisor], None]) -> None:
+    def __init__(self, config: Config, transcript: Transcript, on_change: Callable[[GameSupervisor], None],
+                 on_notice: Callable[[GameSupervisor, str], None] | None = None) -> None:
         self.config = config
         self.id = transcript.session_id
         self.transcript = WatchedTranscript(transcript, self._on_record)
         self._on_change = on_change
+        self._on_notice = on_notice
+        """A line for the experimenter about this game (a spend cap switched it to the planner)."""
         self.session: Session | None = None
         self.mode: ConsoleMode = config.console.default_mode
         self.peer = "?"
@@ -161,6 +164,10 @@ class GameSupervisor:
         self._chat_planner: Any = None
         self.study: dict[str, Any] | None = None
         """Serving a study: the game's study, participant, condition, order and attempt (its session_start)."""
+        self.spend_cap: str | None = None
+        """Why a spend cap has the offline planner play this game instead of the LLM (an online study)."""
+        self._begun = False
+        """The session's session_start was recorded."""
         self.urgent = False
         """A review just opened: the pages should hear of it now, not at the next coalesced update."""
 
@@ -198,6 +205,9 @@ class GameSupervisor:
             if data.get("study") is not None and isinstance(tags, dict):
                 self.study = {"study": str(data["study"]), "attempt": data.get("attempt"),
                               **{k: str(tags[k]) for k in ("participant", "condition", "order") if k in tags}}
+            self._begun = True
+            if self.spend_cap is not None:  # capped before it started
+                self._notice(f"{self._who()}: {self.spend_cap}; the offline planner plays this game instead of the LLM")
         elif kind == "turn_start":
             self.current = TurnLog(int(data.get("turn", 0)), time.time(), loop.time())
         elif kind == "decision" and cur is not None:
@@ -235,6 +245,10 @@ class GameSupervisor:
             cur.seconds = data.get("seconds")
             self.history.append(cur)
             self.current = None
+        elif kind == "spend_cap" and self.spend_cap is None:
+            self.spend_cap = str(data.get("reason") or "a spend cap")
+            if self._begun:  # else told at session_start, which names the participant
+                self._notice(f"{self._who()}: {self.spend_cap}; the offline planner plays the rest of this game")
         elif kind == "session_end":
             self.ended = str(data.get("reason", "ended"))
             for review in list(self.reviews.values()):
@@ -269,6 +283,21 @@ class GameSupervisor:
             self._on_change(self)
         except Exception:
             log.exception("console update failed")
+
+    def _notice(self, text: str) -> None:
+        if self._on_notice is None:
+            return
+        try:
+            self._on_notice(self, text)
+        except Exception:
+            log.exception("console notice failed")
+
+    def _who(self) -> str:
+        """The game as a notice names it: its participant and condition in a study, else its session."""
+        study = self.study or {}
+        if "participant" in study:
+            return f"{study['participant']}'s game ({study.get('condition', '?')})"
+        return f"game {self.id}"
 
     # ------------------------------------------------------------------ decisions (ConsolePlayer)
 
@@ -519,7 +548,7 @@ class GameSupervisor:
             "viewbox": VIEWBOX, "pieces": pieces_json(self.state), "off_board": sorted(self.state.off_board),
             "turn": turn, "reviews": [_review_json(r, now) for r in sorted(self.reviews.values(), key=lambda r: r.id)],
             "chat": list(self.chat), "history": [_turn_json(t) for t in reversed(self.history)],
-            "tokens": dict(self.tokens), "study": self.study,
+            "tokens": dict(self.tokens), "study": self.study, "spend_cap": self.spend_cap,
         }
 
 

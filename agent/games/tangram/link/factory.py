@@ -23,6 +23,7 @@ from agent.games.tangram.llm_player.context import REASK_TEMPLATE, TEMPLATE_NAME
 if TYPE_CHECKING:
     from agent.core.llm import LLMClient
     from agent.core.llm.sample import LLMSample
+    from agent.core.llm.spend_guard import SpendGuard
 
 PlayerSource = Callable[[Transcript], Player]
 """Anything that makes a session's player; the server takes any such callable."""
@@ -50,6 +51,15 @@ class PlayerFactory:
                 self._client.warm_up()
 
     def __call__(self, transcript: Transcript) -> Player:
+        return self.make(transcript)
+
+    def capped(self, spend: SpendGuard) -> PlayerSource:
+        """This factory's players with their LLM calls under ``spend``'s caps (an online study's):
+        past them the offline planner plays the rest of the session."""
+        return lambda transcript: self.make(transcript, spend)
+
+    def make(self, transcript: Transcript, spend: SpendGuard | None = None) -> Player:
+        """A new session's player; ``spend``: asked before each of its LLM calls."""
         from agent.games.tangram.planner.player import PlannerPlayer
 
         if self.config.player == "planner":
@@ -58,7 +68,7 @@ class PlayerFactory:
 
         assert self._client is not None and self._prompts is not None
         planner = PlannerPlayer(self.config) if uses_planner(self.config) else None
-        return LLMPlayer(self.config, self._client, self._prompts, transcript, planner)
+        return LLMPlayer(self.config, self._client, self._prompts, transcript, planner, spend)
 
     def on_llm_server(self, listener: Callable[[str, str], None]) -> None:
         """``listener(state, line)`` whenever the LLM server stops answering or answers again (no LLM: never)."""

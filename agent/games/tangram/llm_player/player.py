@@ -6,6 +6,11 @@ answer is salvaged (:mod:`agent.games.tangram.llm_player.salvage`: each change r
 made of is corrected once in the same conversation (``prompts/tangram/reask.j2``, the `instructor`
 convention) when the turn's time allows. Only then, when the model still fails, the player says so
 in one chat line, and, only if the config asks for it, lets the offline planner play the turn.
+
+A player given a :class:`~agent.core.llm.spend_guard.SpendGuard` (an online study's spend caps)
+asks it before each LLM call; once it refuses, the model is not asked again in this session: the
+offline planner plays and answers the rest of it (one ``spend_cap`` record, one warning), and the
+partner hears only the planner's own lines.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any
 
 from agent.core.images import data_url
 from agent.core.llm import Compact, LLMClient, LLMResult
+from agent.core.llm.spend_guard import SpendGuard
 from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
@@ -57,12 +63,16 @@ class LLMPlayer(Player):
     uses_images = True
 
     def __init__(self, config: Config, client: LLMClient, prompts: PromptSet, transcript: Transcript,
-                 planner: PlannerPlayer | None = None) -> None:
+                 planner: PlannerPlayer | None = None, spend: SpendGuard | None = None) -> None:
         self.config = config
         self.client = client
         self.prompts = prompts
         self.transcript = transcript
         self.planner = planner
+        self.spend = spend
+        """Asked before each LLM call when the session's spend is capped (an online study)."""
+        self._spend_cap: str | None = None
+        """Why a spend cap switched this session to the offline planner; from then on the model is not asked."""
         self.marks_board = "grid" in config.images.annotate
         """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
@@ -79,6 +89,8 @@ class LLMPlayer(Player):
     # ------------------------------------------------------------------ decisions
 
     async def play(self, view: TurnView) -> Decision:
+        if self._over_cap() is not None:
+            return replace(await self._stand_in().play(view), source="planner-spend-cap")
         answerer = self.planner if self.planner is not None else self._offline
         if self._planner_spoke and answerer is not None and answerer.promised():
             # The offline planner answered a chat for the model and promised this turn's move: it keeps it.
@@ -89,6 +101,8 @@ class LLMPlayer(Player):
         return await self._decide(view, "play", context, marks)
 
     async def adjust(self, view: TurnView) -> Decision:
+        if self._over_cap() is not None:
+            return replace(await self._stand_in().adjust(view), source="planner-spend-cap")
         view, context, marks = await self._prepare(view, drawer=False,
                                                    max_attempts=self.config.turn.max_feedback_iterations)
         return await self._decide(view, "feedback", context, marks)
@@ -158,6 +172,8 @@ class LLMPlayer(Player):
         self.transcript.record("llm_server", state=state, line=line)
 
     async def chat(self, view: TurnView) -> str:
+        if self._over_cap() is not None:
+            return await self._stand_in().chat(view)
         wait = self.config.llm.chat_wait
         if not self.client.answers_within(wait):
             # A model that cannot answer in time costs the partner neither the answer nor the wait.
@@ -212,6 +228,22 @@ class LLMPlayer(Player):
         if self._offline is None:
             self._offline = PlannerPlayer(self.config)
         return self._offline
+
+    def _stand_in(self) -> PlannerPlayer:
+        """The offline planner that plays in the model's place (the config's, or one of its own)."""
+        return self.planner if self.planner is not None else self._offline_answerer()
+
+    def _over_cap(self) -> str | None:
+        """Why a spend cap keeps the model from being asked (for the rest of the session), or None.
+        Checked before every call: the first refusal is recorded and logged, once."""
+        if self._spend_cap is None and self.spend is not None:
+            reason = self.spend.refusal()
+            if reason is not None:
+                self._spend_cap = reason
+                self.transcript.record("spend_cap", reason=reason, player="planner")
+                log.warning("%s: the offline planner plays the rest of this session instead of %s", reason,
+                            self.config.llm.model)
+        return self._spend_cap
 
     async def _decide(self, view: TurnView, template: str, context: dict[str, Any], marks: Marks) -> Decision:
         """Ask; play a named candidate exactly, else salvage what the answer allows; re-ask once with
@@ -315,6 +347,8 @@ class LLMPlayer(Player):
         return move_to_pose(move, view.state)
 
     async def _failed(self, view: TurnView, reason: str, marks: Marks | None = None) -> Decision:
+        if self._spend_cap is not None:  # crossed by this turn's first call: the planner plays it
+            return replace(await self._stand_in().play(view), source="planner-spend-cap")
         log.warning("LLM decision failed: %s", reason)
         if self.planner is not None and self.config.llm.fallback_to_planner:
             decision = await self.planner.play(view)
@@ -393,6 +427,9 @@ class LLMPlayer(Player):
         A call cancelled from outside (the turn's deadline, a disconnect, a shutdown) leaves an
         ``llm`` record with outcome ``cancelled`` before the cancellation goes on.
         """
+        capped = self._over_cap()
+        if capped is not None:  # the spend_cap record says so; nothing was sent
+            return LLMResult(model=self.config.llm.model, skipped=True, error=f"not asked: {capped}")
         started = time.monotonic()
         shown = _image_refs(self.transcript, images)
         try:

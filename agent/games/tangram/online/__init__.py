@@ -5,6 +5,8 @@ the participant's page, the engine and the game's pack (``assets``: compressed, 
 cached), and the agent's WebSocket (``sockets``: a ticket per game, one game per participant's
 slot, the condition's own player). ``guard`` tells the client's address (believing a proxy's
 forwarded headers only from the proxy) and holds the rate limits; ``app`` is the aiohttp
-application of pages and calls; ``public`` starts it all. The study itself (links, tickets,
-consent, completion) is agent/core/studies/online.py. See docs/online-study.md.
+application of pages and calls; ``spend`` prices each game's LLM calls for the spend caps;
+``public`` starts it all, and the experimenter console on its own port when asked. The study
+itself (links, tickets, consent, completion, the running spend) is agent/core/studies/. See
+docs/online-study.md.
 """

@@ -5,6 +5,12 @@ one player factory per condition, and serves the participants' origin (app.py) u
 SIGTERM; then running turns end with ``finish`` and sockets close politely. Every minute the
 participants who closed their page and did not come back are handled as the study file says
 (``online.on_leave``).
+
+With ``--console [HOST:PORT]`` (or a Wizard-of-Oz condition, which needs it) the experimenter
+console is served too, on its own address (loopback by default, a token off loopback), never on
+the participants' origin: the study panel, every participant's game as it runs (supervised as
+in-lab, each in its condition's console mode), and a notice when the LLM server stops or when a
+spend cap switches a game, a participant or the study to the offline planner.
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
 from agent.core.study import study_metadata
 from agent.games.tangram.config import Config
+from agent.games.tangram.console.start import ConsoleServer, ConsoleSetupError, start_online_console
 from agent.games.tangram.link.factory import PlayerFactory, make_player_factory
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import AssetError, Assets, prepare_assets
@@ -115,6 +122,35 @@ def planner_play(run: StudyRun) -> tuple[ConditionPlay, PlayerFactory]:
     return ConditionPlay(factory, {}, thinking_line(config), turn_lines(config)), factory
 
 
+async def start_console(run: StudyRun, online: OnlineRun, sockets: GameSockets, factories: list[PlayerFactory],
+                        secrets: Secrets, public_port: int) -> ConsoleServer | None:
+    """The experimenter console of the online study, when ``--console`` asks for it or a condition is
+    Wizard-of-Oz (the console plays its AI turns), wired to ``sockets``' games; None without it.
+    OnlineError (one line) when it cannot be served."""
+    first: Config = run.study.conditions[0].config  # type: ignore[assignment]
+    wizards = [c.name for c in run.study.conditions if c.console == "wizard"]
+    if not first.console.enabled and not wizards:
+        return None
+    if wizards and not first.console.enabled:
+        log.info("condition %s is Wizard-of-Oz: starting the experimenter console", ", ".join(wizards))
+    cfg = first.console
+    if cfg.port != 0 and cfg.port == public_port:
+        raise OnlineError(f"the console needs its own port: --console {cfg.host}:{cfg.port} is --public's port "
+                          "(e.g. --console 127.0.0.1:8080)")
+    try:
+        server = await start_online_console(first, run, secrets)
+    except ConsoleSetupError as exc:
+        raise OnlineError(str(exc)) from exc
+    hub = server.console
+    sockets.supervise = hub.wrap
+    if hub.study is not None:
+        sockets.on_change = hub.study.changed
+    for factory in factories:
+        factory.on_llm_server(lambda _state, line: hub.announce(line))
+    online.spend.subscribe(hub.announce)
+    return server
+
+
 async def _sweep(online: OnlineRun) -> None:
     while True:
         await asyncio.sleep(LEAVE_SWEEP_S)
@@ -152,6 +188,13 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
     limiter = RateLimiter()
     images = ImagePool(first.images.decode_workers)
     sockets = GameSockets(online, plays, first, limiter, secrets, images, planner)
+    try:
+        console = await start_console(run, online, sockets, factories, secrets, port)
+    except OnlineError as exc:
+        images.close()
+        await _close(factories)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     app = make_app(online, assets, sockets, limiter, trusted_proxy)
     runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
                            logger=QuietHttpLog(logging.getLogger("aiohttp.server")))
@@ -177,6 +220,9 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
                      else "participants' links: python -m agent study invite")
             print(f"Online study {run.study.name!r} (Godot {assets.engine}) served on http://{where}/ - {entry}; "
                   "Ctrl-C stops.", file=sys.stderr, flush=True)
+            if console is not None:
+                token = f"?token={console.token}" if console.token else ""
+                print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
             if not is_loopback(host) and trusted_proxy is None:
                 log.warning("serving on %s without a TLS proxy in front: participants' traffic is not encrypted "
                             "(docs/online-study.md)", host)
@@ -189,7 +235,13 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
         if sweeper is not None:
             sweeper.cancel()
         await runner.cleanup()
+        if console is not None:
+            await console.stop()
         images.close()
-        for factory in factories:
-            await factory.aclose()
+        await _close(factories)
     return 0
+
+
+async def _close(factories: list[PlayerFactory]) -> None:
+    for factory in factories:
+        await factory.aclose()

@@ -13,13 +13,20 @@ recorded before its first frame is answered; a socket that closes leaves the gam
 re-dials and continues the same game, on the same condition), and the game is completed when the
 participant's page reports that the engine quit after the game's Finish (app.py). Each game plays
 its condition's config with the condition's own player factory (one LLM client per condition).
+
+Spend caps (the study file's ``online.spend_cap_*``): a game whose participant or study is over a
+cap when it starts is played by the offline planner; every other game's LLM calls are priced as
+they are made (spend.py) into the study's running totals, and its LLM player asks those totals
+before each call, so a game that crosses a cap goes on with the planner from its next call. With
+the experimenter console (public.py), each game's player is supervised as in-lab and the study
+panel hears of every game that starts or ends.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +39,7 @@ from agent.core.studies.online import OnlineRun, digest
 from agent.core.studies.run import Assignment
 from agent.core.studies.store import StoreError
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.factory import PlayerSource
+from agent.games.tangram.link.factory import PlayerFactory, PlayerSource
 from agent.games.tangram.link.session import Session
 from agent.games.tangram.online.guard import Client, RateLimiter
 from agent.games.tangram.online.spend import MeteredTranscript, prices_of
@@ -54,7 +61,7 @@ CHAT_MARK = '"chatRequest"'
 class ConditionPlay:
     """What every game of one condition shares, made once at start."""
 
-    players: PlayerSource
+    players: PlayerFactory
     base: dict[str, Any]
     """The condition's study_metadata (version, config and template hashes)."""
     thinking: str | None
@@ -82,6 +89,10 @@ class GameSockets:
     images: ImagePool | None = None
     planner: ConditionPlay | None = None
     """Plays a game whose participant or study is over its spend cap (spend.py)."""
+    supervise: Callable[[PlayerSource, Config], PlayerSource] | None = None
+    """The experimenter console's wrapping of a game's player source (its condition's config), if served."""
+    on_change: Callable[[], None] | None = None
+    """Called when a game starts or ends (the console's study panel refreshes)."""
     live: dict[str, tuple[web.WebSocketResponse, str]] = field(default_factory=dict)
     """Participant id: their connected socket and its ticket's hash."""
     sessions: set[Session] = field(default_factory=set)
@@ -133,22 +144,28 @@ class GameSockets:
     async def _play(self, ws: web.WebSocketResponse, assignment: Assignment, client: Client) -> None:
         play = self.conditions[assignment.condition]
         config: Config = assignment.config  # type: ignore[assignment]  # the study's conditions are tangram's
-        capped = await self.online.over_cap(assignment.participant) if config.uses_llm() else None
+        meter = self.online.spend
+        capped = await self.online.over_cap(assignment.participant) if config.uses_llm() and meter.capped else None
         if capped is not None and self.planner is not None:
             log.warning("%s: the offline planner plays game %d of participant %s (%s) instead of the LLM", capped,
                         assignment.position, assignment.participant, assignment.condition)
             config = config.model_copy(update={"player": "planner"})
             play = ConditionPlay(self.planner.players, play.base, play.thinking, play.lines)
+        account = meter.account(assignment.participant) if meter.capped and config.uses_llm() else None
+        players: PlayerSource = play.players if account is None else play.players.capped(account)
+        if self.supervise is not None:
+            players = self.supervise(players, config)
         transcript = MeteredTranscript(config.transcripts.dir if config.transcripts.enabled else None,
                                        secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images,
-                                       prices=prices_of(config))
+                                       prices=prices_of(config), account=account)
         try:
             started = await self.online.run.game_started(assignment, transcript.session_id, transcript.path)
         except StoreError as exc:
             log.info("participant %s: game refused (%s)", assignment.participant, exc)
             await ws.close(code=LEFT_STUDY, message=b"not in the study")
             return
-        session = Session(config, SocketAdapter(ws), play.players(transcript), transcript, peer=client.address,
+        self._changed()
+        session = Session(config, SocketAdapter(ws), players(transcript), transcript, peer=client.address,
                           study=assignment.session_metadata(play.base), thinking=play.thinking, lines=play.lines)
         session.images = self.images
         self.sessions.add(session)
@@ -162,7 +179,7 @@ class GameSockets:
                 log.error("cannot write the transcript %s (%s); this game runs without one", transcript.path,
                           exc.strerror or exc)
             if capped is not None:
-                transcript.record("spend_cap", reason=capped, player=config.player)
+                session.transcript.record("spend_cap", reason=capped, player=config.player)
             log.info("participant %s: game %d of %d (%s) connected, session %s", assignment.participant,
                      assignment.position, assignment.games_total, assignment.condition, transcript.session_id)
             await session.run(self._frames(ws, client, assignment.participant))
@@ -175,8 +192,18 @@ class GameSockets:
             self.sessions.discard(session)
             del self._games[session]
             self._turns[key] = max(self._turns.get(key, 0), session.stats["turns_ended"])
+            # An LLM game a cap switched to the planner mid-game is "llm+planner".
+            player = "llm+planner" if config.player == "llm" and transcript.spend_cap is not None else config.player
             with contextlib.suppress(Exception):
-                await self.online.run.store.set_game_spend(started.game_id, transcript.usd, config.player)
+                await self.online.run.store.set_game_spend(started.game_id, transcript.usd, player)
+            self._changed()
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception:  # the console must never cost a game its records
+                log.exception("the console failed on a game's start or end")
 
     async def _frames(self, ws: web.WebSocketResponse, client: Client, participant: str) -> AsyncIterator[str | bytes]:
         async for message in ws:

@@ -127,7 +127,8 @@ function render(g) {
   const d = g.data;
   g.el.classList.toggle("ended", !!d.ended);
   q(g, ".objective").textContent = d.objective || "(no objective yet)";
-  q(g, ".meta").textContent = `${d.player} · game from ${d.peer} · session ${d.id}`;
+  q(g, ".meta").textContent = `${d.player} · game from ${d.peer} · session ${d.id}` +
+    (d.spend_cap ? ` · offline planner: ${d.spend_cap}` : "");
   const tag = q(g, ".study-tag");
   tag.hidden = !d.study;
   if (d.study) {
