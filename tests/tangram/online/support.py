@@ -5,18 +5,22 @@ enables it (wired as the agent wires it). No tests live here."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from agent.core.images import ImagePool
 from agent.core.redact import Secrets
 from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
+from agent.core.testing.fake_openai import FakeReply
 from agent.games import read_study
 from agent.games.tangram.console.start import ConsoleServer
 from agent.games.tangram.online.app import make_app
@@ -24,6 +28,7 @@ from agent.games.tangram.online.assets import Assets, prepare_assets
 from agent.games.tangram.online.guard import Limits, RateLimiter
 from agent.games.tangram.online.public import _conditions, planner_play, start_console
 from agent.games.tangram.online.sockets import GameSockets
+from tests.tangram.support import MOVE, is_chat_request
 
 STUDY = """name: web-pilot
 design: within
@@ -106,3 +111,54 @@ async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limi
             images.close()
             for factory in factories:
                 await factory.aclose()
+
+
+# ---- priced LLM games (the spend caps, the console's notices) ----------------------------------------
+
+CALL_USD = (1000 * 2.5 + 100 * 10) / 1e6
+"""What each call of :func:`priced` costs at the prices of :func:`llm_config`: $0.0035."""
+
+
+def priced(request: dict[str, Any]) -> FakeReply:
+    """The model's answers, each reporting 1000 prompt and 100 completion tokens."""
+    if is_chat_request(request):
+        return FakeReply.ok_json({"reply": "We could build the house together."}, prompt_tokens=1000,
+                                 completion_tokens=100)
+    return FakeReply.ok_json(MOVE, prompt_tokens=1000, completion_tokens=100)
+
+
+async def joined(served: Served) -> tuple[str, str]:
+    """A new invited participant who agreed: their link's code and their game's ticket."""
+    (invite,) = await served.online.invite(1)
+    await served.online.enter_invite(invite.code)
+    await call(served, "consent", invite.code, given=True)
+    game = await call(served, "game", invite.code)
+    return invite.code, game["ticket"]
+
+
+async def records(served: Served, participant: str, kind: str) -> list[dict[str, Any]]:
+    """The ``kind`` records of the participant's game's transcript."""
+    (game,) = [g for g in await served.run.store.games() if g.participant == participant]
+    text = await asyncio.to_thread(Path(game.transcript or "").read_text)
+    return [r for r in map(json.loads, text.splitlines()) if r.get("kind") == kind]
+
+
+async def call(served: Served, path: str, code: str, **body: Any) -> Any:
+    async with aiohttp.ClientSession() as http, \
+            http.post(f"{served.url}/api/{path}", json={"code": code, **body}) as response:
+        assert response.status == 200, await response.text()
+        return await response.json()
+
+
+def llm_config(base_url: str) -> str:
+    return (f"player: llm\nllm: {{base_url: '{base_url}', api_key_required: false, usd_per_million_input: 2.5, "
+            "usd_per_million_output: 10, probe_dialect: false}\nturn: {deadline: 20}\n")
+
+
+@contextlib.asynccontextmanager
+async def bare_sockets(tmp_path: Path, config: str) -> AsyncIterator[tuple[StudyRun, OnlineRun, GameSockets]]:
+    """A study opened with no origin served: its run, online run and sockets (no conditions played)."""
+    study = read_study(write_study(tmp_path, config=config))
+    async with await StudyRun.open(study) as run:
+        online = OnlineRun(run)
+        yield run, online, GameSockets(online, {}, study.conditions[0].config, RateLimiter())  # type: ignore[arg-type]

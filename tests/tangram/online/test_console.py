@@ -14,16 +14,10 @@ from typing import Any
 import aiohttp
 import pytest
 
-from agent.core.studies.online import OnlineRun
-from agent.core.studies.run import StudyRun
 from agent.core.testing.fake_openai import FakeOpenAI
-from agent.games import read_study
-from agent.games.tangram.online.guard import RateLimiter
 from agent.games.tangram.online.public import OnlineError, start_console
-from agent.games.tangram.online.sockets import GameSockets
 from agent.games.tangram.sim.client import GameClient
-from tests.tangram.online.support import STUDY, Served, served_study, write_study
-from tests.tangram.online.test_spend import call, joined, llm_config, priced
+from tests.tangram.online.support import STUDY, Served, bare_sockets, call, joined, llm_config, priced, served_study
 
 CONSOLE = "console: {enabled: true, port: 0}\n"
 CONSOLE_PATHS = ("/", "/?token=0123456789abcdef0123", "/static/console.js", "/static/console.css",
@@ -43,7 +37,7 @@ class Page:
             self.messages.append(json.loads(message.data))
             self._arrived.set()
 
-    async def wait(self, found: Callable[[dict[str, Any]], bool], timeout: float = 10.0) -> dict[str, Any]:
+    async def wait(self, found: Callable[[dict[str, Any]], bool], timeout: float = 60.0) -> dict[str, Any]:
         async with asyncio.timeout(timeout):
             while True:
                 for message in self.messages:
@@ -124,8 +118,8 @@ async def test_the_console_says_when_a_spend_cap_switches_a_game_to_the_planner(
                 "of this game")
             shown = await page.wait(lambda m: game_of("L0001")(m) and m["game"]["spend_cap"] is not None)
             assert shown["game"]["id"] == game["game"]
-        notices = [m for m in page.messages if m["type"] == "notice"]
-        assert len(notices) == 2  # each said once
+        notices = [m for m in page.messages if m["type"] == "notice" and "reached the cap" in m["text"]]
+        assert len(notices) == 2  # each said once (a loaded machine may add an LLM outage notice)
         await call(served, "finished", code, ticket=ticket, exit=0)
         second = await call(served, "game", code)  # over the cap when it starts
         async with GameClient(f"{served.ws_url}?ticket={second['ticket']}", seed=4) as client:
@@ -167,19 +161,15 @@ async def test_off_loopback_the_console_wants_its_own_token(tmp_path: Path) -> N
             assert response.status == 303 and token not in response.headers["Location"]
         async with http.get(f"{served.url}/?token={token}") as response:
             assert response.status == 404  # the participants' origin knows no console, token or not
-    study = read_study(write_study(tmp_path, config="player: planner\nconsole: {enabled: true, host: 0.0.0.0}\n"))
-    async with await StudyRun.open(study) as run:
-        online = OnlineRun(run)
-        sockets = GameSockets(online, {}, study.conditions[0].config, RateLimiter())  # type: ignore[arg-type]
+    async with bare_sockets(tmp_path, "player: planner\nconsole: {enabled: true, host: 0.0.0.0}\n") \
+            as (run, online, sockets):
         with pytest.raises(OnlineError, match=r"^refusing to serve the console on 0\.0\.0\.0 without a token$"):
             await start_console(run, online, sockets, [], sockets.secrets, 0)
 
 
 async def test_the_console_on_the_participants_port_is_refused_in_one_line(tmp_path: Path) -> None:
-    study = read_study(write_study(tmp_path, config="player: planner\nconsole: {enabled: true, port: 8471}\n"))
-    async with await StudyRun.open(study) as run:
-        online = OnlineRun(run)
-        sockets = GameSockets(online, {}, study.conditions[0].config, RateLimiter())  # type: ignore[arg-type]
+    async with bare_sockets(tmp_path, "player: planner\nconsole: {enabled: true, port: 8471}\n") \
+            as (run, online, sockets):
         with pytest.raises(OnlineError, match=r"the console needs its own port: --console 127.0.0.1:8471"):
             await start_console(run, online, sockets, [], sockets.secrets, 8471)
         assert sockets.supervise is None

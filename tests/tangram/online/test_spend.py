@@ -7,55 +7,23 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Any
 
-import aiohttp
 import pytest
 
-from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
+from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.online.spend import MeteredTranscript, missing_prices
 from agent.games.tangram.sim.client import GameClient
-from tests.tangram.online.support import Served, served_study, write_study
-from tests.tangram.support import MOVE, is_chat_request
-
-CALL_USD = (1000 * 2.5 + 100 * 10) / 1e6
-"""What each call of :func:`priced` costs at the prices of :func:`llm_config`: $0.0035."""
-
-
-def priced(request: dict[str, Any]) -> FakeReply:
-    """The model's answers, each reporting 1000 prompt and 100 completion tokens."""
-    if is_chat_request(request):
-        return FakeReply.ok_json({"reply": "We could build the house together."}, prompt_tokens=1000,
-                                 completion_tokens=100)
-    return FakeReply.ok_json(MOVE, prompt_tokens=1000, completion_tokens=100)
-
-
-async def joined(served: Served) -> tuple[str, str]:
-    """A new invited participant who agreed: their link's code and their game's ticket."""
-    (invite,) = await served.online.invite(1)
-    await served.online.enter_invite(invite.code)
-    await call(served, "consent", invite.code, given=True)
-    game = await call(served, "game", invite.code)
-    return invite.code, game["ticket"]
-
-
-async def records(served: Served, participant: str, kind: str) -> list[dict[str, Any]]:
-    """The ``kind`` records of the participant's game's transcript."""
-    (game,) = [g for g in await served.run.store.games() if g.participant == participant]
-    text = await asyncio.to_thread(Path(game.transcript or "").read_text)
-    return [r for r in map(json.loads, text.splitlines()) if r.get("kind") == kind]
-
-
-async def call(served: Served, path: str, code: str, **body: Any) -> Any:
-    async with aiohttp.ClientSession() as http, \
-            http.post(f"{served.url}/api/{path}", json={"code": code, **body}) as response:
-        assert response.status == 200, await response.text()
-        return await response.json()
-
-
-def llm_config(base_url: str) -> str:
-    return (f"player: llm\nllm: {{base_url: '{base_url}', api_key_required: false, usd_per_million_input: 2.5, "
-            "usd_per_million_output: 10, probe_dialect: false}\nturn: {deadline: 20}\n")
+from tests.tangram.online.support import (
+    CALL_USD,
+    call,
+    joined,
+    llm_config,
+    priced,
+    records,
+    served_study,
+    write_study,
+)
+from tests.tangram.support import MOVE
 
 
 async def test_over_the_participants_cap_the_planner_plays_their_next_game(tmp_path: Path) -> None:
