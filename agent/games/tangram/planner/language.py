@@ -5,8 +5,12 @@ more of its words are Portuguese markers than English words, or when the languag
 (py3langid, its model inside the wheel) is sure of it; another language the same way, from its
 markers or the identifier. Short lines without markers ("ok", "lol", an emoji) count as English.
 
-A Portuguese line is understood through its gloss: accents folded, its words and phrases replaced
-(longest first) by their English meaning in the planner's vocabulary, then read like English.
+A Portuguese line is understood through its gloss: chat abbreviations written out ("n toques no q
+eu pus" -> "nao toques no que eu pus"), accents folded, its words and phrases replaced (longest
+first) by their English meaning in the planner's vocabulary, then read like English. A word with no
+gloss of its own is read by its lemma (simplemma's Portuguese dictionary, inside its wheel): any
+form of a verb the gloss has in the infinitive ("metes", "ponham", "puseste", "toques" -> meter,
+pôr, tocar), a diminutive or a plural the same way; a misspelt word by the nearest gloss.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ IDENTIFIER_CONFIDENCE = 0.9
 MAX_CHARS = 400
 _WORD = re.compile(r"[a-z0-9]+")
 _SHORT_WORD = re.compile(r"[A-Za-z]+")
+_SPELT = re.compile(r"[^\W_]+")
 _PIECES = frozenset({"red", "cream", "blue", "green", "yellow", "purple", "brown"})
 
 
@@ -50,6 +55,9 @@ class LanguageFile(BaseModel):
     gloss: dict[str, str]
     shorthand: dict[str, str] = {}
     """English chat shorthand, one word each ("r" -> "are", "u" -> "you"), read as the words."""
+    informal: dict[str, str] = {}
+    """Portuguese chat abbreviations, one word each ("q" -> "que", "n" -> "nao"), written out
+    before the gloss."""
 
 
 def fold(text: str) -> str:
@@ -71,6 +79,15 @@ class Languages:
     def _gloss(self) -> list[tuple[list[str], list[str]]]:
         pairs = [(fold(k).split(), fold(v).split()) for k, v in self.data.gloss.items()]
         return sorted(pairs, key=lambda kv: -len(kv[0]))
+
+    @functools.cached_property
+    def _gloss_keys(self) -> frozenset[str]:
+        return frozenset(src[0] for src, _ in self._gloss)
+
+    @functools.cached_property
+    def _informal(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Each abbreviation (folded) -> its words folded and as spelt."""
+        return {fold(k): (fold(v).split(), v.lower().split()) for k, v in self.data.informal.items()}
 
     @functools.cached_property
     def _gloss_words(self) -> dict[str, list[str]]:
@@ -132,19 +149,44 @@ class Languages:
         folded = fold(text)
         if folded in self.data.whole:
             return self.data.whole[folded]
-        words = folded.split()
+        words, spelt = self._written_out(text)
         out: list[str] = []
         i = 0
         while i < len(words):
-            for src, dst in self._gloss:
-                if words[i:i + len(src)] == src:
-                    out += dst
-                    i += len(src)
-                    break
+            match = self._match(words, i)
+            if match is None and words[i] not in self._gloss_keys:
+                lemma = fold(_lemma(spelt[i]))
+                if lemma != words[i] and lemma in self._gloss_keys:
+                    match = self._match([*words[:i], lemma, *words[i + 1:]], i)
+            if match is not None:
+                out += match[1]
+                i += match[0]
             else:
                 out += self._misspelt(words[i])
                 i += 1
         return " ".join(out)
+
+    def _match(self, words: list[str], i: int) -> tuple[int, list[str]] | None:
+        """The longest gloss phrase at ``words[i]``: how many words it takes and its English."""
+        for src, dst in self._gloss:
+            if words[i:i + len(src)] == src:
+                return len(src), dst
+        return None
+
+    def _written_out(self, text: str) -> tuple[list[str], list[str]]:
+        """The line's words folded and as spelt (accents kept, for the lemmatizer), with chat
+        abbreviations written out."""
+        spelt = _SPELT.findall(text[:MAX_CHARS].lower().replace("'", "").replace("\u2019", ""))
+        pairs = [(fold(w), w) for w in spelt]
+        if any(len(f.split()) != 1 for f, _ in pairs):  # a symbol folded away or apart: no accents
+            pairs = [(w, w) for w in fold(text).split()]
+        words: list[str] = []
+        kept: list[str] = []
+        for folded, word in pairs:
+            full = self._informal.get(folded)
+            words += full[0] if full else [folded]
+            kept += full[1] if full else [word]
+        return words, kept
 
     def _misspelt(self, word: str) -> list[str]:
         if len(word) < TYPO_MIN_LETTERS or _english_word(word):
@@ -168,6 +210,19 @@ def _identifier() -> Any:
     ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     ident.set_languages(list(IDENTIFIER_LANGUAGES))
     return ident
+
+
+@functools.lru_cache(maxsize=1)
+def _lemmatizer() -> Any:
+    from simplemma import Lemmatizer
+
+    return Lemmatizer()
+
+
+@functools.lru_cache(maxsize=8192)
+def _lemma(word: str) -> str:
+    """The Portuguese lemma of ``word`` (itself when the dictionary does not know it)."""
+    return str(_lemmatizer().lemmatize(word, "pt"))
 
 
 @functools.lru_cache(maxsize=2)
