@@ -63,13 +63,15 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "ack": ["ack"],
     "strategy": ["strategy_big", "strategy_small", "strategy_part", "strategy_where", "strategy_done", "prefer_ok",
                  "prefer_move", "prefer_done", "next_done"],
-    "keep_mine": ["keep_ok"],
+    # "leave my square alone": the one piece of theirs named is kept (keeps_partner_pieces checks the rest).
+    "keep_mine": ["keep_ok", "keep_piece_ok"],
     "may_move_mine": ["release_ok"],
     "keep_piece": ["keep_piece_ok"],
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
+    # "put one in near the tail": the piece of that part next, as for "the tail first".
     "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
-                      "strategy_where", "next_done"],
+                      "strategy_where", "strategy_part", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
               "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "move_place_first", "vague_ok",
               "vague_move"],

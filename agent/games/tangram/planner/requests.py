@@ -32,6 +32,8 @@ Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "ass
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
             "centre", "center", "corner", "edge", "root", "part"}
 _NUMBER = re.compile(r"(?<![a-z])(\d+(?:\.\d+)?)")
+_ASKED_FOR = ("how about a", "how about an", "what about a", "what about an")
+"""Suggestions that name a thing to make ("what about an umbrella"), beside the plain requests."""
 _PART_AFTER = re.compile(r"\b(?:for|as|be) the ([a-z]+(?: [a-z]+)?)")
 
 
@@ -124,6 +126,17 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
     return None, "", set()
 
 
+def _positions(words: Sequence[str], phrases: Iterable[str]) -> set[int]:
+    """The positions of the words of every phrase of ``phrases`` found in ``words``."""
+    out: set[int] = set()
+    for phrase in phrases:
+        p = _norm(phrase).split()
+        i = _phrase_at(words, " ".join(p))
+        if i >= 0:
+            out |= set(range(i, i + len(p)))
+    return out
+
+
 def _direction(words: Sequence[str], phrases: Phrases, skip: set[int]) -> str:
     for direction, names in phrases.words.directions.items():
         for i, w in enumerate(words):
@@ -146,7 +159,7 @@ def _amount(words: Sequence[str], text: str, phrases: Phrases) -> float:
 
 def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
     """The thing asked for after 'make a' / 'build an' ..., for 'I don't know how to make X'."""
-    for trigger in phrases.vocabulary.intents["switch"]:
+    for trigger in [*phrases.vocabulary.intents["switch"], *_ASKED_FOR]:
         t = _norm(trigger).split()
         i = _phrase_at(words, " ".join(t))
         if i >= 0 and t[-1] in ("a", "an", "to"):
@@ -207,7 +220,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("switch_same", figure=figure)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
         piece = last_piece
-    direction = _direction(words, phrases, part_pos)
+    direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
     relation, relation_words, rel_pos = _relation(words, phrases)
 
     if question and not asking:
@@ -225,24 +238,29 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("other", question=True)
 
     if has("where") and (piece or slot):
-        return Request("where", piece=piece, slot=slot, part=part_words)
+        # "the blue triangle goes where" asks; "leave blue where it is" does not.
+        asks_where = not _has_any(words, _STAYS)
+        return Request("where", piece=piece, slot=slot, part=part_words, question=asks_where)
     if piece and has("rotate"):
         sign = -1.0 if has("counterclockwise") else 1.0
         m = _NUMBER.search(text)
         degrees = float(m.group(1)) if m else 45.0
         return Request("rotate", piece=piece, degrees=sign * min(degrees, 360.0))
     anchor, owner = _anchor(words, pieces, piece, rel_pos, phrases) if piece and relation else (None, "")
-    if piece and relation and (anchor or owner or not direction):
+    # "stick the red triangle on top" with no piece to put it on: the top of the figure.
+    if piece and relation and (anchor or owner or not (direction or _region(has))):
         return Request("place_near", piece=piece, relation=relation, relation_words=relation_words,
                        anchor=anchor, anchor_owner=owner)
-    if direction and (piece or slot) and (has("move") or len(words) <= 6):
+    if direction and (piece or slot) and (has("move") or len(words) <= 6) and not has("orient"):
         step = _amount(words, text, phrases)
         dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
         return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)
     if piece and slot and not has("move"):
         return Request("assign", piece=piece, slot=slot, part=part_words)
-    # "put the parallelogram next", "put the big triangle at the top": that piece is played next.
-    if piece and not slot and has("move") and (has("next") or _region(has)) and not has("rotate"):
+    # "put the parallelogram next", "put the big triangle at the top", "put the brown one in": that
+    # piece is played next ("don't move the blue one" is no such request).
+    if pieces and not slot and has("move") and not has("rotate") and not has("negation") and not has("consent") \
+            and not has("mine"):
         return Request("prefer", piece=piece)
     if piece and not slot and not has("move"):
         named = _PART_AFTER.search(text)
@@ -376,6 +394,7 @@ STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "
                     "disagree"})
 """What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
 _ARTICLE = {"a", "an"}
+_STAYS = ("where it is", "where they are", "where it was", "where its", "where she is", "where he is")
 
 
 def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
@@ -404,13 +423,17 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
         # "start with the blue one", "put the big triangle on top": that piece next
         if parsed.piece and (not _size_words(words) or _region(has)):
             return Request("prefer", piece=parsed.piece)
-        slot, part, _ = _find_part(words, figure, list(figure.order))
+        # "the walls first and the top later", "the body before the tail": what comes first
+        later = sorted(_positions(words, intents.get("then", [])))
+        first_words = words[:later[0]] if later and later[0] > 0 else words
+        slot, part, _ = _find_part(first_words, figure, list(figure.order))
         if slot is not None:
             return Request("strategy", slot=slot, part=part, what="part")
         region = _region(has)
         if region:
             return Request("strategy", direction=region, what="where")
-        return Request("strategy", what="small" if has("small_first") else "big")
+        small = has("small_first") != has("last")  # "small bits last": the big ones first
+        return Request("strategy", what="small" if small else "big")
     if meaning == "unknown_figure":
         what = _thing(words)
         nearest = find_figure(what, library)[0] if what else None

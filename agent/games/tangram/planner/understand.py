@@ -79,7 +79,7 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
               or parsed.intent in ("help", "switch_same")) and reading.intent in _SOCIAL  # "thanks for the help"
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
-    shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer") and bool(
+    shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
         _SEVERAL & set(fold(text).split()))
     if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social or shape_wish) \
             and not plain_question:
