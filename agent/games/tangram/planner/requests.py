@@ -215,9 +215,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         if (exact or wanted) and (plain_switch or soft_switch or question
                                   or len([w for w in words if len(w) > 2]) <= 4):
             return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
-    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces \
-            and slot is None:
-        return Request("switch_same", figure=figure)
+    # "we're making a fish right?", "is this a fish?": yes
+    if other_fig is not None and other_fig.name == figure.name and not pieces and slot is None \
+            and (plain_switch or soft_switch or (question and len(words) <= 6)):
+        return Request("switch_same", figure=figure, question=question)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
         piece = last_piece
     direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
@@ -432,7 +433,8 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
         region = _region(has)
         if region:
             return Request("strategy", direction=region, what="where")
-        small = has("small_first") != has("last")  # "small bits last": the big ones first
+        # "small bits last", "the big ones first, then the small": the big ones first
+        small = _has_any(first_words, intents.get("small_first", [])) != has("last")
         return Request("strategy", what="small" if small else "big")
     if meaning == "unknown_figure":
         what = _thing(words)

@@ -77,7 +77,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
     # Praise that names the figure being built ("it looks like a house now") is praise.
     social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
-              or parsed.intent in ("help", "switch_same")) and reading.intent in _SOCIAL  # "thanks for the help"
+              or (parsed.intent in ("help", "switch_same") and not parsed.question)) \
+        and reading.intent in _SOCIAL  # "thanks for the help"; "we're making a fish, right?" asks
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
     shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
         _SEVERAL & set(fold(text).split()))
