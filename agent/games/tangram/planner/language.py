@@ -5,6 +5,9 @@ more of its words are Portuguese markers than English words, or when the languag
 (py3langid, its model inside the wheel) is sure of it; another language the same way, from its
 markers or the identifier. Short lines without markers ("ok", "lol", an emoji) count as English.
 
+A line with neither markers nor English words is Portuguese when the Portuguese dictionary knows
+one of its words ("agradeço").
+
 A Portuguese line is understood through its gloss: chat abbreviations written out ("n toques no q
 eu pus" -> "nao toques no que eu pus"), accents folded, its words and phrases replaced (longest
 first) by their English meaning in the planner's vocabulary, then read like English. A word with no
@@ -122,6 +125,9 @@ class Languages:
             return best
         if counts.get("pt", 0) and counts["pt"] >= english and counts["pt"] == ranked[0]:
             return "pt"
+        if not english and not any(counts.values()) and any(
+                len(w) >= TYPO_MIN_LETTERS - 1 and _known_pt(w) for w in _SPELT.findall(text[:MAX_CHARS].lower())):
+            return "pt"  # no marker, no English word, but a word of the Portuguese dictionary ("agradeço")
         return DEFAULT
 
     def plain(self, text: str, words: bool = True) -> str:
@@ -217,6 +223,14 @@ def _lemmatizer() -> Any:
     from simplemma import Lemmatizer
 
     return Lemmatizer()
+
+
+@functools.lru_cache(maxsize=8192)
+def _known_pt(word: str) -> bool:
+    """Whether the Portuguese dictionary knows ``word`` (as spelt, accents kept)."""
+    from simplemma import is_known
+
+    return bool(is_known(word, "pt"))
 
 
 @functools.lru_cache(maxsize=8192)

@@ -238,6 +238,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                 return Request(asked, question=True)
         return Request("other", question=True)
 
+    if has("where") and piece and _has_any(words, _STAYS) and not has("move"):
+        return Request("keep_piece", piece=piece)  # "yellow should stay where it is"
     if has("where") and (piece or slot):
         # "the blue triangle goes where" asks; "leave blue where it is" does not.
         asks_where = not _has_any(words, _STAYS)
@@ -252,7 +254,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     if piece and relation and (anchor or owner or not (direction or _region(has))):
         return Request("place_near", piece=piece, relation=relation, relation_words=relation_words,
                        anchor=anchor, anchor_owner=owner)
-    if direction and (piece or slot) and (has("move") or len(words) <= 6) and not has("orient"):
+    if direction and (piece or slot) and (has("move") or len(words) <= 6) and not has("orient") and not has("dont"):
         step = _amount(words, text, phrases)
         dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
         return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)

@@ -36,7 +36,7 @@ def warm() -> None:
 
 
 _SOCIAL = frozenset({"praise", "thanks", "ack"})
-_SEVERAL = frozenset({"both", "two", "like", "them", "all"})
+_SEVERAL = frozenset({"both", "two", "like", "them", "all", "triangles", "pieces", "ones"})
 
 
 @dataclass(frozen=True)
