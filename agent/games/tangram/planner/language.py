@@ -220,9 +220,12 @@ def _identifier() -> Any:
 
 @functools.lru_cache(maxsize=1)
 def _lemmatizer() -> Any:
+    """simplemma's lemmatizer on its memory-frugal dictionaries (the Portuguese one: 17 MB in memory,
+    loaded in 0.4 s; the default backend takes 160 MB)."""
     from simplemma import Lemmatizer
+    from simplemma.strategies import DefaultStrategy
 
-    return Lemmatizer()
+    return Lemmatizer(lemmatization_strategy=DefaultStrategy(low_memory=True))
 
 
 @functools.lru_cache(maxsize=8192)
@@ -230,7 +233,7 @@ def _known_pt(word: str) -> bool:
     """Whether the Portuguese dictionary knows ``word`` (as spelt, accents kept)."""
     from simplemma import is_known
 
-    return bool(is_known(word, "pt"))
+    return bool(is_known(word, "pt", low_memory=True))
 
 
 @functools.lru_cache(maxsize=8192)
