@@ -85,7 +85,13 @@ class Languages:
 
     @functools.cached_property
     def _gloss_keys(self) -> frozenset[str]:
+        """The words a gloss starts with."""
         return frozenset(src[0] for src, _ in self._gloss)
+
+    @functools.cached_property
+    def _gloss_single(self) -> frozenset[str]:
+        """The words glossed alone."""
+        return frozenset(src[0] for src, _ in self._gloss if len(src) == 1)
 
     @functools.cached_property
     def _informal(self) -> dict[str, tuple[list[str], list[str]]]:
@@ -160,7 +166,7 @@ class Languages:
         i = 0
         while i < len(words):
             match = self._match(words, i)
-            if match is None and words[i] not in self._gloss_keys:
+            if match is None and words[i] not in self._gloss_single:
                 lemma = fold(_lemma(spelt[i]))
                 if lemma != words[i] and lemma in self._gloss_keys:
                     match = self._match([*words[:i], lemma, *words[i + 1:]], i)

@@ -238,8 +238,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                 return Request(asked, question=True)
         return Request("other", question=True)
 
-    if has("where") and piece and _has_any(words, _STAYS) and not has("move"):
-        return Request("keep_piece", piece=piece)  # "yellow should stay where it is"
+    stays = _has_any(words, _STAYS) and not has("move")
+    if pieces and (stays or (has("dont") and has("touch"))) and not relation:
+        return Request("keep_piece", piece=piece)  # "yellow should stay where it is", "dont touch purple"
     if has("where") and (piece or slot):
         # "the blue triangle goes where" asks; "leave blue where it is" does not.
         asks_where = not _has_any(words, _STAYS)
@@ -397,7 +398,9 @@ STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "
                     "disagree"})
 """What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
 _ARTICLE = {"a", "an"}
-_STAYS = ("where it is", "where they are", "where it was", "where its", "where she is", "where he is")
+_STAYS = ("where it is", "where they are", "where it was", "where its", "where she is", "where he is", "as it is",
+          "as they are", "stays there", "stay there", "stays put", "stay put", "locked in")
+"""Words that keep a piece where it is ("purple stays as it is", "red is locked in")."""
 
 
 def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
@@ -412,8 +415,8 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
     if meaning in ("praise", "thanks", "ack"):
         return Request(meaning)  # type: ignore[arg-type]
-    if meaning == "keep_mine" and parsed.piece:
-        meaning = "keep_piece"  # "leave purple alone", "don't touch my square": that piece
+    if meaning == "keep_mine" and parsed.piece and _find_pieces(words, phrases, list(figure.order)):
+        meaning = "keep_piece"  # "leave purple alone", "don't touch my square": that piece (named, not "it")
     if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
         consent, negated = has("consent"), has("negation")
         if consent or negated:

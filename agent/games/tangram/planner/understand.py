@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading, load_intents
+from agent.games.tangram.planner.intents import COMMAND, MIN_SCORE, IntentModel, Reading, load_intents
 from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.phrases import Phrases, load_phrases
@@ -82,8 +82,12 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
     shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
         _SEVERAL & set(fold(text).split()))
-    if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social or shape_wish) \
-            and not plain_question:
+    # A line the keywords could not read ("unclear": a piece named, nothing asked; "other") takes the
+    # classifier's best meaning when it is near enough, however close the second: a guess of what it
+    # is for answers better than "I'm not sure what you want".
+    unread = parsed.intent in ("unclear", "other") and reading.score >= MIN_SCORE
+    if (reading.sure or unread) and reading.intent != COMMAND \
+            and (parsed.intent not in STRONG or social or shape_wish) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
     if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
         own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
