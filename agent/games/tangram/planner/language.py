@@ -58,6 +58,8 @@ class LanguageFile(BaseModel):
     gloss: dict[str, str]
     shorthand: dict[str, str] = {}
     """English chat shorthand, one word each ("r" -> "are", "u" -> "you"), read as the words."""
+    neutral: list[str] = []
+    """Words of no language ("ok", "lol"): they count neither as English nor as a marker."""
     informal: dict[str, str] = {}
     """Portuguese chat abbreviations, one word each ("q" -> "que", "n" -> "nao"), written out
     before the gloss."""
@@ -77,6 +79,10 @@ class Languages:
     @functools.cached_property
     def _markers(self) -> dict[str, frozenset[str]]:
         return {lang: frozenset(fold(w) for w in words) for lang, words in self.data.markers.items()}
+
+    @functools.cached_property
+    def _neutral(self) -> frozenset[str]:
+        return frozenset(fold(w) for w in self.data.neutral)
 
     @functools.cached_property
     def _gloss(self) -> list[tuple[list[str], list[str]]]:
@@ -108,12 +114,19 @@ class Languages:
         words = fold(text).split()
         if not words:
             return DEFAULT
-        english = sum(1 for w in words if _english_word(w))
+        neutral = self._neutral
+        english = sum(1 for w in words if _english_word(w) and w not in neutral)
         counts = {lang: sum(1 for w in words if w in marks) for lang, marks in self._markers.items()}
         if not english and not any(counts.values()):  # a misspelt marker ("obrigadoo")
             for lang, marks in self._markers.items():
                 counts[lang] = sum(1 for w in words if len(w) >= TYPO_MIN_LETTERS and process.extractOne(
                     w, marks, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE) is not None)
+        if not any(n for lang, n in counts.items() if lang != "pt"):
+            # A word of the Portuguese dictionary that is no English word counts as a Portuguese
+            # marker when no other language's marker is there ("ok ok percebido").
+            counts["pt"] = counts.get("pt", 0) + sum(
+                1 for w in _SPELT.findall(text[:MAX_CHARS].lower()) if len(w) >= TYPO_MIN_LETTERS - 1
+                and fold(w) not in self._markers.get("pt", frozenset()) and not _english_word(fold(w)) and _known_pt(w))
         # Words shared by several languages (casa, gira) count for each; the identifier breaks ties.
         best = max(counts, key=lambda k: (counts[k], k == "pt"))
         ranked = sorted(counts.values(), reverse=True)

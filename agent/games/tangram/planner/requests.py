@@ -216,7 +216,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                                   or len([w for w in words if len(w) > 2]) <= 4):
             return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
     # "we're making a fish right?", "is this a fish?": yes
-    if other_fig is not None and other_fig.name == figure.name and not pieces and slot is None \
+    # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
+    if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
             and (plain_switch or soft_switch or (question and len(words) <= 6)):
         return Request("switch_same", figure=figure, question=question)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
@@ -274,6 +275,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("prefer", piece=piece)
     if has("release"):
         return Request("release")
+    # "don't change anything", "não mexas em nada": the partner's pieces stay ("don't move it": that one)
+    if not pieces and has("dont") and has("touch") and not has("consent") and not direction and not relation:
+        that = last_piece if last_piece and has("that") and not has("mine") else None
+        return Request("keep_piece", piece=that) if that else Request("keep")
     if has("keep"):  # "don't touch my square": that piece; "don't touch my stuff": all of theirs
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if has("resize"):
