@@ -85,6 +85,12 @@ class Languages:
         return frozenset(fold(w) for w in self.data.neutral)
 
     @functools.cached_property
+    def _not_portuguese(self) -> frozenset[str]:
+        """Words the Portuguese dictionary may know that tell no Portuguese: neutral words and
+        English chat shorthand ("sorta")."""
+        return self._neutral | frozenset(fold(w) for w in self.data.shorthand)
+
+    @functools.cached_property
     def _gloss(self) -> list[tuple[list[str], list[str]]]:
         pairs = [(fold(k).split(), fold(v).split()) for k, v in self.data.gloss.items()]
         return sorted(pairs, key=lambda kv: -len(kv[0]))
@@ -126,7 +132,8 @@ class Languages:
             # marker when no other language's marker is there ("ok ok percebido").
             counts["pt"] = counts.get("pt", 0) + sum(
                 1 for w in _SPELT.findall(text[:MAX_CHARS].lower()) if len(w) >= TYPO_MIN_LETTERS - 1
-                and fold(w) not in self._markers.get("pt", frozenset()) and not _english_word(fold(w)) and _known_pt(w))
+                and fold(w) not in self._markers.get("pt", frozenset()) and fold(w) not in self._not_portuguese
+                and not _english_word(fold(w)) and _known_pt(w))
         # Words shared by several languages (casa, gira) count for each; the identifier breaks ties.
         best = max(counts, key=lambda k: (counts[k], k == "pt"))
         ranked = sorted(counts.values(), reverse=True)
@@ -145,7 +152,8 @@ class Languages:
         if counts.get("pt", 0) and counts["pt"] >= english and counts["pt"] == ranked[0]:
             return "pt"
         if not english and not any(counts.values()) and any(
-                len(w) >= TYPO_MIN_LETTERS - 1 and _known_pt(w) for w in _SPELT.findall(text[:MAX_CHARS].lower())):
+                len(w) >= TYPO_MIN_LETTERS - 1 and fold(w) not in self._not_portuguese and _known_pt(w)
+                for w in _SPELT.findall(text[:MAX_CHARS].lower())):
             return "pt"  # no marker, no English word, but a word of the Portuguese dictionary ("agradeço")
         return DEFAULT
 
