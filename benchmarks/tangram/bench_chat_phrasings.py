@@ -70,8 +70,9 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
     # "put one in near the tail": the piece of that part next, as for "the tail first".
+    # "put whatever fits next": the piece it places next, named.
     "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
-                      "strategy_where", "strategy_part", "next_done"],
+                      "strategy_where", "strategy_part", "next", "next_move", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
               "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "move_place_first", "vague_ok",
               "vague_move"],

@@ -123,6 +123,8 @@ class Languages:
         neutral = self._neutral
         english = sum(1 for w in words if _english_word(w) and w not in neutral)
         counts = {lang: sum(1 for w in words if w in marks) for lang, marks in self._markers.items()}
+        if counts.get("pt"):  # "a", "as", "no", "do" are Portuguese words too: in a Portuguese line, no English
+            english -= sum(1 for w in words if w in self._gloss_single and w in STOPWORDS and w not in neutral)
         if not english and not any(counts.values()):  # a misspelt marker ("obrigadoo")
             for lang, marks in self._markers.items():
                 counts[lang] = sum(1 for w in words if len(w) >= TYPO_MIN_LETTERS and process.extractOne(

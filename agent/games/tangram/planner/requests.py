@@ -112,6 +112,9 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
         part = _norm(figure.parts[slot])
         i = _phrase_at(words, part)
         n = len(part.split())
+        if i < 0 and n > 1:  # "wall left" (Portuguese order, "parede esquerda") is the left wall
+            wanted = sorted(part.split())
+            i = next((k for k in range(len(words) - n + 1) if sorted(words[k:k + n]) == wanted), -1)
         if i >= 0 and (best is None or n > best[0]):
             best = (n, slot, part, set(range(i, i + n)))
     if best:
@@ -239,7 +242,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                 return Request(asked, question=True)
         return Request("other", question=True)
 
-    stays = _has_any(words, _STAYS) and not has("move")
+    stays = (_has_any(words, _STAYS) or has("leave_piece")) and not has("move") and not has("space") \
+        and not has("last")
     if pieces and (stays or (has("dont") and has("touch"))) and not relation:
         return Request("keep_piece", piece=piece)  # "yellow should stay where it is", "dont touch purple"
     if has("where") and (piece or slot):
@@ -432,7 +436,7 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if meaning == "strategy":
         # "start with the blue one", "put the big triangle on top": that piece next
-        if parsed.piece and (not _size_words(words) or _region(has)):
+        if parsed.piece and (not (_size_words(words) or has("small_first")) or _region(has)):
             return Request("prefer", piece=parsed.piece)
         # "the walls first and the top later", "the body before the tail": what comes first
         later = sorted(_positions(words, intents.get("then", [])))

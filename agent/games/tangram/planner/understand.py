@@ -36,6 +36,7 @@ def warm() -> None:
 
 
 _SOCIAL = frozenset({"praise", "thanks", "ack"})
+_WISHES = frozenset({"keep", "keep_piece", "release", "resize"})
 _SEVERAL = frozenset({"both", "two", "like", "them", "all", "triangles", "pieces", "ones"})
 
 
@@ -70,7 +71,7 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     named = english(bare) if fold(bare).strip() else text
     parsed = parse_request(named, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                            offer=offer)
-    reading = intents.read(fold(text))
+    reading = intents.read(_without_tag(fold(text), phrases))
     request = parsed
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
     plain_question = parsed.question and parsed.intent != "other"
@@ -86,7 +87,9 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # classifier's best meaning when it is near enough, however close the second: a guess of what it
     # is for answers better than "I'm not sure what you want".
     unread = parsed.intent in ("unclear", "other") and reading.score >= MIN_SCORE
-    if (reading.sure or unread) and reading.intent != COMMAND \
+    # A wish the keywords read ("leave cream, it's perfect", "the house is too narrow") is no praise.
+    wish = parsed.intent in _WISHES and reading.intent in _SOCIAL
+    if (reading.sure or unread) and reading.intent != COMMAND and not wish \
             and (parsed.intent not in STRONG or social or shape_wish) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
     if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
@@ -94,6 +97,17 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         if own:
             request = replace(request, what=" ".join(own) if request.intent == "switch_unknown" else own[1])
     return Understood(lang, request, reading, text)
+
+
+def _without_tag(text: str, phrases: Phrases) -> str:
+    """``text`` without a closing tag ("..., ok?", "..., pode ser?", "..., right?") when enough is
+    left to read: the tag asks for agreement, the rest says what the line is for."""
+    words = text.split()
+    for tag in phrases.vocabulary.intents.get("tag", []):
+        t = tag.split()
+        if len(words) >= len(t) + 3 and words[-len(t):] == t:
+            return " ".join(words[:-len(t)])
+    return text
 
 
 _ARTICLES = frozenset({"um", "uma", "uns", "umas"})
