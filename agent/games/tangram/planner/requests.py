@@ -318,6 +318,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("praise")
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
+    if has("space") and not has("praise"):  # "too bunched up", "more room": a wish for space
+        return Request("spatial", what="space")
     if has("smalltalk"):
         return Request("smalltalk")
     if has("yes") and len(words) <= 4:
