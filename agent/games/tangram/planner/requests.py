@@ -223,7 +223,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
             and (plain_switch or soft_switch or (question and len(words) <= 6)):
         return Request("switch_same", figure=figure, question=question)
-    if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
+    if piece is None and "it" in words and last_piece and (has("move") or has("rotate")) and not has("keep") \
+            and not has("mine"):
         piece = last_piece
     direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
     relation, relation_words, rel_pos = _relation(words, phrases)
@@ -314,8 +315,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     for intent in ("thanks", "how_are_you", "bye", "greeting"):
         if has(intent):
             return Request(intent)  # type: ignore[arg-type]
-    if has("praise") or (has("praise_word") and len(words) <= 4):
+    if has("praise") or (has("praise_word") and len(words) <= 4 and not (pieces or slot)):
         return Request("praise")
+    if slot and not piece and has("part_now"):  # "now the roof", "agora o telhado": that part next
+        return Request("strategy", slot=slot, part=part_words, what="part")
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
     if has("space") and not has("praise"):  # "too bunched up", "more room": a wish for space
