@@ -94,12 +94,14 @@ def _find_pieces(words: Sequence[str], phrases: Phrases, prefer: Sequence[str]) 
             if i >= 0:
                 found.append((i, piece))
                 break
+    named = {p for _, p in found}
     for kind, names in vocab.kinds.items():
         for name in names:
             i = _phrase_at(words, _norm(name))
             if i >= 0:
                 of_kind = [p for p in prefer if shapes.kind(p) == kind]
-                if of_kind:
+                # "o triângulo grande vermelho": the colour says which big triangle
+                if of_kind and not any(shapes.kind(p) == kind for p in named):
                     found.append((i, of_kind[0]))
                 break
     return sorted(found)
@@ -317,8 +319,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request(intent)  # type: ignore[arg-type]
     if has("praise") or (has("praise_word") and len(words) <= 4 and not (pieces or slot)):
         return Request("praise")
-    if slot and not piece and has("part_now"):  # "now the roof", "agora o telhado": that part next
+    if slot and not piece and has("part_now"):  # "now the roof", "agora o telhado", "do the roof": that part next
         return Request("strategy", slot=slot, part=part_words, what="part")
+    if pieces and not slot and has("piece_now") and not has("negation") and not question:
+        return Request("prefer", piece=piece)  # "now the green one"
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
     if has("space") and not has("praise"):  # "too bunched up", "more room": a wish for space
