@@ -169,11 +169,20 @@ class Languages:
         return text
 
     def expand(self, text: str) -> str:
-        """An English line with its chat shorthand written out ("r we done" -> "are we done")."""
+        """An English line with its chat shorthand written out ("r we done" -> "are we done") and
+        dropped g's put back ("makin" -> "making")."""
         short = self.data.shorthand
-        if not short:
-            return text
-        return _SHORT_WORD.sub(lambda m: short.get(m.group(0).lower(), m.group(0)), text)
+
+        def word(m: re.Match[str]) -> str:
+            w = m.group(0)
+            low = w.lower()
+            if low in short:
+                return short[low]
+            if len(low) >= 4 and low.endswith("in") and not _english_word(low) and _english_word(low + "g"):
+                return w + "g"
+            return w
+
+        return _SHORT_WORD.sub(word, text)
 
     def answered(self, lang: str) -> bool:
         return lang in self.data.answered
