@@ -229,6 +229,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             and not has("mine"):
         piece = last_piece
     direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
+    if direction == "down" and has("place_verb") and not has("shift_verb") and not _has_any(
+            words, [*phrases.vocabulary.amounts.get("small", []), *phrases.vocabulary.amounts.get("large", [])]):
+        direction = ""  # "put the big triangles down first": on the board, not lower
     relation, relation_words, rel_pos = _relation(words, phrases)
 
     if question and not asking:
@@ -303,7 +306,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("yes")
     if has("undo"):
         return Request("undo", piece=piece)
-    if has("disagree") or (not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))):
+    refused = not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))
+    if (has("disagree") and not has("consent")) or refused:  # "feel free to fix what I did wrong" consents
         return Request("disagree", piece=piece)
     if has("for_you") and (piece or slot):  # "help me with the roof"
         return Request("for_you", piece=piece, slot=slot)
