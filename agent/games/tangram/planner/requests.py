@@ -327,10 +327,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("strategy", slot=slot, part=part_words, what="part")
     if pieces and not slot and has("piece_now") and not has("negation") and not question:
         return Request("prefer", piece=piece)  # "now the green one"
+    if has("space") and not has("praise") and not has("fill"):  # "too bunched up", "a gap between blue and cream"
+        return Request("spatial", what="space")
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
-    if has("space") and not has("praise"):  # "too bunched up", "more room": a wish for space
-        return Request("spatial", what="space")
     if has("smalltalk"):
         return Request("smalltalk")
     if has("yes") and len(words) <= 4:
@@ -414,7 +414,7 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
 
 
 STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "move", "rotate", "place_near",
-                    "assign", "prefer",
+                    "assign", "prefer", "spatial",
                     "yes", "no",
                     "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
                     "disagree"})
