@@ -223,7 +223,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     # "we're making a fish right?", "is this a fish?": yes
     # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
     if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
-            and (plain_switch or soft_switch or (question and len(words) <= 6)):
+            and (plain_switch or soft_switch or (question and len(words) <= 6 and not has("progress")
+                                                 and "done" not in words)):
         return Request("switch_same", figure=figure, question=question)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")) and not has("keep") \
             and not has("mine"):

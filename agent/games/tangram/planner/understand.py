@@ -36,7 +36,9 @@ def warm() -> None:
 
 
 _SOCIAL = frozenset({"praise", "thanks", "ack"})
-_WISHES = frozenset({"keep", "keep_piece", "release", "resize"})
+_WISHES = frozenset({"keep", "keep_piece", "release"})
+_ABOUT_WISHES = frozenset({"keep_mine", "may_move_mine", "keep_piece", "spatial"})
+"""The readings that may overrule a wish about pieces the keywords read (which pieces, consent or not)."""
 _SEVERAL = frozenset({"both", "two", "like", "them", "all", "triangles", "pieces", "ones"})
 
 
@@ -87,8 +89,10 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # classifier's best meaning when it is near enough, however close the second: a guess of what it
     # is for answers better than "I'm not sure what you want".
     unread = parsed.intent in ("unclear", "other") and reading.score >= MIN_SCORE
-    # A wish the keywords read ("leave cream, it's perfect", "the house is too narrow") is no praise.
-    wish = parsed.intent in _WISHES and reading.intent in _SOCIAL
+    # A wish the keywords read ("leave cream, it's perfect", "the house is too narrow", "I'd rather you
+    # didn't touch mine") is no praise and no other figure: only a reading of the same kind refines it.
+    wish = (parsed.intent in _WISHES and reading.intent not in _ABOUT_WISHES) or (
+        parsed.intent == "resize" and reading.intent in _SOCIAL)  # "tiny ones last" is a strategy
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
             and (parsed.intent not in STRONG or social or shape_wish) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
