@@ -5,7 +5,8 @@ scenario, as tests/tangram/planner/chat_phrasings.yaml's header describes):
 
 * by reply kind (``tests/tangram/planner/chat_phrasings.yaml``): ``{say, scenario, kind: [...],
   says, never, then, figure}``, the phrase keys of the right replies;
-* by meaning (``tests/tangram/planner/chat_dev.yaml``, and a held-back set written separately):
+* by meaning (``tests/tangram/planner/chat_dev.yaml``, the two seen sets ``chat_seen.yaml`` and
+  ``chat_seen2.yaml``, and a held-back set written separately):
   ``{say, lang, scenario, intent, reply_lang, says_any, never, acts}``.
 
 A line is right when the reply is of a kind that fits (its phrase key, mapped from the intent by
@@ -16,7 +17,7 @@ its ``acts`` hold over the game's next turns, played by the planner: ``next_piec
 piece played is one of these), ``keeps_partner_pieces`` and ``keeps_piece`` (for the rest of the
 game: up to :data:`REST_TURNS` turns), ``figure`` (the figure it builds).
 
-    python -m benchmarks.tangram.bench_chat_phrasings                     # the three development tables
+    python -m benchmarks.tangram.bench_chat_phrasings                     # the four development tables
     python -m benchmarks.tangram.bench_chat_phrasings --table FILE [...]  # any table
 
 It prints each wrong line with what is wrong, "N of M lines answered right" per table, and the
@@ -49,7 +50,8 @@ from agent.games.tangram.planner.phrases import load_phrases
 from agent.games.tangram.planner.understand import warm
 
 TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"
-DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml", TABLES / "chat_seen.yaml")
+DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml", TABLES / "chat_seen.yaml",
+                  TABLES / "chat_seen2.yaml")
 PIECES = "|".join(PIECE_NAMES)
 REST_TURNS = 8
 """Turns played after a line whose constraint must hold "for the rest of the game"."""
@@ -61,17 +63,22 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "ack": ["ack"],
     "strategy": ["strategy_big", "strategy_small", "strategy_part", "strategy_where", "strategy_done", "prefer_ok",
                  "prefer_move", "prefer_done", "next_done"],
-    "keep_mine": ["keep_ok"],
+    # "leave my square alone": the one piece of theirs named is kept (keeps_partner_pieces checks the rest).
+    "keep_mine": ["keep_ok", "keep_piece_ok"],
     "may_move_mine": ["release_ok"],
     "keep_piece": ["keep_piece_ok"],
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
+    # "put one in near the tail": the piece of that part next, as for "the tail first".
+    # "put whatever fits next": the piece it places next, named.
     "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
-                      "strategy_where", "next_done"],
+                      "strategy_where", "strategy_part", "next", "next_move", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
-              "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "vague_ok", "vague_move"],
-    "rotate": ["rotate_ok", "rotate_not_on_board"],
-    "question_next": ["next", "next_move", "next_done", "stuck"],
+              "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "move_place_first", "vague_ok",
+              "vague_move"],
+    "rotate": ["rotate_ok", "rotate_place_first", "rotate_not_on_board"],
+    # "what should I do next?" asks for the next step; a suggestion for the partner's own turn answers it.
+    "question_next": ["next", "next_move", "next_done", "stuck", "for_you"],
     "question_plan": ["plan", "switch_same"],
     "question_where": ["where", "for_you", "unclear", "prefer_done"],
     "question_progress": ["progress", "next_done"],

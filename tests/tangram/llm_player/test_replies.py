@@ -38,11 +38,16 @@ def test_sound_lines_are_shown(reply: str) -> None:
     assert degenerate(reply, partner=["move blue left"], prompt=PROMPT) is None
 
 
-def test_the_partners_own_language_is_fine_and_english_always_is() -> None:
+def test_the_partners_own_language_is_fine_and_english_only_where_the_offline_answer_is_not_theirs() -> None:
     partner = ["podes mover o azul para a esquerda, por favor?"]
     assert partner_language(partner) == "pt"
     assert degenerate("Claro, vou mover o azul para a esquerda na minha vez.", partner=partner) is None
-    assert degenerate("Sure, I'll move Blue left on my turn.", partner=partner) is None  # the offline answer's language
+    # The offline answer speaks Portuguese: it replaces an English reply to a Portuguese line.
+    assert degenerate("Sure, I'll move Blue left on my turn.", partner=partner) == \
+        "English, not the partner's language (pt)"
+    assert degenerate("OK!", partner=partner) is None  # too short to tell
+    spanish = ["¿puedes mover el triángulo azul a la izquierda, por favor?"]
+    assert degenerate("Sure, I'll move Blue left on my turn.", partner=spanish) is None  # no Spanish answer to give
     assert degenerate("好的，我会把蓝色向左移动。", partner=partner) is not None
     assert partner_language(["ok"]) == "en"  # too short to tell: the game's language
 

@@ -124,10 +124,36 @@ def test_move_a_part_by_name_a_bit() -> None:
     assert d.pose.y == pytest.approx(before.y + 2.0, abs=1.0)
 
 
-def test_move_a_piece_that_is_not_on_the_board() -> None:
+def test_moving_a_piece_still_in_the_drawer_places_it_first_then_moves_it() -> None:
+    planner, board = Planner(LIBRARY), {}
+    reply = ask(planner, board, "move Brown right")
+    assert reply.startswith("Brown is still in the drawer") and "chimney" in reply and "right" in reply
+    assert planner.state.pending is None and planner.promised()
+    placed = planner.play("A house", board)
+    assert placed.pose is not None and placed.pose.piece == "Brown"
+    board["Brown"] = placed.pose
+    moved = planner.play("A house", board)
+    assert moved.pose is not None and moved.pose.piece == "Brown" and moved.pose.x > placed.pose.x
+    assert moved.chat == "I moved Brown right, as you asked." and not planner.promised()
+
+
+def test_turning_a_drawer_piece_asked_in_portuguese_is_promised_and_done_in_portuguese() -> None:
+    planner, board = Planner(LIBRARY), {}
+    reply = ask(planner, board, "roda o quadrado")
+    assert reply.startswith("O quadrado roxo ainda está na gaveta") and "rodo-o" in reply
+    turns(planner, "A house", board, 1)
+    assert "Purple" in board
+    before = board["Purple"]
+    d = planner.play("A house", board)
+    assert d.pose is not None and d.pose.piece == "Purple" and d.pose.rotation != before.rotation
+    assert d.chat.startswith("Rodei o quadrado roxo")
+
+
+def test_a_drawer_piece_that_cannot_be_placed_next_is_said_so() -> None:
     planner = Planner(LIBRARY)
+    ask(planner, {}, "leave Brown where it is")
     assert "isn't on the board" in ask(planner, {}, "move Brown right")
-    assert planner.state.pending is None
+    assert planner.state.pending is None and planner.state.after_place is None
 
 
 def test_rotate_a_piece() -> None:

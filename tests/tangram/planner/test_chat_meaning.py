@@ -1,4 +1,4 @@
-"""The offline chat by meaning: both development tables answered right, promises kept on the next
+"""The offline chat by meaning: every development table answered right, promises kept on the next
 turn, constraints held for the rest of the game and written down, the partner's language kept."""
 
 from __future__ import annotations

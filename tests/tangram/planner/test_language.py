@@ -23,6 +23,10 @@ LANGUAGES = load_languages()
     ("peux-tu tourner le carré ?", "fr"),
     ("kannst du das Quadrat drehen?", "de"),
     ("puoi spostare il pezzo rosso a sinistra?", "it"),
+    ("n toques no q eu pus", "pt"),  # chat abbreviations: no marker but "toques"
+    ("agradeço", "pt"),  # no marker, no English word: the Portuguese dictionary knows it
+    ("ok ok percebido", "pt"),  # "ok" is of no language
+    ("sorta", "en"),  # English shorthand the Portuguese dictionary happens to know
 ])
 def test_each_line_gets_its_language(line: str, lang: str) -> None:
     assert LANGUAGES.detect(line) == lang
@@ -42,6 +46,23 @@ def test_only_english_and_portuguese_are_answered() -> None:
 ])
 def test_a_portuguese_line_is_read_in_the_planners_words(line: str, gloss: str) -> None:
     assert LANGUAGES.gloss(line) == gloss
+
+
+@pytest.mark.parametrize(("line", "gloss"), [
+    ("ponham o quadrado", "put the square"),  # a form of pôr the gloss does not list
+    ("puseste o azul", "placed the blue"),
+    ("metam o verde", "put the green"),
+    ("rodamos o vermelho", "rotate the red"),
+    ("estica a casa", "stretch the house"),
+])
+def test_any_form_of_a_glossed_verb_is_read_by_its_lemma(line: str, gloss: str) -> None:
+    assert LANGUAGES.gloss(line) == gloss
+
+
+def test_chat_abbreviations_are_written_out_before_the_gloss() -> None:
+    assert LANGUAGES.gloss("n toques no q eu pus") == "dont touch the pieces i placed"
+    assert LANGUAGES.gloss("o vermelho vai pra baixo") == "the red goes down"
+    assert LANGUAGES.gloss("ja ta?") == "is it done"
 
 
 def test_emoji_are_read_as_words_and_accents_fold() -> None:

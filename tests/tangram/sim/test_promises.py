@@ -22,7 +22,8 @@ async def test_the_requesting_partner_sees_every_promise_kept(tmp_path: Path) ->
     assert all(c.reply and "didn't understand" not in c.reply and "não percebi" not in c.reply.lower()
                for c in asked), [(c.message, c.reply) for c in asked]
     portuguese = [c for c in asked if c.message in {pair[1] for _, pair in REQUESTS}]
-    assert all(any(w in (c.reply or "") for w in ("Está bem", "Boa ideia", "peças", "mexo")) for c in portuguese), \
+    agreed = ("Está bem", "Boa ideia", "peças", "mexo", "ponho-o")
+    assert all(any(w in (c.reply or "") for w in agreed) for c in portuguese), \
         [(c.message, c.reply) for c in portuguese]
     for game in games:
         assert game.error is None, game.error

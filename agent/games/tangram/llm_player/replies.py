@@ -142,9 +142,13 @@ def _other_language(text: str, words: list[str], partner: Sequence[str]) -> str 
     if script not in ("latin", "none") and (theirs is None or theirs in _LATIN) and _script(" ".join(partner)) in (
             "latin", "none"):
         return f"another language than the partner's ({script} script)"
-    # An English line stands (the game's language, and the only one the offline answer speaks).
-    if theirs is None or len(words) < LANGUAGE_MIN_WORDS or _english_like(text):
+    if theirs is None or len(words) < LANGUAGE_MIN_WORDS:
         return None
+    if _english_like(text):
+        # An English line stands (the game's language), except to a partner writing a language the
+        # offline answer speaks too (Portuguese): that answer, in their language, replaces it.
+        answered = theirs != DEFAULT_LANGUAGE and load_languages().answered(theirs)
+        return f"English, not the partner's language ({theirs})" if answered else None
     lang, p = _identifier().classify(text)
     if lang != theirs and p >= LANGUAGE_CONFIDENCE:
         return f"another language than the partner's ({lang}, not {theirs})"

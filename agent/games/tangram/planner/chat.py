@@ -150,7 +150,7 @@ class ChatMixin:
             return self._assign(piece, req, fit)
         if req.intent in ("move", "rotate") and piece is not None:
             if piece not in board:
-                return say(f"{req.intent}_not_on_board", piece=piece)
+                return self._from_drawer(req, piece, fit, board)
             st.pending = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
             if req.intent == "move":
                 return say("move_ok", piece=piece, direction=req.direction)
@@ -176,6 +176,8 @@ class ChatMixin:
                 st.first = None
             if st.pending is not None and st.pending.piece == piece:
                 st.pending = None
+            if st.after_place is not None and st.after_place.piece == piece:
+                st.after_place = None
             return say("keep_piece_ok", piece=piece, on_board=piece in board)
         if req.intent == "strategy":
             return self._strategy(req, fit, board)
@@ -224,6 +226,16 @@ class ChatMixin:
         if req.question:
             return say("unclear_question", progress=self._progress(fit, board), **base)
         return say("fallback", placed=len(fit.matched), on_board=len(board), **base)
+
+    def _from_drawer(self, req: Request, piece: str, fit: Fit, board: Mapping[str, Pose]) -> str:
+        """A move or turn of a piece still in the drawer: placed next where the figure has it, then
+        moved or turned on the turn after (or, when it cannot be placed next, said so)."""
+        step = self._promise([piece], fit, board)
+        if step is None or step.slot is None or step.action != "place":
+            return self._say(f"{req.intent}_not_on_board", piece=piece)
+        self.state.after_place = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
+        return self._say(f"{req.intent}_place_first", piece=piece, part=self.figure.parts[step.slot],
+                         direction=req.direction)
 
     def _next(self, fit: Fit, board: Mapping[str, Pose]) -> str:
         st = self.state

@@ -5,8 +5,15 @@ more of its words are Portuguese markers than English words, or when the languag
 (py3langid, its model inside the wheel) is sure of it; another language the same way, from its
 markers or the identifier. Short lines without markers ("ok", "lol", an emoji) count as English.
 
-A Portuguese line is understood through its gloss: accents folded, its words and phrases replaced
-(longest first) by their English meaning in the planner's vocabulary, then read like English.
+A line with neither markers nor English words is Portuguese when the Portuguese dictionary knows
+one of its words ("agradeço").
+
+A Portuguese line is understood through its gloss: chat abbreviations written out ("n toques no q
+eu pus" -> "nao toques no que eu pus"), accents folded, its words and phrases replaced (longest
+first) by their English meaning in the planner's vocabulary, then read like English. A word with no
+gloss of its own is read by its lemma (simplemma's Portuguese dictionary, inside its wheel): any
+form of a verb the gloss has in the infinitive ("metes", "ponham", "puseste", "toques" -> meter,
+pôr, tocar), a diminutive or a plural the same way; a misspelt word by the nearest gloss.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ IDENTIFIER_CONFIDENCE = 0.9
 MAX_CHARS = 400
 _WORD = re.compile(r"[a-z0-9]+")
 _SHORT_WORD = re.compile(r"[A-Za-z]+")
+_SPELT = re.compile(r"[^\W_]+")
 _PIECES = frozenset({"red", "cream", "blue", "green", "yellow", "purple", "brown"})
 
 
@@ -50,6 +58,11 @@ class LanguageFile(BaseModel):
     gloss: dict[str, str]
     shorthand: dict[str, str] = {}
     """English chat shorthand, one word each ("r" -> "are", "u" -> "you"), read as the words."""
+    neutral: list[str] = []
+    """Words of no language ("ok", "lol"): they count neither as English nor as a marker."""
+    informal: dict[str, str] = {}
+    """Portuguese chat abbreviations, one word each ("q" -> "que", "n" -> "nao"), written out
+    before the gloss."""
 
 
 def fold(text: str) -> str:
@@ -68,9 +81,34 @@ class Languages:
         return {lang: frozenset(fold(w) for w in words) for lang, words in self.data.markers.items()}
 
     @functools.cached_property
+    def _neutral(self) -> frozenset[str]:
+        return frozenset(fold(w) for w in self.data.neutral)
+
+    @functools.cached_property
+    def _not_portuguese(self) -> frozenset[str]:
+        """Words the Portuguese dictionary may know that tell no Portuguese: neutral words and
+        English chat shorthand ("sorta")."""
+        return self._neutral | frozenset(fold(w) for w in self.data.shorthand)
+
+    @functools.cached_property
     def _gloss(self) -> list[tuple[list[str], list[str]]]:
         pairs = [(fold(k).split(), fold(v).split()) for k, v in self.data.gloss.items()]
         return sorted(pairs, key=lambda kv: -len(kv[0]))
+
+    @functools.cached_property
+    def _gloss_keys(self) -> frozenset[str]:
+        """The words a gloss starts with."""
+        return frozenset(src[0] for src, _ in self._gloss)
+
+    @functools.cached_property
+    def _gloss_single(self) -> frozenset[str]:
+        """The words glossed alone."""
+        return frozenset(src[0] for src, _ in self._gloss if len(src) == 1)
+
+    @functools.cached_property
+    def _informal(self) -> dict[str, tuple[list[str], list[str]]]:
+        """Each abbreviation (folded) -> its words folded and as spelt."""
+        return {fold(k): (fold(v).split(), v.lower().split()) for k, v in self.data.informal.items()}
 
     @functools.cached_property
     def _gloss_words(self) -> dict[str, list[str]]:
@@ -82,12 +120,22 @@ class Languages:
         words = fold(text).split()
         if not words:
             return DEFAULT
-        english = sum(1 for w in words if _english_word(w))
+        neutral = self._neutral
+        english = sum(1 for w in words if _english_word(w) and w not in neutral)
         counts = {lang: sum(1 for w in words if w in marks) for lang, marks in self._markers.items()}
+        if counts.get("pt"):  # "a", "as", "no", "do" are Portuguese words too: in a Portuguese line, no English
+            english -= sum(1 for w in words if w in self._gloss_single and w in STOPWORDS and w not in neutral)
         if not english and not any(counts.values()):  # a misspelt marker ("obrigadoo")
             for lang, marks in self._markers.items():
                 counts[lang] = sum(1 for w in words if len(w) >= TYPO_MIN_LETTERS and process.extractOne(
                     w, marks, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE) is not None)
+        if not any(n for lang, n in counts.items() if lang != "pt"):
+            # A word of the Portuguese dictionary that is no English word counts as a Portuguese
+            # marker when no other language's marker is there ("ok ok percebido").
+            counts["pt"] = counts.get("pt", 0) + sum(
+                1 for w in _SPELT.findall(text[:MAX_CHARS].lower()) if len(w) >= TYPO_MIN_LETTERS - 1
+                and fold(w) not in self._markers.get("pt", frozenset()) and fold(w) not in self._not_portuguese
+                and not _english_word(fold(w)) and _known_pt(w))
         # Words shared by several languages (casa, gira) count for each; the identifier breaks ties.
         best = max(counts, key=lambda k: (counts[k], k == "pt"))
         ranked = sorted(counts.values(), reverse=True)
@@ -105,6 +153,10 @@ class Languages:
             return best
         if counts.get("pt", 0) and counts["pt"] >= english and counts["pt"] == ranked[0]:
             return "pt"
+        if not english and not any(counts.values()) and any(
+                len(w) >= TYPO_MIN_LETTERS - 1 and fold(w) not in self._not_portuguese and _known_pt(w)
+                for w in _SPELT.findall(text[:MAX_CHARS].lower())):
+            return "pt"  # no marker, no English word, but a word of the Portuguese dictionary ("agradeço")
         return DEFAULT
 
     def plain(self, text: str, words: bool = True) -> str:
@@ -117,11 +169,20 @@ class Languages:
         return text
 
     def expand(self, text: str) -> str:
-        """An English line with its chat shorthand written out ("r we done" -> "are we done")."""
+        """An English line with its chat shorthand written out ("r we done" -> "are we done") and
+        dropped g's put back ("makin" -> "making")."""
         short = self.data.shorthand
-        if not short:
-            return text
-        return _SHORT_WORD.sub(lambda m: short.get(m.group(0).lower(), m.group(0)), text)
+
+        def word(m: re.Match[str]) -> str:
+            w = m.group(0)
+            low = w.lower()
+            if low in short:
+                return short[low]
+            if len(low) >= 4 and low.endswith("in") and not _english_word(low) and _english_word(low + "g"):
+                return w + "g"
+            return w
+
+        return _SHORT_WORD.sub(word, text)
 
     def answered(self, lang: str) -> bool:
         return lang in self.data.answered
@@ -132,19 +193,44 @@ class Languages:
         folded = fold(text)
         if folded in self.data.whole:
             return self.data.whole[folded]
-        words = folded.split()
+        words, spelt = self._written_out(text)
         out: list[str] = []
         i = 0
         while i < len(words):
-            for src, dst in self._gloss:
-                if words[i:i + len(src)] == src:
-                    out += dst
-                    i += len(src)
-                    break
+            match = self._match(words, i)
+            if match is None and words[i] not in self._gloss_single:
+                lemma = fold(_lemma(spelt[i]))
+                if lemma != words[i] and lemma in self._gloss_keys:
+                    match = self._match([*words[:i], lemma, *words[i + 1:]], i)
+            if match is not None:
+                out += match[1]
+                i += match[0]
             else:
                 out += self._misspelt(words[i])
                 i += 1
         return " ".join(out)
+
+    def _match(self, words: list[str], i: int) -> tuple[int, list[str]] | None:
+        """The longest gloss phrase at ``words[i]``: how many words it takes and its English."""
+        for src, dst in self._gloss:
+            if words[i:i + len(src)] == src:
+                return len(src), dst
+        return None
+
+    def _written_out(self, text: str) -> tuple[list[str], list[str]]:
+        """The line's words folded and as spelt (accents kept, for the lemmatizer), with chat
+        abbreviations written out."""
+        spelt = _SPELT.findall(text[:MAX_CHARS].lower().replace("'", "").replace("\u2019", ""))
+        pairs = [(fold(w), w) for w in spelt]
+        if any(len(f.split()) != 1 for f, _ in pairs):  # a symbol folded away or apart: no accents
+            pairs = [(w, w) for w in fold(text).split()]
+        words: list[str] = []
+        kept: list[str] = []
+        for folded, word in pairs:
+            full = self._informal.get(folded)
+            words += full[0] if full else [folded]
+            kept += full[1] if full else [word]
+        return words, kept
 
     def _misspelt(self, word: str) -> list[str]:
         if len(word) < TYPO_MIN_LETTERS or _english_word(word):
@@ -168,6 +254,30 @@ def _identifier() -> Any:
     ident = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
     ident.set_languages(list(IDENTIFIER_LANGUAGES))
     return ident
+
+
+@functools.lru_cache(maxsize=1)
+def _lemmatizer() -> Any:
+    """simplemma's lemmatizer on its memory-frugal dictionaries (the Portuguese one: 17 MB in memory,
+    loaded in 0.4 s; the default backend takes 160 MB)."""
+    from simplemma import Lemmatizer
+    from simplemma.strategies import DefaultStrategy
+
+    return Lemmatizer(lemmatization_strategy=DefaultStrategy(low_memory=True))
+
+
+@functools.lru_cache(maxsize=8192)
+def _known_pt(word: str) -> bool:
+    """Whether the Portuguese dictionary knows ``word`` (as spelt, accents kept)."""
+    from simplemma import is_known
+
+    return bool(is_known(word, "pt", low_memory=True))
+
+
+@functools.lru_cache(maxsize=8192)
+def _lemma(word: str) -> str:
+    """The Portuguese lemma of ``word`` (itself when the dictionary does not know it)."""
+    return str(_lemmatizer().lemmatize(word, "pt"))
 
 
 @functools.lru_cache(maxsize=2)

@@ -36,6 +36,9 @@ class PlanState:
     overrides: dict[str, Pose] = field(default_factory=dict)
     ours: dict[str, Pose] = field(default_factory=dict)
     pending: Pending | None = None
+    after_place: Pending | None = None
+    """A move or turn asked of a piece still in the drawer: it becomes ``pending`` once the piece
+    is on the board (the planner places it first, as ``first``)."""
     first: str | None = None
     """A piece the human asked us to place next."""
     keep_human: bool = False

@@ -95,6 +95,7 @@ class Planner(ChatMixin):
         st.pins.clear()
         st.overrides.clear()
         st.pending = None
+        st.after_place = None
         st.first = None
         st.offer = None
 
@@ -162,6 +163,13 @@ class Planner(ChatMixin):
             prefix = self.lines.raw("turn", "unknown_objective", objective=objective.strip() or "that",
                                       figure=self.figure.name, related=related)
             st.announced = True
+        later = st.after_place
+        if later is not None and (later.piece in board or st.first != later.piece):
+            # The drawer piece is on the board now: its move or turn is this turn's; a piece that
+            # was not placed after all (the figure changed) takes its request with it.
+            st.after_place = None
+            if later.piece in board and st.pending is None:
+                st.pending = later
         if st.skip_turns > 0:
             st.skip_turns -= 1
             return self._decision(None, prefix + self.lines.raw("turn", "waiting"), "passing on request")
@@ -186,7 +194,8 @@ class Planner(ChatMixin):
         piece, a piece next, a pass, another figure. A player that let this planner answer the chat
         lets it play those turns too, so that the promise is kept."""
         st = self.state
-        return st.pending is not None or st.first is not None or st.skip_turns > 0 or st.switched
+        return (st.pending is not None or st.after_place is not None or st.first is not None or st.skip_turns > 0
+                or st.switched)
 
     def keep(self, board: Mapping[str, Pose]) -> frozenset[str]:
         """The human's pieces, when they asked us to leave them alone."""

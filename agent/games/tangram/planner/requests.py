@@ -32,6 +32,8 @@ Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "ass
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
             "centre", "center", "corner", "edge", "root", "part"}
 _NUMBER = re.compile(r"(?<![a-z])(\d+(?:\.\d+)?)")
+_ASKED_FOR = ("how about a", "how about an", "what about a", "what about an")
+"""Suggestions that name a thing to make ("what about an umbrella"), beside the plain requests."""
 _PART_AFTER = re.compile(r"\b(?:for|as|be) the ([a-z]+(?: [a-z]+)?)")
 
 
@@ -92,12 +94,14 @@ def _find_pieces(words: Sequence[str], phrases: Phrases, prefer: Sequence[str]) 
             if i >= 0:
                 found.append((i, piece))
                 break
+    named = {p for _, p in found}
     for kind, names in vocab.kinds.items():
         for name in names:
             i = _phrase_at(words, _norm(name))
             if i >= 0:
                 of_kind = [p for p in prefer if shapes.kind(p) == kind]
-                if of_kind:
+                # "o triângulo grande vermelho": the colour says which big triangle
+                if of_kind and not any(shapes.kind(p) == kind for p in named):
                     found.append((i, of_kind[0]))
                 break
     return sorted(found)
@@ -110,6 +114,9 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
         part = _norm(figure.parts[slot])
         i = _phrase_at(words, part)
         n = len(part.split())
+        if i < 0 and n > 1:  # "wall left" (Portuguese order, "parede esquerda") is the left wall
+            wanted = sorted(part.split())
+            i = next((k for k in range(len(words) - n + 1) if sorted(words[k:k + n]) == wanted), -1)
         if i >= 0 and (best is None or n > best[0]):
             best = (n, slot, part, set(range(i, i + n)))
     if best:
@@ -122,6 +129,17 @@ def _find_part(words: Sequence[str], figure: Figure, order: Sequence[str]) -> tu
                 if x == w or x.rstrip("s") == w:
                     return slot, w, {i}
     return None, "", set()
+
+
+def _positions(words: Sequence[str], phrases: Iterable[str]) -> set[int]:
+    """The positions of the words of every phrase of ``phrases`` found in ``words``."""
+    out: set[int] = set()
+    for phrase in phrases:
+        p = _norm(phrase).split()
+        i = _phrase_at(words, " ".join(p))
+        if i >= 0:
+            out |= set(range(i, i + len(p)))
+    return out
 
 
 def _direction(words: Sequence[str], phrases: Phrases, skip: set[int]) -> str:
@@ -146,7 +164,7 @@ def _amount(words: Sequence[str], text: str, phrases: Phrases) -> float:
 
 def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
     """The thing asked for after 'make a' / 'build an' ..., for 'I don't know how to make X'."""
-    for trigger in phrases.vocabulary.intents["switch"]:
+    for trigger in [*phrases.vocabulary.intents["switch"], *_ASKED_FOR]:
         t = _norm(trigger).split()
         i = _phrase_at(words, " ".join(t))
         if i >= 0 and t[-1] in ("a", "an", "to"):
@@ -202,12 +220,19 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         if (exact or wanted) and (plain_switch or soft_switch or question
                                   or len([w for w in words if len(w) > 2]) <= 4):
             return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
-    if other_fig is not None and other_fig.name == figure.name and (plain_switch or soft_switch) and not pieces \
-            and slot is None:
-        return Request("switch_same", figure=figure)
-    if piece is None and "it" in words and last_piece and (has("move") or has("rotate")):
+    # "we're making a fish right?", "is this a fish?": yes
+    # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
+    if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
+            and (plain_switch or soft_switch or (question and len(words) <= 6 and not has("progress")
+                                                 and "done" not in words)):
+        return Request("switch_same", figure=figure, question=question)
+    if piece is None and "it" in words and last_piece and (has("move") or has("rotate")) and not has("keep") \
+            and not has("mine"):
         piece = last_piece
-    direction = _direction(words, phrases, part_pos)
+    direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
+    if direction == "down" and has("place_verb") and not has("shift_verb") and not _has_any(
+            words, [*phrases.vocabulary.amounts.get("small", []), *phrases.vocabulary.amounts.get("large", [])]):
+        direction = ""  # "put the big triangles down first": on the board, not lower
     relation, relation_words, rel_pos = _relation(words, phrases)
 
     if question and not asking:
@@ -224,25 +249,34 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                 return Request(asked, question=True)
         return Request("other", question=True)
 
+    stays = (_has_any(words, _STAYS) or has("leave_piece")) and not has("move") and not has("space") \
+        and not has("last")
+    if pieces and (stays or (has("dont") and has("touch"))) and not relation:
+        return Request("keep_piece", piece=piece)  # "yellow should stay where it is", "dont touch purple"
     if has("where") and (piece or slot):
-        return Request("where", piece=piece, slot=slot, part=part_words)
+        # "the blue triangle goes where" asks; "leave blue where it is" does not.
+        asks_where = not _has_any(words, _STAYS)
+        return Request("where", piece=piece, slot=slot, part=part_words, question=asks_where)
     if piece and has("rotate"):
         sign = -1.0 if has("counterclockwise") else 1.0
         m = _NUMBER.search(text)
         degrees = float(m.group(1)) if m else 45.0
         return Request("rotate", piece=piece, degrees=sign * min(degrees, 360.0))
     anchor, owner = _anchor(words, pieces, piece, rel_pos, phrases) if piece and relation else (None, "")
-    if piece and relation and (anchor or owner or not direction):
+    # "stick the red triangle on top" with no piece to put it on: the top of the figure.
+    if piece and relation and (anchor or owner or not (direction or _region(has))):
         return Request("place_near", piece=piece, relation=relation, relation_words=relation_words,
                        anchor=anchor, anchor_owner=owner)
-    if direction and (piece or slot) and (has("move") or len(words) <= 6):
+    if direction and (piece or slot) and (has("move") or len(words) <= 6) and not has("orient") and not has("dont"):
         step = _amount(words, text, phrases)
         dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
         return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)
     if piece and slot and not has("move"):
         return Request("assign", piece=piece, slot=slot, part=part_words)
-    # "put the parallelogram next", "put the big triangle at the top": that piece is played next.
-    if piece and not slot and has("move") and (has("next") or _region(has)) and not has("rotate"):
+    # "put the parallelogram next", "put the big triangle at the top", "put the brown one in": that
+    # piece is played next ("don't move the blue one" is no such request).
+    if pieces and not slot and has("move") and not has("rotate") and not has("negation") and not has("consent") \
+            and not has("mine"):
         return Request("prefer", piece=piece)
     if piece and not slot and not has("move"):
         named = _PART_AFTER.search(text)
@@ -252,6 +286,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("prefer", piece=piece)
     if has("release"):
         return Request("release")
+    # "don't change anything", "não mexas em nada": the partner's pieces stay ("don't move it": that one)
+    if not pieces and has("dont") and has("touch") and not has("consent") and not direction and not relation:
+        that = last_piece if last_piece and has("that") and not has("mine") else None
+        return Request("keep_piece", piece=that) if that else Request("keep")
     if has("keep"):  # "don't touch my square": that piece; "don't touch my stuff": all of theirs
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if has("resize"):
@@ -269,7 +307,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("yes")
     if has("undo"):
         return Request("undo", piece=piece)
-    if has("disagree") or (not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))):
+    refused = not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))
+    if (has("disagree") and not has("consent")) or refused:  # "feel free to fix what I did wrong" consents
         return Request("disagree", piece=piece)
     if has("for_you") and (piece or slot):  # "help me with the roof"
         return Request("for_you", piece=piece, slot=slot)
@@ -283,8 +322,14 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     for intent in ("thanks", "how_are_you", "bye", "greeting"):
         if has(intent):
             return Request(intent)  # type: ignore[arg-type]
-    if has("praise") or (has("praise_word") and len(words) <= 4):
+    if has("praise") or (has("praise_word") and len(words) <= 4 and not (pieces or slot)):
         return Request("praise")
+    if slot and not piece and has("part_now"):  # "now the roof", "agora o telhado", "do the roof": that part next
+        return Request("strategy", slot=slot, part=part_words, what="part")
+    if pieces and not slot and has("piece_now") and not has("negation") and not question:
+        return Request("prefer", piece=piece)  # "now the green one"
+    if has("space") and not has("praise") and not has("fill"):  # "too bunched up", "a gap between blue and cream"
+        return Request("spatial", what="space")
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
     if has("smalltalk"):
@@ -370,12 +415,15 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
 
 
 STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "move", "rotate", "place_near",
-                    "assign", "prefer",
+                    "assign", "prefer", "spatial",
                     "yes", "no",
                     "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
                     "disagree"})
 """What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
 _ARTICLE = {"a", "an"}
+_STAYS = ("where it is", "where they are", "where it was", "where its", "where she is", "where he is", "as it is",
+          "as they are", "stays there", "stay there", "stays put", "stay put", "locked in")
+"""Words that keep a piece where it is ("purple stays as it is", "red is locked in")."""
 
 
 def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
@@ -390,8 +438,8 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
     if meaning in ("praise", "thanks", "ack"):
         return Request(meaning)  # type: ignore[arg-type]
-    if meaning == "keep_mine" and parsed.piece:
-        meaning = "keep_piece"  # "leave purple alone", "don't touch my square": that piece
+    if meaning == "keep_mine" and parsed.piece and _find_pieces(words, phrases, list(figure.order)):
+        meaning = "keep_piece"  # "leave purple alone", "don't touch my square": that piece (named, not "it")
     if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
         consent, negated = has("consent"), has("negation")
         if consent or negated:
@@ -402,15 +450,20 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if meaning == "strategy":
         # "start with the blue one", "put the big triangle on top": that piece next
-        if parsed.piece and (not _size_words(words) or _region(has)):
+        if parsed.piece and (not (_size_words(words) or has("small_first")) or _region(has)):
             return Request("prefer", piece=parsed.piece)
-        slot, part, _ = _find_part(words, figure, list(figure.order))
+        # "the walls first and the top later", "the body before the tail": what comes first
+        later = sorted(_positions(words, intents.get("then", [])))
+        first_words = words[:later[0]] if later and later[0] > 0 else words
+        slot, part, _ = _find_part(first_words, figure, list(figure.order))
         if slot is not None:
             return Request("strategy", slot=slot, part=part, what="part")
         region = _region(has)
         if region:
             return Request("strategy", direction=region, what="where")
-        return Request("strategy", what="small" if has("small_first") else "big")
+        # "small bits last", "the big ones first, then the small": the big ones first
+        small = _has_any(first_words, intents.get("small_first", [])) != has("last")
+        return Request("strategy", what="small" if small else "big")
     if meaning == "unknown_figure":
         what = _thing(words)
         nearest = find_figure(what, library)[0] if what else None

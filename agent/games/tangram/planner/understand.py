@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from agent.games.tangram.planner.intents import COMMAND, IntentModel, Reading, load_intents
+from agent.games.tangram.planner.intents import COMMAND, MIN_SCORE, IntentModel, Reading, load_intents
 from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.phrases import Phrases, load_phrases
@@ -24,17 +24,22 @@ from agent.games.tangram.planner.requests import STRONG, Request, asks_for_figur
 
 
 def warm() -> None:
-    """Load what understanding needs once per process (about a second, most of it the language
-    identifier's model): call it off the event loop before the first chat line."""
+    """Load what understanding needs once per process (about a second and a half, most of it the
+    language identifier's model and the Portuguese lemmatizer's dictionary): call it off the event
+    loop before the first chat line."""
     languages = load_languages()
     languages.detect("podes rodar o quadrado por favor")
+    languages.gloss("rodamos o quadrado")  # a word read by its lemma: loads the dictionary
     load_intents().read("warm")
     for lang in languages.data.answered:
         load_phrases(lang=lang)
 
 
 _SOCIAL = frozenset({"praise", "thanks", "ack"})
-_SEVERAL = frozenset({"both", "two", "like", "them", "all"})
+_WISHES = frozenset({"keep", "keep_piece", "release"})
+_ABOUT_WISHES = frozenset({"keep_mine", "may_move_mine", "keep_piece", "spatial"})
+"""The readings that may overrule a wish about pieces the keywords read (which pieces, consent or not)."""
+_SEVERAL = frozenset({"both", "two", "like", "them", "all", "triangles", "pieces", "ones"})
 
 
 @dataclass(frozen=True)
@@ -68,25 +73,45 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     named = english(bare) if fold(bare).strip() else text
     parsed = parse_request(named, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                            offer=offer)
-    reading = intents.read(fold(text))
+    reading = intents.read(_without_tag(fold(text), phrases))
     request = parsed
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
     plain_question = parsed.question and parsed.intent != "other"
     # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
     # Praise that names the figure being built ("it looks like a house now") is praise.
     social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
-              or parsed.intent in ("help", "switch_same")) and reading.intent in _SOCIAL  # "thanks for the help"
+              or (parsed.intent in ("help", "switch_same") and not parsed.question)) \
+        and reading.intent in _SOCIAL  # "thanks for the help"; "we're making a fish, right?" asks
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
-    shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer") and bool(
+    shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
         _SEVERAL & set(fold(text).split()))
-    if reading.sure and reading.intent != COMMAND and (parsed.intent not in STRONG or social or shape_wish) \
-            and not plain_question:
+    # A line the keywords could not read ("unclear": a piece named, nothing asked; "other") takes the
+    # classifier's best meaning when it is near enough, however close the second: a guess of what it
+    # is for answers better than "I'm not sure what you want".
+    unread = parsed.intent in ("unclear", "other") and reading.score >= MIN_SCORE
+    # A wish the keywords read ("leave cream, it's perfect", "the house is too narrow", "I'd rather you
+    # didn't touch mine") is no praise and no other figure: only a reading of the same kind refines it.
+    wish = (parsed.intent in _WISHES and reading.intent not in _ABOUT_WISHES) or (
+        parsed.intent == "resize" and reading.intent in _SOCIAL)  # "tiny ones last" is a strategy
+    if (reading.sure or unread) and reading.intent != COMMAND and not wish \
+            and (parsed.intent not in STRONG or social or shape_wish) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
     if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
         own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
         if own:
             request = replace(request, what=" ".join(own) if request.intent == "switch_unknown" else own[1])
     return Understood(lang, request, reading, text)
+
+
+def _without_tag(text: str, phrases: Phrases) -> str:
+    """``text`` without a closing tag ("..., ok?", "..., pode ser?", "..., right?") when enough is
+    left to read: the tag asks for agreement, the rest says what the line is for."""
+    words = text.split()
+    for tag in phrases.vocabulary.intents.get("tag", []):
+        t = tag.split()
+        if len(words) >= len(t) + 3 and words[-len(t):] == t:
+            return " ".join(words[:-len(t)])
+    return text
 
 
 _ARTICLES = frozenset({"um", "uma", "uns", "umas"})

@@ -178,11 +178,14 @@ _MOVED = 0.5
 """How far (board units, or degrees) a piece must be off to count as moved."""
 REQUESTS = (
     ("keep_mine", ("please don't move my pieces", "não mexas nas minhas peças")),
+    ("turn_brown", ("can you turn the brown one?", "roda o castanho")),
     ("biggest_next", ("let's start with the big ones", "vamos começar pelas peças grandes")),
     ("turn_square", ("can you rotate the square?", "podes rodar o quadrado?")),
     ("keep_red", ("leave the red one where it is", "deixa o vermelho onde está")),
 )
 """The requests of the ``requesting`` partner, in order, one per turn, each in English and Portuguese."""
+_TURNED = {"turn_square": "Purple", "turn_brown": "Brown"}
+"""The piece each request to turn one names: still in the drawer, it is placed first, turned on the turn after."""
 
 
 class RequestingHuman(CooperativeHuman):
@@ -194,8 +197,10 @@ class RequestingHuman(CooperativeHuman):
     _mine: dict[str, Pose]
     _keep_mine: bool = False
     _keep: dict[str, Pose | None]
-    _expect: list[str]
-    """Checks due on this partner's next turn ("biggest_next", "turn_square")."""
+    _expect: list[tuple[str, str]]
+    """Checks due on this partner's next turn, with the piece they are about: ("biggest_next", ""),
+    ("turn", piece), ("place", piece): a drawer piece asked to be turned is placed first, then turned
+    on the turn after."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -213,12 +218,12 @@ class RequestingHuman(CooperativeHuman):
         elif what == "keep_red":
             self._keep["Red"] = board.get("Red")
             self._hands_off = frozenset({"Red"})
-        elif what != "turn_square" or "Purple" in board:
-            self._expect.append(what)
-            if what == "turn_square":  # asking to turn it consents to its move
-                self._mine.pop("Purple", None)
+        elif what in _TURNED:
+            piece = _TURNED[what]
+            self._expect.append(("turn" if piece in board else "place", piece))
+            self._mine.pop(piece, None)  # asking to turn it consents to its move
         else:
-            return []
+            self._expect.append((what, ""))
         return [self.rng.choice(lines)]
 
     def choose_move(self, game: SimGame) -> Move | None:
@@ -234,23 +239,32 @@ class RequestingHuman(CooperativeHuman):
         if self._left is None:
             return
         now, before = game.on_board(), self._left
+        later: list[tuple[str, str]] = []
         if self._keep_mine:
             self.broken += [f"moved the partner's {p}" for p, pose in self._mine.items()
                             if p in now and _moved(now[p], pose)]
         for piece, pose in self._keep.items():
             if (pose is None) != (piece not in now) or (pose is not None and _moved(now[piece], pose)):
                 self.broken.append(f"moved {piece}, asked to leave it")
-        for what in self._expect:
+        for expected, piece in self._expect:
             new = [p for p in now if p not in before]
             drawer = [p for p in PIECE_NAMES if p not in before]
+            what = expected
+            if what == "place" and piece in before:  # this partner placed it: the turn was due now
+                what = "turn"
+            elif what == "place":
+                if piece in now:
+                    later.append(("turn", piece))
+                else:
+                    self.broken.append(f"did not place {piece} from the drawer to turn it, as promised")
             if what == "biggest_next" and new and drawer:
                 biggest = max(_SIZE[PIECES[p].kind] for p in drawer)
                 if _SIZE[PIECES[new[0]].kind] != biggest:
                     self.broken.append(f"placed {new[0]} after 'big ones first' while a bigger piece was left")
-            if what == "turn_square" and "Purple" in now and "Purple" in before \
-                    and rotation_distance(now["Purple"].rotation, before["Purple"].rotation) < _MOVED:
-                self.broken.append("did not turn the square")
-        self._expect.clear()
+            if what == "turn" and piece in now and piece in before \
+                    and rotation_distance(now[piece].rotation, before[piece].rotation) < _MOVED:
+                self.broken.append(f"did not turn {piece}")
+        self._expect = later
         self._mine = {p: pose for p, pose in self._mine.items() if p in now and not _moved(now[p], pose)}
 
 
