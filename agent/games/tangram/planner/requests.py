@@ -244,8 +244,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("where", piece=piece, slot=slot, part=part_words, question=True)
         if has("how_are_you"):
             return Request("how_are_you", question=True)
-        for asked in ("next", "progress", "plan", "help"):
+        for asked in ("plan_first", "next", "progress", "plan", "help"):
             if has(asked):
+                asked = "plan" if asked == "plan_first" else asked
                 return Request(asked, question=True)
         return Request("other", question=True)
 
@@ -479,6 +480,29 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
     if meaning == "vague_request":
         return Request("vague", direction=_region(has), what=_kind_named(words, parsed, has))
     return parsed
+
+
+PROMISES = frozenset({"keep", "release", "keep_piece"})
+"""Replies that agree to a constraint or consent for the rest of the game."""
+
+
+def clearly_asks(request: Request, text: str, phrases: Phrases) -> bool:
+    """Whether ``text`` clearly asks for the promise ``request`` makes: keeping or consenting to move the
+    partner's pieces needs a word of whose pieces ("my", "mine", "anything") or a negated or consented
+    touch; keeping one piece needs that piece named. A meaning read from a line's likeness to examples
+    ("whats the figure again?" near "leave the figure as it is") never promises without them."""
+    if request.intent not in PROMISES:
+        return True
+    words = correct_typos(normalize_text(text), phrases).split()
+    intents = phrases.vocabulary.intents
+
+    def has(key: str) -> bool:
+        return _has_any(words, intents.get(key, []))
+
+    if request.intent == "keep_piece":
+        return request.piece is not None
+    touch = has("touch") or has("move") or has("leave_piece") or has("keep") or has("release")
+    return has("ownership") or has("keep") or has("release") or (touch and (has("negation") or has("consent")))
 
 
 _BIG = frozenset({"big", "bigger", "biggest", "large", "larger", "largest", "huge"})

@@ -20,7 +20,8 @@ from agent.games.tangram.planner.intents import COMMAND, MIN_SCORE, IntentModel,
 from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.phrases import Phrases, load_phrases
-from agent.games.tangram.planner.requests import STRONG, Request, asks_for_figure, by_meaning, parse_request
+from agent.games.tangram.planner.requests import (PROMISES, STRONG, Request, asks_for_figure, by_meaning, clearly_asks,
+                                                  parse_request)
 
 
 def warm() -> None:
@@ -96,6 +97,11 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
             and (parsed.intent not in STRONG or social or shape_wish) and not plain_question:
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
+        # A promise (keep or move the partner's pieces, keep a piece) only for a line that clearly asks it;
+        # a question the classifier is unsure of is answered as the question the keywords read.
+        if not clearly_asks(request, text, phrases) or (
+                request.intent in PROMISES and parsed.question and parsed.intent != "other" and not reading.sure):
+            request = parsed
     if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
         own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
         if own:
