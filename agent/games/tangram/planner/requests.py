@@ -252,7 +252,11 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
 
     stays = (_has_any(words, _STAYS) or has("leave_piece")) and not has("move") and not has("space") \
         and not has("last")
-    if pieces and (stays or (has("dont") and has("touch"))) and not relation:
+    # "if my square is in the way just shift it, i dont mind": consent to move theirs wins over its "dont"
+    if has("consent") and (has("touch") or has("move")) and has("ownership") and not stays and not relation \
+            and not direction:
+        return Request("release")
+    if pieces and (stays or (has("dont") and has("touch") and not has("consent"))) and not relation:
         return Request("keep_piece", piece=piece)  # "yellow should stay where it is", "dont touch purple"
     if has("where") and (piece or slot):
         # "the blue triangle goes where" asks; "leave blue where it is" does not.

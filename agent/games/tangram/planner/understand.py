@@ -72,6 +72,11 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # Pieces, figures and moves are read without the emoji ("make a heart ❤️" asks for a heart);
     # the meaning with them ("omg yes 😍" is praise).
     named = english(bare) if fold(bare).strip() else text
+    # A closing tag ("..., ok?") asks for agreement: the line before it says what it is for, and is no
+    # question for its question mark ("whatever i put down stays where it is, ok?").
+    untagged = _without_tag(fold(named).rstrip("?! "), phrases)
+    if untagged != fold(named).rstrip("?! ") and (named.rstrip().endswith("?") or untagged.endswith(",")):
+        named = untagged
     parsed = parse_request(named, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                            offer=offer)
     reading = intents.read(_without_tag(fold(text), phrases))
