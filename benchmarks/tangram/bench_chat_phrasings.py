@@ -72,10 +72,10 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     # "put one in near the tail": the piece of that part next, as for "the tail first".
     # "put whatever fits next": the piece it places next, named.
     "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
-                      "strategy_where", "strategy_part", "next", "next_move", "next_done"],
+                      "assign_kind_next", "strategy_where", "strategy_part", "next", "next_move", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
-              "prefer_move", "prefer_done", "assign_ok", "assign_already", "move_ok", "move_place_first", "vague_ok",
-              "vague_move"],
+              "prefer_move", "prefer_done", "assign_ok", "assign_already", "assign_kind_next", "move_ok",
+              "move_place_first", "vague_ok", "vague_move"],
     "rotate": ["rotate_ok", "rotate_place_first", "rotate_not_on_board"],
     # "what should I do next?" asks for the next step; a suggestion for the partner's own turn answers it.
     "question_next": ["next", "next_move", "next_done", "stuck", "for_you"],

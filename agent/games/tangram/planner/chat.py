@@ -404,8 +404,13 @@ class ChatMixin:
         part = fig.parts[slot]
         if not shapes.same_kind(piece, slot):
             kinds = ph.words.kinds
-            return self._say("assign_kind", piece=piece, part=part, needed=kinds[shapes.kind(slot)],
-                          kind=kinds[shapes.kind(piece)])
+            words = {"piece": piece, "part": part, "needed": kinds[shapes.kind(slot)],
+                     "kind": kinds[shapes.kind(piece)]}
+            if piece in fit.matched or piece in st.frozen or req.what != "place":
+                return self._say("assign_kind", **words)
+            # The part needs another kind; what the partner wants played, that piece, goes in next where it fits.
+            st.first = piece
+            return self._say("assign_kind_next", own=fig.parts[fit.slot_of[piece]], **words)
         if fit.slot_of.get(piece) == slot:
             st.pins[piece] = slot
             return self._say("assign_already", piece=piece, part=part)
@@ -414,6 +419,8 @@ class ChatMixin:
         st.pins[other] = fit.slot_of[piece]
         st.overrides.pop(piece, None)
         st.overrides.pop(other, None)
+        if req.what == "place" and piece not in st.frozen:
+            st.first = piece  # "put yellow in the tail": played next, as that part
         return self._say("assign_ok", piece=piece, part=part)
 
 

@@ -164,6 +164,7 @@ def _amount(words: Sequence[str], text: str, phrases: Phrases) -> float:
 
 def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
     """The thing asked for after 'make a' / 'build an' ..., for 'I don't know how to make X'."""
+    words = [w for w in words if w not in ("instead", "rather")]  # "lets make instead a star" (Portuguese order)
     for trigger in [*phrases.vocabulary.intents["switch"], *_ASKED_FOR]:
         t = _norm(trigger).split()
         i = _phrase_at(words, " ".join(t))
@@ -172,6 +173,12 @@ def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
             if rest:
                 return ("an " if rest[0][0] in "aeiou" else "a ") + " ".join(rest[:3])
     return ""
+
+
+def _names_figure(what: str, figure: Figure) -> bool:
+    """Whether the thing asked for ("a fish", "a big cat", "the fishes") names ``figure`` itself."""
+    name = figure.name.lower()
+    return any(w == name or w.rstrip("s") == name or w == name + "es" for w in what.lower().split())
 
 
 def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases: Phrases,
@@ -213,8 +220,12 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     if other_fig is not None and other_fig.name != figure.name and not pieces and slot is None:
         wanted = _wanted_thing(words, phrases)
         what = wanted or other_fig.name
-        if plain_switch and exact and not question:
+        # The figure is switched to at once only when the partner named it; a thing it stands for ("a
+        # castle" for the house, "a penguin" for the bird) is offered as the nearest, not promised.
+        if plain_switch and exact and not question and _names_figure(what, other_fig):
             return Request("switch", figure=other_fig, exact=exact, what=what)
+        if plain_switch and exact and not question:
+            return Request("switch_offer", figure=other_fig, exact=False, what=what)
         # A related figure is offered only for a thing the partner asked to make: a word that merely
         # resembles one ("what is your API key?") is no wish for another figure.
         if (exact or wanted) and (plain_switch or soft_switch or question
@@ -227,7 +238,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                                                  and "done" not in words)):
         return Request("switch_same", figure=figure, question=question)
     if piece is None and "it" in words and last_piece and (has("move") or has("rotate")) and not has("keep") \
-            and not has("mine"):
+            and not has("mine") and not has("switch"):  # "turn it into a penguin" asks for a figure
         piece = last_piece
     direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
     if direction == "down" and has("place_verb") and not has("shift_verb") and not _has_any(
@@ -244,9 +255,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("where", piece=piece, slot=slot, part=part_words, question=True)
         if has("how_are_you"):
             return Request("how_are_you", question=True)
-        for asked in ("plan_first", "next", "progress", "plan", "help"):
+        if has("plan_first"):
+            return Request("plan", question=True)
+        for asked in ("next", "progress", "plan", "help"):
             if has(asked):
-                asked = "plan" if asked == "plan_first" else asked
                 return Request(asked, question=True)
         return Request("other", question=True)
 
@@ -276,8 +288,12 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         step = _amount(words, text, phrases)
         dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
         return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)
-    if piece and slot and not has("move"):
-        return Request("assign", piece=piece, slot=slot, part=part_words)
+    # "put yellow in the tail", "poe o amarelo na cauda": a piece placed as a part ("move it to the tail" moves it)
+    placing = has("place_verb") and not has("shift_verb") and not has("negation") and not has("undo")
+    if piece and slot and (not has("move") or placing):
+        # what="place": the partner asks it played ("put", "use"), not only which part it will be
+        return Request("assign", piece=piece, slot=slot, part=part_words,
+                       what="place" if placing or "use" in words else "")
     # "put the parallelogram next", "put the big triangle at the top", "put the brown one in": that
     # piece is played next ("don't move the blue one" is no such request).
     if pieces and not slot and has("move") and not has("rotate") and not has("negation") and not has("consent") \
@@ -486,6 +502,7 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
     return parsed
 
 
+_KEEPING = frozenset({"keep", "keeps", "stay", "stays", "alone", "fixed", "locked", "untouched", "there", "is"})
 PROMISES = frozenset({"keep", "release", "keep_piece"})
 """Replies that agree to a constraint or consent for the rest of the game."""
 
@@ -503,8 +520,9 @@ def clearly_asks(request: Request, text: str, phrases: Phrases) -> bool:
     def has(key: str) -> bool:
         return _has_any(words, intents.get(key, []))
 
-    if request.intent == "keep_piece":
-        return request.piece is not None
+    if request.intent == "keep_piece":  # "leave yellow alone", "blue stays where it is", "keep it there"
+        return request.piece is not None and (has("negation") or has("keep") or has("leave_piece")
+                                              or _has_any(words, _STAYS) or bool(_KEEPING & set(words)))
     touch = has("touch") or has("move") or has("leave_piece") or has("keep") or has("release")
     return has("ownership") or has("keep") or has("release") or (touch and (has("negation") or has("consent")))
 

@@ -20,8 +20,15 @@ from agent.games.tangram.planner.intents import COMMAND, MIN_SCORE, IntentModel,
 from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.phrases import Phrases, load_phrases
-from agent.games.tangram.planner.requests import (PROMISES, STRONG, Request, asks_for_figure, by_meaning, clearly_asks,
-                                                  parse_request)
+from agent.games.tangram.planner.requests import (
+    PROMISES,
+    STRONG,
+    Request,
+    asks_for_figure,
+    by_meaning,
+    clearly_asks,
+    parse_request,
+)
 
 
 def warm() -> None:
@@ -118,9 +125,10 @@ def _without_tag(text: str, phrases: Phrases) -> str:
     """``text`` without a closing tag ("..., ok?", "..., pode ser?", "..., right?") when enough is
     left to read: the tag asks for agreement, the rest says what the line is for."""
     words = text.split()
+    bare = [w.replace("'", "").replace("\u2019", "").strip(",.!?") for w in words]
     for tag in phrases.vocabulary.intents.get("tag", []):
         t = tag.split()
-        if len(words) >= len(t) + 3 and words[-len(t):] == t:
+        if len(words) >= len(t) + 3 and bare[-len(t):] == t:
             return " ".join(words[:-len(t)])
     return text
 
