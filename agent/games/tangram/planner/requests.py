@@ -217,7 +217,12 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     pieces = _find_pieces(words, phrases, prefer)
     slot, part_words, part_pos = _find_part(words, figure, order)
     piece = pieces[0][1] if pieces else None
-    if other_fig is not None and other_fig.name != figure.name and not pieces and slot is None:
+    # "bora fazer uma girafa azul": a colour after the thing asked for describes it, and names no piece
+    asked_for = _wanted_thing(words, phrases).split()[1:]
+    described = plain_switch and bool(pieces) and (
+        (other_fig is not None and _names_figure(" ".join(asked_for), other_fig))  # "make a blue cat"
+        or (len(asked_for) >= 2 and not _find_pieces(asked_for[:1], phrases, prefer)))
+    if other_fig is not None and other_fig.name != figure.name and (not pieces or described) and slot is None:
         wanted = _wanted_thing(words, phrases)
         what = wanted or other_fig.name
         # The figure is switched to at once only when the partner named it; a thing it stands for ("a
@@ -315,7 +320,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("keep_piece", piece=piece) if piece else Request("keep")
     if has("resize"):
         return Request("resize")
-    if switch_word_only(words, phrases) and not pieces and slot is None and not direction:
+    if switch_word_only(words, phrases) and (not pieces or described) and slot is None and not direction:
         what = _wanted_thing(words, phrases)
         if what:
             return Request("switch_unknown", what=what)
