@@ -44,6 +44,24 @@ def test_dont_move_my_pieces_holds_to_the_end_and_is_in_every_decision() -> None
     assert game.board["Purple"] == Pose("Purple", 59.743, 56.0, 45.0)
 
 
+PROMISE_KINDS = ("keep_ok", "keep_piece_ok", "release_ok", "switch")
+
+
+@pytest.mark.parametrize("line", [
+    "whats the figure again?",  # once "OK, I won't move your pieces" (near "leave the figure as it is")
+    "what happens to the pieces i put down?",  # a question about them, no request
+    "Perhaps you could add another piece somewhere sensible.",  # once "OK, I'll move any piece"
+    "can we make a castle instead",  # a thing the house stands in for: offered, not switched to
+    "poe o triangulo amarelo na cauda",  # a place request, once "I'll leave Yellow where it is"
+])
+def test_no_promise_from_a_line_that_does_not_ask_it(line: str) -> None:
+    game = scenario("fish", LIBRARY)
+    reply = game.say(line)
+    assert game.planner.last_reply_kind not in PROMISE_KINDS, reply
+    assert game.planner.figure.name == "fish" and not game.planner.state.keep_human, reply
+    assert not game.planner.state.frozen, reply
+
+
 def test_a_strategy_agreed_is_the_next_move() -> None:
     game = scenario("empty", LIBRARY)
     reply = game.say("lets start with the small ones")

@@ -512,6 +512,18 @@ PROMISES = frozenset({"keep", "release", "keep_piece"})
 """Replies that agree to a constraint or consent for the rest of the game."""
 
 
+def starts_question(text: str, phrases: Phrases) -> bool:
+    """Whether ``text`` opens with a question word ("what", "is", "are", "why"), not a request's opening
+    ("can you", "please")."""
+    words = correct_typos(normalize_text(text), phrases).split()
+    intents = phrases.vocabulary.intents
+
+    def starts(key: str) -> bool:
+        return any(_phrase_at(words, _norm(p)) == 0 for p in intents.get(key, []))
+
+    return starts("question_start") and not starts("request_start")
+
+
 def clearly_asks(request: Request, text: str, phrases: Phrases) -> bool:
     """Whether ``text`` clearly asks for the promise ``request`` makes: keeping or consenting to move the
     partner's pieces needs a word of whose pieces ("my", "mine", "anything") or a negated or consented

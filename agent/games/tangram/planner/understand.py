@@ -28,6 +28,7 @@ from agent.games.tangram.planner.requests import (
     by_meaning,
     clearly_asks,
     parse_request,
+    starts_question,
 )
 
 
@@ -111,8 +112,10 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
         # A promise (keep or move the partner's pieces, keep a piece) only for a line that clearly asks it;
         # a question the classifier is unsure of is answered as the question the keywords read.
-        if not clearly_asks(request, text, phrases) or (
-                request.intent in PROMISES and parsed.question and parsed.intent != "other" and not reading.sure):
+        # A line that opens with a question word ("what happens to the pieces i put down?") asks, and is
+        # answered, never agreed to.
+        if not clearly_asks(request, text, phrases) or (request.intent in PROMISES and (
+                starts_question(text, phrases) or (parsed.question and parsed.intent != "other" and not reading.sure))):
             request = parsed
     if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
         own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
