@@ -413,9 +413,12 @@ def correct_typos(text: str, phrases: Phrases) -> str:
     """``text`` with misspelt words of the planner's vocabulary put right ("yelow" -> yellow,
     "rotat" -> rotate): only words of four letters or more that are not English words themselves."""
     known = _vocabulary_words(phrases)
+    names = {n for names in phrases.vocabulary.pieces.values() for n in names if " " not in n}
     out = []
     for w in text.split():
-        if len(w) >= 4 and w not in known and not w.isdigit() and not is_wordnet_term(w) and w not in STOPWORDS:
+        if w.endswith("s") and w[:-1] in names:  # "purple's good" (its apostrophe gone): Purple
+            out.append(w[:-1])
+        elif len(w) >= 4 and w not in known and not w.isdigit() and not is_wordnet_term(w) and w not in STOPWORDS:
             close = process.extractOne(w, known, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
             out.append(close[0] if close else w)
         else:
