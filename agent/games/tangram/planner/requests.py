@@ -235,7 +235,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         # resembles one ("what is your API key?") is no wish for another figure.
         if (exact or wanted) and (plain_switch or soft_switch or question
                                   or len([w for w in words if len(w) > 2]) <= 4):
-            return Request("switch_offer", figure=other_fig, exact=exact, what=what, question=question)
+            named = exact and _names_figure(" ".join(words), other_fig)  # "a mermaid": the nearest, a person
+            return Request("switch_offer", figure=other_fig, exact=named, what=what, question=question)
     # "we're making a fish right?", "is this a fish?": yes
     # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
     if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
@@ -513,6 +514,17 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 _KEEPING = frozenset({"keep", "keeps", "stay", "stays", "alone", "fixed", "locked", "untouched", "there", "is"})
 PROMISES = frozenset({"keep", "release", "keep_piece"})
 """Replies that agree to a constraint or consent for the rest of the game."""
+ANSWERED = frozenset({"next", "plan", "progress", "where"})
+"""Questions the keyword reading answers; a line with a question word that reads as one is that question."""
+_ASKING = frozenset({"what", "whats", "which", "where", "wheres", "how", "when", "whos"})
+
+
+def asks(parsed: Request, text: str) -> bool:
+    """Whether ``text``, read by the keywords as ``parsed``, asks one of their questions with a question
+    word ("e tu agora o que fazes" -> "and you now what do you do": the next move)."""
+    if parsed.intent == "where" and not parsed.question:  # "it stays where it is"
+        return False
+    return parsed.intent in ANSWERED and bool(_ASKING & set(normalize_text(text).split()))
 
 
 def starts_question(text: str, phrases: Phrases) -> bool:

@@ -24,6 +24,7 @@ from agent.games.tangram.planner.requests import (
     PROMISES,
     STRONG,
     Request,
+    asks,
     asks_for_figure,
     by_meaning,
     clearly_asks,
@@ -114,8 +115,10 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         # a question the classifier is unsure of is answered as the question the keywords read.
         # A line that opens with a question word ("what happens to the pieces i put down?") asks, and is
         # answered, never agreed to.
+        unsure_question = parsed.question and parsed.intent != "other" and not reading.sure
         if not clearly_asks(request, text, phrases) or (request.intent in PROMISES and (
-                starts_question(text, phrases) or (parsed.question and parsed.intent != "other" and not reading.sure))):
+                starts_question(text, phrases) or unsure_question)) \
+                or (request.intent in (*PROMISES, "vague") and asks(parsed, text)):
             request = parsed
     if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
         own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
