@@ -235,8 +235,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         # resembles one ("what is your API key?") is no wish for another figure.
         if (exact or wanted) and (plain_switch or soft_switch or question
                                   or len([w for w in words if len(w) > 2]) <= 4):
-            named = exact and _names_figure(" ".join(words), other_fig)  # "a mermaid": the nearest, a person
-            return Request("switch_offer", figure=other_fig, exact=named, what=what, question=question)
+            said = exact and _names_figure(" ".join(words), other_fig)  # "a mermaid": the nearest, a person
+            return Request("switch_offer", figure=other_fig, exact=said, what=what, question=question)
     # "we're making a fish right?", "is this a fish?": yes
     # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
     if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
