@@ -140,6 +140,11 @@ class Languages:
         best = max(counts, key=lambda k: (counts[k], k == "pt"))
         ranked = sorted(counts.values(), reverse=True)
         sure_marker = counts[best] > english and (len(ranked) < 2 or counts[best] > ranked[1])
+        if counts.get("pt", 0) >= 3 and 2 * counts["pt"] >= len(words) and len(words) >= IDENTIFIER_MIN_WORDS:
+            # Portuguese words that are English words too ("mete uma das grandes"): the identifier decides.
+            lang, p = _identifier().classify(text[:MAX_CHARS])
+            if lang == "pt" and p >= IDENTIFIER_CONFIDENCE:
+                return "pt"
         if len(words) >= IDENTIFIER_MIN_WORDS and english < 0.8 * len(words):
             lang, p = _identifier().classify(text[:MAX_CHARS])
             # The identifier decides unless the markers clearly say another language (it takes

@@ -95,7 +95,7 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # A figure offered for a word in a short remark ("cheers mate") yields to a sure social reading.
     # Praise that names the figure being built ("it looks like a house now") is praise.
     social = ((parsed.intent == "switch_offer" and not asks_for_figure(text, phrases))
-              or (parsed.intent in ("help", "switch_same") and not parsed.question)) \
+              or (parsed.intent in ("help", "switch_same") and (not parsed.question or "?" not in message))) \
         and reading.intent in _SOCIAL  # "thanks for the help"; "we're making a fish, right?" asks
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
     shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
@@ -109,7 +109,7 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     wish = (parsed.intent in _WISHES and reading.intent not in _ABOUT_WISHES) or (
         parsed.intent == "resize" and reading.intent in _SOCIAL)  # "tiny ones last" is a strategy
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
-            and (parsed.intent not in STRONG or social or shape_wish) and not plain_question:
+            and (parsed.intent not in STRONG or social or shape_wish) and (not plain_question or social):
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
         # A promise (keep or move the partner's pieces, keep a piece) only for a line that clearly asks it;
         # a question the classifier is unsure of is answered as the question the keywords read.
