@@ -355,6 +355,10 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("strategy", slot=slot, part=part_words, what="part")
     if pieces and not slot and has("piece_now") and not has("negation") and not question:
         return Request("prefer", piece=piece)  # "now the green one"
+    # "the blue triangle please": a piece named, nothing else asked but please, is the next piece
+    if len(pieces) == 1 and not slot and len(words) <= 5 and _has_any(words, ["please", "pls", "por favor"]) \
+            and not has("negation") and not question and not has("praise_word"):
+        return Request("prefer", piece=piece)
     if has("space") and not has("praise") and not has("fill"):  # "too bunched up", "a gap between blue and cream"
         return Request("spatial", what="space")
     if piece or slot:
