@@ -53,6 +53,7 @@ PROMISE_KINDS = ("keep_ok", "keep_piece_ok", "release_ok", "switch")
     "Perhaps you could add another piece somewhere sensible.",  # once "OK, I'll move any piece"
     "can we make a castle instead",  # a thing the house stands in for: offered, not switched to
     "poe o triangulo amarelo na cauda",  # a place request, once "I'll leave Yellow where it is"
+    "can i move yours?",  # asks leave to move the agent's pieces, once "OK, I'll move any piece"
 ])
 def test_no_promise_from_a_line_that_does_not_ask_it(line: str) -> None:
     game = scenario("fish", LIBRARY)
@@ -60,6 +61,13 @@ def test_no_promise_from_a_line_that_does_not_ask_it(line: str) -> None:
     assert game.planner.last_reply_kind not in PROMISE_KINDS, reply
     assert game.planner.figure.name == "fish" and not game.planner.state.keep_human, reply
     assert not game.planner.state.frozen, reply
+
+
+def test_dont_stop_is_no_request_to_pass() -> None:
+    game = scenario("fish", LIBRARY)
+    game.say("dont stop")
+    assert game.planner.last_reply_kind != "wait_ok"
+    assert game.planner.state.skip_turns == 0
 
 
 def test_a_strategy_agreed_is_the_next_move() -> None:

@@ -342,6 +342,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     # "wait, what are we making?": the question after the interjection is what is asked.
     for intent in ("why", "help", "next", "progress", "plan", "wait") if not has("wait") or len(words) <= 3 \
             else ("why", "help", "progress", "plan", "wait", "next"):
+        if intent == "wait" and has("dont") and not _has_any(words, ["dont play", "do not play"]):
+            continue  # "dont stop": go on, no pass
         if has(intent):
             return Request(intent)
     if has("for_you"):
@@ -559,6 +561,8 @@ def clearly_asks(request: Request, text: str, phrases: Phrases) -> bool:
     if request.intent == "keep_piece":  # "leave yellow alone", "blue stays where it is", "keep it there"
         return request.piece is not None and (has("negation") or has("keep") or has("leave_piece")
                                               or _has_any(words, _STAYS) or bool(_KEEPING & set(words)))
+    if has("yours") and not _has_any(words, ["my", "mine", "i placed", "i put"]):
+        return False  # "can i move yours?" asks about the agent's pieces, not consent to move the partner's
     touch = has("touch") or has("move") or has("leave_piece") or has("keep") or has("release")
     return has("ownership") or has("keep") or has("release") or (touch and (has("negation") or has("consent")))
 
