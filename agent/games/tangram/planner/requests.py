@@ -334,7 +334,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("yes")
     if has("undo"):
         return Request("undo", piece=piece)
-    refused = not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3))
+    refused = not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3)) and not has("praise")
     if (has("disagree") and not has("consent")) or refused:  # "feel free to fix what I did wrong" consents
         return Request("disagree", piece=piece)
     if has("for_you") and (piece or slot):  # "help me with the roof"
