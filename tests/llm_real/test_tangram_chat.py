@@ -27,18 +27,23 @@ PORTUGUESE = ("podes rodar o quadrado roxo, por favor?", "o que estamos a constr
               "não mexas nas minhas peças")
 
 
+async def ask(factory: PlayerFactory, line: str) -> tuple[Recorder, str]:
+    """``line`` said to a fresh player on the fish board: its transcript and the reply shown."""
+    transcript = Recorder()
+    player = factory(transcript)
+    memory = Memory(12)
+    memory.add("player", line)
+    view = TurnView(objective="A fish", state=GameState(on_board=dict(FISH_STATE)), memory=memory,
+                    message=line, movers=dict(MOVERS))
+    return transcript, await player.chat(view)
+
+
 async def test_chat_replies_from_the_real_model_are_shown_only_when_fit(local_llm: LocalModelServer,
                                                                          tmp_path: Path) -> None:
     config = runs.localised("tangram", local_llm.base_url, MODEL_ALIAS, tmp_path, local=True)
     factory = PlayerFactory(config)
     for line in LINES:
-        transcript = Recorder()
-        player = factory(transcript)
-        memory = Memory(12)
-        memory.add("player", line)
-        view = TurnView(objective="A fish", state=GameState(on_board=dict(FISH_STATE)), memory=memory,
-                        message=line, movers=dict(MOVERS))
-        shown = await player.chat(view)
+        transcript, shown = await ask(factory, line)
         assert degenerate(shown, partner=[line]) is None, shown
         calls = [r for r in transcript.records if r["kind"] == "llm" and r.get("purpose") == "chat"]
         assert calls, transcript.records  # the model was asked
@@ -54,13 +59,7 @@ async def test_a_portuguese_line_gets_a_portuguese_reply_from_the_real_model_or_
     languages = load_languages()
     for line in PORTUGUESE:
         assert languages.detect(line) == "pt"
-        transcript = Recorder()
-        player = factory(transcript)
-        memory = Memory(12)
-        memory.add("player", line)
-        view = TurnView(objective="A fish", state=GameState(on_board=dict(FISH_STATE)), memory=memory,
-                        message=line, movers=dict(MOVERS))
-        shown = await player.chat(view)
+        transcript, shown = await ask(factory, line)
         assert languages.detect(shown) == "pt", (line, shown, transcript.records)
         assert degenerate(shown, partner=[line]) is None, shown
         assert [r for r in transcript.records if r["kind"] == "llm" and r.get("purpose") == "chat"]
