@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+import yaml
 
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
-from agent.games.tangram.planner.phrases import load_phrases
+from agent.games.tangram.planner.phrases import LANGUAGE_PATH, Glossary, load_phrases
 
 LIBRARY = load_library()
 Board = dict[str, Pose]
@@ -258,3 +261,18 @@ def test_a_moved_piece_that_covers_a_slot_does_not_cause_endless_moves() -> None
     moves = [line for line in lines if "Purple" in line]
     assert len(moves) == 1
     assert planner.play("A house", board).pose is None
+
+
+@pytest.mark.parametrize(("part", "definite", "indefinite", "complete"), [
+    ("front paws", "as patas da frente", "umas patas da frente", "completas"),
+    ("hind legs", "as pernas traseiras", "umas pernas traseiras", "completas"),
+    ("eyes", "os olhos", "uns olhos", "completos"),
+    ("upper arms", "os braços superiores", "uns braços superiores", "completos"),
+    ("left wall", "a parede esquerda", "uma parede esquerda", "completa"),
+    ("roof", "o telhado", "um telhado", "completo"),
+])
+def test_portuguese_articles_agree_with_a_plural_part_as_with_a_singular_one(
+        part: str, definite: str, indefinite: str, complete: str) -> None:
+    data = yaml.safe_load(Path(str(LANGUAGE_PATH).format(lang="pt")).read_text(encoding="utf-8"))
+    terms = Glossary(data["terms"], data["feminine"], data["modifiers"], data["feminine_forms"])
+    assert (terms.definite(part), terms.indefinite(part), terms.complete(part)) == (definite, indefinite, complete)

@@ -150,6 +150,7 @@ class Glossary:
         self._feminine = frozenset(feminine)
         self._modifiers = frozenset(modifiers)
         self._feminine_forms = feminine_forms
+        self._values = frozenset(self._terms.values())
 
     def translate(self, text: object) -> str:
         """A phrase the glossary has, whole; else a part's name noun first: "upper tail root" ->
@@ -169,6 +170,8 @@ class Glossary:
             qualities = [self._words(m) for m in mods]
             if self._female(head):
                 qualities = [self._feminine_forms.get(q, q) for q in qualities]
+            if self._plural(head):
+                qualities = [_plural_of(q) for q in qualities]
             return " ".join([head, *qualities])
         if len(nouns) > 1 and all(n.lower() in self._terms for n in nouns):
             return " de ".join(self._words(n) for n in reversed(nouns))
@@ -190,23 +193,47 @@ class Glossary:
                 i += 1
         return " ".join(w for w in out if w)
 
-    def _female(self, translated: str) -> bool:
-        """Listed as feminine; a word the glossary does not know, by its ending ("guitarra")."""
+    def _plural(self, translated: str) -> bool:
+        """A known word of the language ending in -s is a plural ("patas", "olhos"): none of the
+        glossary's singular nouns ends so."""
         head = translated.split(" ", 1)[0]
-        known = head in self._feminine or head in self._terms.values()
+        return head.endswith("s") and head in self._values
+
+    def _female(self, translated: str) -> bool:
+        """Listed as feminine (a plural by its singular); a word the glossary does not know, by its
+        ending ("guitarra")."""
+        head = translated.split(" ", 1)[0]
+        if self._plural(head):
+            head = head[:-1]
+        known = head in self._feminine or head in self._values
         return head in self._feminine or (bool(self._terms) and not known and head.endswith(("a", "ção", "dade")))
 
     def indefinite(self, text: object) -> str:
         word = self.translate(text)
-        return ("uma " if self._female(word) else "um ") + word
+        article = ("umas" if self._plural(word) else "uma") if self._female(word) else \
+            ("uns" if self._plural(word) else "um")
+        return f"{article} {word}"
 
     def complete(self, text: object) -> str:
-        """"completo" / "completa", agreeing with ``text``'s gender."""
-        return "completa" if self._female(self.translate(text)) else "completo"
+        """"completo" / "completa" (plural: "completos" / "completas"), agreeing with ``text``."""
+        word = self.translate(text)
+        return ("completa" if self._female(word) else "completo") + ("s" if self._plural(word) else "")
 
     def definite(self, text: object) -> str:
         word = self.translate(text)
-        return ("a " if self._female(word) else "o ") + word
+        return ("a" if self._female(word) else "o") + ("s" if self._plural(word) else "") + " " + word
+
+
+def _plural_of(adjective: str) -> str:
+    """A Portuguese adjective's plural ("traseira" -> "traseiras", "superior" -> "superiores",
+    "dorsal" -> "dorsais"); a phrase ("da frente") is left as it is."""
+    if " " in adjective:
+        return adjective
+    if adjective.endswith("al"):
+        return adjective[:-1] + "is"
+    if adjective.endswith(("r", "z")):
+        return adjective + "es"
+    return adjective + "s"
 
 
 def with_article(word: object) -> str:
