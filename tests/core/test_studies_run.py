@@ -213,7 +213,7 @@ def test_two_processes_starting_participants_at_once_leave_one_active(study_path
                 for pid in ("P01", "P02")]
     results = [(c.wait(timeout=120), c.stderr.read() if c.stderr else "") for c in children]
     assert sorted(code for code, _ in results) == [0, 2], results
-    assert any("is still active" in err for _, err in results)
+    assert any("is still active" in err for _, err in results), results
 
 
 async def test_several_games_per_condition_are_tagged_with_their_repeat(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import aiosqlite
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random_exponential
 
 from agent.core.studies.migrations import SchemaTooNew, migrate
 from agent.core.studies.plan import Plan, Slot
@@ -129,8 +130,24 @@ def _game(row: sqlite3.Row) -> GameRow:
                    row["ended_at"], completed, row["end_reason"])
 
 
+def _locked(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and "locked" in str(exc)
+
+
 def _prepare(path: Path, name: str, plan: Plan) -> None:
-    """Create or migrate the database and check it holds this plan (in a thread, at open)."""
+    """Create or migrate the database and check it holds this plan (in a thread, at open).
+
+    Two processes opening a new database at once (two ``study next`` commands) can meet SQLite's
+    "database is locked" at once, without its busy wait: switching to WAL and a reader upgrading
+    to a writer are refused rather than waited for. The whole preparation is then tried again,
+    with random backoff, for as long as the busy timeout."""
+    for attempt in Retrying(retry=retry_if_exception(_locked), stop=stop_after_delay(BUSY_TIMEOUT_MS / 1000),
+                            wait=wait_random_exponential(multiplier=0.02, max=0.5), reraise=True):
+        with attempt:
+            _prepare_once(path, name, plan)
+
+
+def _prepare_once(path: Path, name: str, plan: Plan) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
