@@ -5,8 +5,8 @@ scenario, as tests/tangram/planner/chat_phrasings.yaml's header describes):
 
 * by reply kind (``tests/tangram/planner/chat_phrasings.yaml``): ``{say, scenario, kind: [...],
   says, never, then, figure}``, the phrase keys of the right replies;
-* by meaning (``tests/tangram/planner/chat_dev.yaml``, the three seen sets ``chat_seen.yaml``,
-  ``chat_seen2.yaml`` and ``chat_seen3.yaml``, and a held-back set written separately):
+* by meaning (``tests/tangram/planner/chat_dev.yaml``, the four seen sets ``chat_seen.yaml``
+  to ``chat_seen4.yaml``, and a held-back set written separately):
   ``{say, lang, scenario, intent, reply_lang, says_any, never, acts}``.
 
 A line is right when the reply is of a kind that fits (its phrase key, mapped from the intent by
@@ -17,7 +17,7 @@ its ``acts`` hold over the game's next turns, played by the planner: ``next_piec
 piece played is one of these), ``keeps_partner_pieces`` and ``keeps_piece`` (for the rest of the
 game: up to :data:`REST_TURNS` turns), ``figure`` (the figure it builds).
 
-    python -m benchmarks.tangram.bench_chat_phrasings                     # the five development tables
+    python -m benchmarks.tangram.bench_chat_phrasings                     # the six development tables
     python -m benchmarks.tangram.bench_chat_phrasings --table FILE [...]  # any table
 
 It prints each wrong line with what is wrong, "N of M lines answered right" per table, and the
@@ -51,7 +51,7 @@ from agent.games.tangram.planner.understand import warm
 
 TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"
 DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml", TABLES / "chat_seen.yaml",
-                  TABLES / "chat_seen2.yaml", TABLES / "chat_seen3.yaml")
+                  TABLES / "chat_seen2.yaml", TABLES / "chat_seen3.yaml", TABLES / "chat_seen4.yaml")
 PIECES = "|".join(PIECE_NAMES)
 REST_TURNS = 8
 """Turns played after a line whose constraint must hold "for the rest of the game"."""

@@ -22,7 +22,7 @@ def test_every_line_of_the_development_tables_is_answered_right(table: Path) -> 
 
 
 def test_the_development_table_covers_the_meanings_languages_and_ways_of_typing() -> None:
-    rows = read_table(DEFAULT_TABLES[1])
+    rows = [r for r in read_table(DEFAULT_TABLES[1]) if "intent" in r]  # a few are by reply kind
     assert {r["intent"] for r in rows} >= {"praise", "thanks", "ack", "strategy", "keep_mine", "may_move_mine",
                                            "keep_piece", "unknown_figure", "spatial", "vague_request", "other_language"}
     assert sum(r["lang"] == "pt" for r in rows) >= 20

@@ -188,7 +188,8 @@ class ChatMixin:
         if req.intent == "unknown_figure":
             nearest = req.figure if req.figure is not None and req.figure.name != fig.name else None
             st.offer = nearest
-            return say("unknown_figure", what=req.what, nearest=nearest.name if nearest else "", **base)
+            return say("unknown_figure", what=req.what, nearest=nearest.name if nearest else "",
+                       same=req.figure is not None and req.figure.name == fig.name, **base)
         if req.intent == "release":
             st.keep_human = False
             return say("release_ok", **base)

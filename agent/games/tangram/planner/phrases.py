@@ -209,6 +209,8 @@ class Glossary:
         return head in self._feminine or (bool(self._terms) and not known and head.endswith(("a", "ção", "dade")))
 
     def indefinite(self, text: object) -> str:
+        if str(text).split()[:1] and str(text).split()[0].lower() in _INDEFINITE:  # the partner's own "uma igreja"
+            return str(text)
         word = self.translate(text)
         article = ("umas" if self._plural(word) else "uma") if self._female(word) else \
             ("uns" if self._plural(word) else "um")
@@ -222,6 +224,9 @@ class Glossary:
     def definite(self, text: object) -> str:
         word = self.translate(text)
         return ("a" if self._female(word) else "o") + ("s" if self._plural(word) else "") + " " + word
+
+
+_INDEFINITE = frozenset({"um", "uma", "uns", "umas"})
 
 
 def _plural_of(adjective: str) -> str:

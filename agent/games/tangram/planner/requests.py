@@ -19,7 +19,7 @@ from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
-from agent.games.tangram.planner.matching import STOPWORDS, find_figure
+from agent.games.tangram.planner.matching import STOPWORDS, find_figure, match_text
 from agent.games.tangram.planner.phrases import Phrases
 
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
@@ -211,7 +211,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     question = not asking and (message.rstrip().endswith("?") or starts("question_start"))
     if question and has("identity") and len(words) <= 6:
         return Request("identity", question=True)
-    other_fig, exact = find_figure(message, library)
+    found = match_text(message, library)
+    other_fig, exact = found.figure, found.exact
     plain_switch = has("switch") and not has("soft_switch_only")
     soft_switch = has("soft_switch") or has("soft_switch_only")
     pieces = _find_pieces(words, phrases, prefer)
@@ -237,6 +238,11 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                                   or len([w for w in words if len(w) > 2]) <= 4):
             said = exact and _names_figure(" ".join(words), other_fig)  # "a mermaid": the nearest, a person
             return Request("switch_offer", figure=other_fig, exact=said, what=what, question=question)
+    # "let's build a castle" while building the house: the house only stands in for a castle, so the
+    # partner hears it is not known, and that the figure being built is the nearest.
+    if other_fig is not None and other_fig.name == figure.name and found.word and not pieces and slot is None \
+            and not _names_figure(found.word, figure) and (plain_switch or soft_switch or _wanted_thing(words, phrases)):
+        return Request("unknown_figure", what=found.word, figure=figure, question=question)
     # "we're making a fish right?", "is this a fish?": yes
     # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
     if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \

@@ -120,10 +120,11 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
                 starts_question(text, phrases) or unsure_question)) \
                 or (request.intent in (*PROMISES, "vague") and asks(parsed, text)):
             request = parsed
-    if lang != DEFAULT and request.intent in ("unknown_figure", "switch_unknown") and request.what:
-        own = _own_thing(bare)  # the partner's own word, not its gloss ("um bule", not "a teapot")
+    if lang != DEFAULT and request.what and (request.intent in ("unknown_figure", "switch_unknown") or (
+            request.intent == "switch_offer" and not request.exact)):
+        own = _own_thing(bare)  # the partner's own words, not their gloss ("um bule", not "a teapot")
         if own:
-            request = replace(request, what=" ".join(own) if request.intent == "switch_unknown" else own[1])
+            request = replace(request, what=" ".join(own))
     return Understood(lang, request, reading, text)
 
 
@@ -139,12 +140,14 @@ def _without_tag(text: str, phrases: Phrases) -> str:
     return text
 
 
-_ARTICLES = frozenset({"um", "uma", "uns", "umas"})
+_ARTICLES = {"um": "um", "uma": "uma", "uns": "uns", "umas": "umas", "num": "um", "numa": "uma", "nuns": "uns",
+             "numas": "umas"}
+"""Indefinite articles, alone or fused with "em" ("transformar numa igreja")."""
 
 
 def _own_thing(line: str) -> tuple[str, str] | None:
     """The article and noun after the line's last indefinite article ("e se fizermos um bule" ->
-    ("um", "bule")), in the partner's own spelling, or None."""
+    ("um", "bule"), "numa igreja" -> ("uma", "igreja")), in the partner's own spelling, or None."""
     words = re.findall(r"\w+", line.lower())
     spots = [i for i, w in enumerate(words[:-1]) if w in _ARTICLES]
-    return (words[spots[-1]], words[spots[-1] + 1]) if spots else None
+    return (_ARTICLES[words[spots[-1]]], words[spots[-1] + 1]) if spots else None
