@@ -62,10 +62,11 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "thanks": ["thanks"],
     "ack": ["ack"],
     "strategy": ["strategy_big", "strategy_small", "strategy_part", "strategy_where", "strategy_done", "prefer_ok",
-                 "prefer_move", "prefer_done", "next_done"],
+                 "prefer_move", "prefer_done", "next_done", "handover_ok"],
     # "leave my square alone": the one piece of theirs named is kept (keeps_partner_pieces checks the rest).
     "keep_mine": ["keep_ok", "keep_piece_ok"],
-    "may_move_mine": ["release_ok"],
+    # "use my square, it's in the wrong spot": that piece moved to its spot next acts on the consent.
+    "may_move_mine": ["release_ok", "prefer_move"],
     "keep_piece": ["keep_piece_ok"],
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
@@ -74,13 +75,15 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "vague_request": ["vague_ok", "vague_move", "vague_done", "vague_in_place", "prefer_ok", "prefer_move",
                       "assign_kind_next", "strategy_where", "strategy_part", "next", "next_move", "next_done"],
     "place": ["place_near_ok", "place_near_off_board", "place_near_no_anchor", "place_near_same", "prefer_ok",
-              "prefer_move", "prefer_done", "assign_ok", "assign_already", "assign_kind_next", "move_ok",
+              "prefer_move", "prefer_done", "assign_ok", "assign_already", "assign_kind_next", "assign_no_part_next",
+              "move_ok",
               "move_place_first", "vague_ok", "vague_move"],
     "rotate": ["rotate_ok", "rotate_place_first", "rotate_not_on_board"],
     # "what should I do next?" asks for the next step; a suggestion for the partner's own turn answers it.
     "question_next": ["next", "next_move", "next_done", "stuck", "for_you"],
-    "question_plan": ["plan", "switch_same"],
-    "question_where": ["where", "for_you", "unclear", "prefer_done"],
+    # "are you going to move my pieces?", "did you move my square?": whether it moves (or moved) them.
+    "question_plan": ["plan", "switch_same", "pieces_question"],
+    "question_where": ["where", "for_you", "unclear", "prefer_done", "pieces_question"],
     "question_progress": ["progress", "next_done"],
     "other_language": ["other_language"],
 }.items()}

@@ -9,6 +9,7 @@ import pytest
 
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import load_library
+from agent.games.tangram.planner.phrases import load_phrases
 from benchmarks.tangram.bench_chat_phrasings import DEFAULT_TABLES, read_table, scenario, score
 
 LIBRARY = load_library()
@@ -93,3 +94,92 @@ def test_another_language_is_told_so_in_it_and_the_game_goes_on() -> None:
     reply = game.say("¿puedes girar el cuadrado?")
     assert game.planner.last_reply_kind == "other_language" and "inglés" in reply and "English" in reply
     assert game.planner.state.pending is None and game.planner.state.lang == "en"
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("nope", "no"), ("gotcha", "ack"), ("hvala", "other_language"), ("teşekkürler", "other_language"),
+])
+def test_a_line_of_unknown_words_is_another_language_unless_it_reads_as_english(line: str, kind: str) -> None:
+    game = scenario("fish", LIBRARY)
+    reply = game.say(line)
+    assert (game.planner.last_reply_kind == "other_language") == (kind == "other_language"), reply
+    if kind == "other_language":
+        assert "English or Portuguese" in reply and "inglês ou português" in reply
+
+
+@pytest.mark.parametrize(("line", "scene", "thing", "figure"), [
+    ("can we make a castle instead?", "empty", "castle", "house"),
+    ("actually I'd rather do a whale", "fish", "whale", "fish"),
+    ("da pra transformar numa igreja?", "empty", "uma igreja", "casa"),
+])
+def test_a_figure_the_library_only_stands_in_for_is_not_known_and_the_nearest_is_built(
+        line: str, scene: str, thing: str, figure: str) -> None:
+    game = scenario(scene, LIBRARY)
+    reply = game.say(line)
+    assert game.planner.last_reply_kind == "unknown_figure" and thing in reply and figure in reply, reply
+    assert "Yes, we're making" not in reply and game.planner.state.offer is None
+
+
+def test_whose_pieces_move_is_answered_from_what_happened_and_what_was_asked() -> None:
+    game = scenario("fish", LIBRARY)
+    assert game.say("can I move yours?").startswith("Yes: you can move any piece")
+    assert game.say("did you move my square?") == "No: you moved Purple last."
+    assert "say 'don't move my pieces'" in game.say("are you going to move my pieces?")
+    assert game.planner.state.keep_human is False  # a question promises nothing
+    game.say("don't move my pieces")
+    assert game.say("are you going to move my pieces?").startswith("No: you asked me not to")
+    game.movers["Purple"] = "agent"
+    assert game.say("did you move my square?") == "Yes: I moved Purple last."
+    assert game.say("mexeste no meu quadrado?").startswith("Sim: fui eu")
+
+
+def test_leave_the_rest_to_me_passes_every_turn_until_asked_to_play_again() -> None:
+    game = scenario("fish", LIBRARY)
+    reply = game.say("leave the rest to me")
+    assert game.planner.last_reply_kind == "handover_ok" and "until you ask me to play again" in reply
+    assert not game.planner.state.keep_human  # no constraint on the partner's pieces is read into it
+    assert [game.play() for _ in range(3)] == [None, None, None]
+    game.say("your turn")
+    assert game.play() is not None
+
+
+def test_let_me_do_the_next_one_passes_one_turn() -> None:
+    game = scenario("fish", LIBRARY)
+    assert game.say("deixa-me fazer a proxima").startswith("Está bem, é contigo: passo a minha próxima vez")
+    assert game.play() is None and game.play() is not None
+
+
+@pytest.mark.parametrize(("line", "piece"), [
+    ("not the square, the parallelogram", "Brown"),
+    ("nao o quadrado, o paralelogramo", "Brown"),
+    ("hi! could you place the yellow triangle?", "Yellow"),
+    ("oi! podes por o triangulo amarelo?", "Yellow"),
+    ("can u use one of the tiny triangles as the eye", "Green Yellow"),  # the house has no eye; that piece next
+])
+def test_the_piece_meant_is_played_next(line: str, piece: str) -> None:
+    game = scenario("empty", LIBRARY)
+    reply = game.say(line)
+    pose = game.play()
+    assert pose is not None and pose.piece in piece.split(), reply
+    assert pose.piece in reply or load_phrases(lang="pt").names[pose.piece] in reply, reply
+
+
+@pytest.mark.parametrize(("line", "kind"), [
+    ("nas minhas peças ninguém toca", "keep_ok"),  # the nearest examples once read it as leave to move them
+    ("tranquilo se mexeres nas minhas pecas", "release_ok"),
+    ("whatever I put down stays where I put it", "keep_ok"),
+    ("only move your own pieces please", "keep_ok"),
+])
+def test_whether_the_partner_keeps_or_releases_their_pieces_follows_the_words_that_say_so(line: str, kind: str) -> None:
+    game = scenario("fish", LIBRARY)
+    reply = game.say(line)
+    assert game.planner.last_reply_kind == kind, reply
+    assert game.planner.state.keep_human is (kind == "keep_ok")
+
+
+@pytest.mark.parametrize("line", ["no complaints here, that roof is spot on", "nada mal mesmo",
+                                  "honestly couldn't have done it better myself"])
+def test_praise_said_through_a_negation_is_praise(line: str) -> None:
+    game = scenario("done", LIBRARY)
+    game.say(line)
+    assert game.planner.last_reply_kind == "praise"

@@ -27,6 +27,13 @@ LANGUAGES = load_languages()
     ("agradeço", "pt"),  # no marker, no English word: the Portuguese dictionary knows it
     ("ok ok percebido", "pt"),  # "ok" is of no language
     ("sorta", "en"),  # English shorthand the Portuguese dictionary happens to know
+    ("on commence par les grandes pièces ?", "fr"),  # words English shares: the identifier is all but certain
+    ("dank je wel", "nl"),
+    ("dziękuję", "pl"),
+    ("teşekkürler", "und"),  # letters neither English nor Portuguese writes
+    ("hvala", "und"),  # no word known here, even misspelt
+    ("asdfgh", "en"),  # a keyboard mash is no language
+    ("awsome", "en"),  # a misspelt English word
 ])
 def test_each_line_gets_its_language(line: str, lang: str) -> None:
     assert LANGUAGES.detect(line) == lang

@@ -22,6 +22,10 @@ from agent.games.tangram.protocol import clean_chat_text
 
 _TRIES = 3
 """How many pieces a strategy or a vague request tries before it says what the planner does anyway."""
+_RESUMES = frozenset({"vague", "prefer", "move", "rotate", "place_near", "assign", "strategy", "switch", "yes"})
+"""Requests that ask the agent to play again after the partner took over the rest of the game."""
+HANDOVER_TURNS = 1000
+"""Turns passed after "leave the rest to me": the rest of the game, until the partner asks again."""
 SHOWCASE = 10
 """How many figure names the chat lists when asked for one it does not know."""
 _GAME_OBJECTIVES = ("house", "fish", "human", "rocket", "cat", "robot")
@@ -86,6 +90,8 @@ class ChatMixin:
             self.last_reply_kind = "other_language"
             return _line(self.languages.other_language_line(heard.lang))
         st.lang = heard.lang
+        if st.skip_turns > 1 and req.intent in _RESUMES:
+            st.skip_turns = 0  # after "leave the rest to me": asked to play again
         if req.intent not in ("yes", "no", "switch_offer", "unknown_figure"):
             st.offer = None  # an offer is answered at once or not at all
         return _line(self._answer(req, fit, board))
@@ -143,6 +149,9 @@ class ChatMixin:
             return say("switch_declined", **base)
         if req.intent == "switch_same":
             return say("switch_same", **base)
+        if req.intent == "pieces_question":
+            return say("pieces_question", what=req.what, piece=piece or "", kept=st.keep_human,
+                       mover=st.movers.get(piece, "") if piece is not None and piece in board else "", **base)
         if req.intent == "switch_unknown":
             return say("switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
                        more=max(0, len(self.library) - SHOWCASE), **base)
@@ -204,6 +213,9 @@ class ChatMixin:
             return say("undo", piece=example, other=other)
         if req.intent == "resize":
             return say("resize", **base)
+        if req.intent == "wait" and req.what:  # the partner plays the next piece, or the rest
+            st.skip_turns = HANDOVER_TURNS if req.what == "rest" else 1
+            return say("handover_ok", rest=req.what == "rest")
         if req.intent == "wait":
             st.skip_turns = 1
             return say("wait_ok")
@@ -399,6 +411,10 @@ class ChatMixin:
         st = self.state
         if req.slot is None:
             parts = ", ".join(fig.parts[s] for s in fig.order)
+            if req.what == "place" and req.part and piece not in fit.matched and piece not in st.frozen:
+                st.first = piece  # "use a small triangle as the eye": no eye, but that piece is played next
+                return self._say("assign_no_part_next", figure=fig.name, part=req.part, piece=piece,
+                                 own=fig.parts[fit.slot_of[piece]])
             return self._say("assign_no_part", figure=fig.name, part=req.part or "such part", parts=parts)
         candidates = fig.pieces_with_part(req.part) or [req.slot]
         slot = next((s for s in candidates if shapes.same_kind(piece, s)), req.slot)

@@ -34,6 +34,10 @@ from agent.games.tangram.planner.matching import STOPWORDS
 
 LANGUAGES_PATH = Path(__file__).resolve().parent / "languages.yaml"
 DEFAULT = "en"
+UNKNOWN = "und"
+"""A line in some language neither answered nor told apart (ISO 639-2's "undetermined")."""
+_FOREIGN_LETTERS = frozenset("ąęłńśźżćřěůčšžďťňőűşğıøåæßäöëïÿñœ")
+"""Letters of other Latin alphabets that neither English nor Portuguese writes."""
 IDENTIFIER_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ro", "sv", "da", "cs", "tr")
 """The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
 TYPO_SCORE = 84.0
@@ -41,6 +45,7 @@ TYPO_SCORE = 84.0
 TYPO_MIN_LETTERS = 5
 IDENTIFIER_MIN_WORDS = 3
 IDENTIFIER_CONFIDENCE = 0.9
+IDENTIFIER_CERTAIN = 0.99
 MAX_CHARS = 400
 _WORD = re.compile(r"[a-z0-9]+")
 _SHORT_WORD = re.compile(r"[A-Za-z]+")
@@ -145,6 +150,12 @@ class Languages:
             lang, p = _identifier().classify(text[:MAX_CHARS])
             if lang == "pt" and p >= IDENTIFIER_CONFIDENCE:
                 return "pt"
+        if len(words) >= IDENTIFIER_MIN_WORDS and max(counts.values(), default=0) >= 3:
+            # Words another language shares with English ("on commence par les grandes pièces"): the
+            # identifier, when it is all but certain and that language's markers agree.
+            lang, p = _identifier().classify(text[:MAX_CHARS])
+            if lang != DEFAULT and p >= IDENTIFIER_CERTAIN and counts.get(lang, 0) >= 3:
+                return str(lang)
         if len(words) >= IDENTIFIER_MIN_WORDS and english < 0.8 * len(words):
             lang, p = _identifier().classify(text[:MAX_CHARS])
             # The identifier decides unless the markers clearly say another language (it takes
@@ -162,7 +173,37 @@ class Languages:
                 len(w) >= TYPO_MIN_LETTERS - 1 and fold(w) not in self._not_portuguese and _known_pt(w)
                 for w in _SPELT.findall(text[:MAX_CHARS].lower())):
             return "pt"  # no marker, no English word, but a word of the Portuguese dictionary ("agradeço")
+        if not english and not any(counts.values()) and self._foreign(text):
+            return UNKNOWN
         return DEFAULT
+
+    def _foreign(self, text: str) -> bool:
+        """Whether a line with no English word and no marker is in some other language: it has a
+        letter neither English nor Portuguese writes ("dziękuję", "teşekkürler"), or none of its
+        words is known here, even misspelt ("hvala", "dank je wel"), and one has four letters or more."""
+        spelt = [w for w in _SPELT.findall(text[:MAX_CHARS].lower()) if not w.isdigit()]
+        if not spelt:
+            return False
+        if any(ch in _FOREIGN_LETTERS for w in spelt for ch in w):
+            return True
+        words = [fold(w) for w in spelt]
+        known = self._known_words
+        if not any(len(w) >= TYPO_MIN_LETTERS - 1 for w in words):
+            return False
+        if any(sum(ch in "aeiouy" for ch in w) < 0.3 * len(w) for w in words if len(w) >= TYPO_MIN_LETTERS - 1):
+            return False  # no language's words: a keyboard mash ("asdfgh")
+        return not any(w in known or _known_pt(raw) or (len(w) >= TYPO_MIN_LETTERS - 1 and process.extractOne(
+            w, known, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE - 4) is not None) for w, raw in zip(words, spelt,
+                                                                                                    strict=True))
+
+    @functools.cached_property
+    def _known_words(self) -> frozenset[str]:
+        """Every word this file knows in English or Portuguese: glosses both ways, shorthand, markers."""
+        d = self.data
+        phrases = [*d.gloss, *d.gloss.values(), *d.shorthand, *d.shorthand.values(), *d.informal,
+                   *d.informal.values(), *d.whole, *d.whole.values(), *d.neutral, *d.symbols.values(),
+                   *d.markers.get("pt", [])]
+        return frozenset(w for p in phrases for w in fold(p).split())
 
     def plain(self, text: str, words: bool = True) -> str:
         """``text`` with its emoji and symbols written as the English words they stand for (or

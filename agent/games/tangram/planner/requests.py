@@ -26,7 +26,7 @@ Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "ass
                  "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
                  "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
-                 "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language"]
+                 "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question"]
 
 # Words of part names too common to identify a part on their own ("left" wall, "upper" hull).
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
@@ -208,7 +208,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return any(_phrase_at(words, _norm(p)) == 0 for p in intents.get(intent, []))
 
     asking = starts("request_start")
-    question = not asking and (message.rstrip().endswith("?") or starts("question_start"))
+    # "what i put down stays where it is" opens with a relative "what", no question
+    question = not asking and (message.rstrip().endswith("?")
+                               or (starts("question_start") and words[:2] != ["what", "i"]))
     if question and has("identity") and len(words) <= 6:
         return Request("identity", question=True)
     found = match_text(message, library)
@@ -218,6 +220,23 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     pieces = _find_pieces(words, phrases, prefer)
     slot, part_words, part_pos = _find_part(words, figure, order)
     piece = pieces[0][1] if pieces else None
+    # "thanks for not moving my square": thanks, for whatever it thanks for
+    if starts("thanks") and "for" in words[1:4]:
+        return Request("thanks")
+    # "not bad at all", "no complaints", "couldn't have done it better": praise, whatever its negation
+    if has("praise_idiom") and not question:
+        return Request("praise")
+    # "your turn", "you can play again": the agent plays (after a pass the partner asked for)
+    if has("resume") and not (has("dont") or has("wait") or has("next")) and len(words) <= 6:
+        return Request("vague")
+    # "let me do the next one", "leave the rest to me": the partner plays, the agent passes
+    if has("handover_rest") or has("handover_next"):
+        return Request("wait", what="rest" if has("handover_rest") else "next")
+    # "not the square, the parallelogram", "no, the other big triangle - the red one": the piece named last
+    if pieces and words[:1] in (["not"], ["no"], ["nope"], ["nah"], ["dont"]) \
+            and (len(pieces) >= 2 or "other" in words) \
+            and not (has("touch") or has("rotate") or has("keep") or has("move")):
+        return Request("prefer", piece=pieces[-1][1])
     # "bora fazer uma girafa azul": a colour after the thing asked for describes it, and names no piece
     asked_for = _wanted_thing(words, phrases).split()[1:]
     described = plain_switch and bool(pieces) and (
@@ -241,7 +260,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     # "let's build a castle" while building the house: the house only stands in for a castle, so the
     # partner hears it is not known, and that the figure being built is the nearest.
     if other_fig is not None and other_fig.name == figure.name and found.word and not pieces and slot is None \
-            and not _names_figure(found.word, figure) and (plain_switch or soft_switch or _wanted_thing(words, phrases)):
+            and not _names_figure(found.word, figure) \
+            and (plain_switch or soft_switch or _wanted_thing(words, phrases)):
         return Request("unknown_figure", what=found.word, figure=figure, question=question)
     # "we're making a fish right?", "is this a fish?": yes
     # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
@@ -263,12 +283,22 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("why", question=True)
         if has("for_you"):
             return Request("for_you", piece=piece, slot=slot, question=True)
+        # "are you going to move my pieces?", "can I move yours?", "did you move my square?": whose pieces move
+        whose = has("mine") or has("yours") or _has_any(words, ["my", "your"])
+        if whose and (has("touch") or has("move")) and not relation and not direction and not slot \
+                and "next" not in words and not has("where"):  # "whats your next move", "where should my square go"
+            who = "may" if _has_any(words, intents.get("partner_may", [])) else \
+                "past" if _has_any(words, intents.get("asked_past", [])) else "will"
+            return Request("pieces_question", piece=piece, what=who, question=True)
+        # "are you going to place the blue one next?", "which piece do you need now, the parallelogram?"
+        if piece and not slot and has("next") and not has("where"):
+            return Request("next", question=True)
         if piece or slot:
             return Request("where", piece=piece, slot=slot, part=part_words, question=True)
+        if has("plan_first"):  # "qual é o plano? como vais montar isto" asks the plan, not how it is
+            return Request("plan", question=True)
         if has("how_are_you"):
             return Request("how_are_you", question=True)
-        if has("plan_first"):
-            return Request("plan", question=True)
         for asked in ("next", "progress", "plan", "help"):
             if has(asked):
                 return Request(asked, question=True)
@@ -282,6 +312,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("release")
     if pieces and (stays or (has("dont") and has("touch") and not has("consent"))) and not relation:
         return Request("keep_piece", piece=piece)  # "yellow should stay where it is", "dont touch purple"
+    if not pieces and stays and has("ownership") and not has("consent") and not question:
+        return Request("keep")  # "whatever i put down stays where i put it"
     if has("where") and (piece or slot):
         # "the blue triangle goes where" asks; "leave blue where it is" does not.
         asks_where = not _has_any(words, _STAYS)
@@ -314,14 +346,16 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     if piece and not slot and not has("move"):
         named = _PART_AFTER.search(text)
         if named and not has("next"):
-            return Request("assign", piece=piece, slot=None, part=named.group(1))
+            return Request("assign", piece=piece, slot=None, part=named.group(1),
+                           what="place" if "use" in words or has("place_verb") else "")
         if has("next") or has("assign"):
             return Request("prefer", piece=piece)
     if has("release"):
         return Request("release")
     # "don't change anything", "não mexas em nada": the partner's pieces stay ("don't move it": that one)
     if not pieces and has("dont") and has("touch") and not has("consent") and not direction and not relation:
-        that = last_piece if last_piece and has("that") and not has("mine") else None
+        that = last_piece if last_piece and has("that") and not has("mine") and not _has_any(
+            words, ["anything", "everything", "what i", "i put", "ive put", "i placed", "ive placed"]) else None
         return Request("keep_piece", piece=that) if that else Request("keep")
     if has("keep"):  # "don't touch my square": that piece; "don't touch my stuff": all of theirs
         return Request("keep_piece", piece=piece) if piece else Request("keep")
@@ -345,11 +379,14 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("disagree", piece=piece)
     if has("for_you") and (piece or slot):  # "help me with the roof"
         return Request("for_you", piece=piece, slot=slot)
+    if has("plan_first"):  # "so whats the plan here, how r u going to build it"
+        return Request("plan")
     # "wait, what are we making?": the question after the interjection is what is asked.
     for intent in ("why", "help", "next", "progress", "plan", "wait") if not has("wait") or len(words) <= 3 \
             else ("why", "help", "progress", "plan", "wait", "next"):
-        if intent == "wait" and has("dont") and not _has_any(words, ["dont play", "do not play"]):
-            continue  # "dont stop": go on, no pass
+        if intent == "wait" and ((has("dont") and not _has_any(words, ["dont play", "do not play"]))
+                                 or _has_any(words, ["can wait", "could wait", "will wait", "wait for"])):
+            continue  # "dont stop": go on, no pass; "the fins can wait": a strategy
         if has(intent):
             return Request(intent)
     if has("for_you"):
@@ -369,6 +406,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
         return Request("prefer", piece=piece)
     if has("space") and not has("praise") and not has("fill"):  # "too bunched up", "a gap between blue and cream"
         return Request("spatial", what="space")
+    if len(pieces) == 1 and has("place_verb") and not has("negation") and not question:
+        return Request("prefer", piece=piece)  # "you can put the red triangle in, please": that piece next
     if piece or slot:
         return Request("unclear", piece=piece, slot=slot, part=part_words)
     if has("smalltalk"):
@@ -464,7 +503,9 @@ STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "
 """What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
 _ARTICLE = {"a", "an"}
 _STAYS = ("where it is", "where they are", "where it was", "where its", "where she is", "where he is", "as it is",
-          "as they are", "stays there", "stay there", "stays put", "stay put", "locked in")
+          "as they are", "stays there", "stay there", "stays put", "stay put", "locked in", "where i put it",
+          "where i put them", "where i left it", "where i left them", "where i placed it", "where i placed them",
+          "keep it there", "keep them there", "keep it like that", "keep it as is")
 """Words that keep a piece where it is ("purple stays as it is", "red is locked in")."""
 
 

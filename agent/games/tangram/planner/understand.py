@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from agent.games.tangram.planner.intents import COMMAND, MIN_SCORE, IntentModel, Reading, load_intents
-from agent.games.tangram.planner.language import DEFAULT, Languages, fold, load_languages
+from agent.games.tangram.planner.language import DEFAULT, UNKNOWN, Languages, fold, load_languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.phrases import Phrases, load_phrases
 from agent.games.tangram.planner.requests import (
@@ -50,6 +50,7 @@ _WISHES = frozenset({"keep", "keep_piece", "release"})
 _ABOUT_WISHES = frozenset({"keep_mine", "may_move_mine", "keep_piece", "spatial"})
 """The readings that may overrule a wish about pieces the keywords read (which pieces, consent or not)."""
 _SEVERAL = frozenset({"both", "two", "like", "them", "all", "triangles", "pieces", "ones"})
+_ORDER = frozenset({"first", "last", "end", "start", "begin", "later", "before", "after"})
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     plain = languages.plain(message)
     bare = languages.plain(message, words=False)
     lang = languages.detect(bare)
+    if lang == UNKNOWN and _read_as_english(languages.expand(plain), figure, library, phrases, intents):
+        lang = DEFAULT  # chat English no dictionary has ("nope", "gotcha")
     if not languages.answered(lang):
         return Understood(lang, Request("other_language"))
 
@@ -77,6 +80,9 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
             return languages.expand(line)
         return languages.gloss(line) + ("?" if line.rstrip().endswith("?") else "")
 
+    # A greeting before the line ("hi! could you place the yellow one?", "oi! podes rodar o quadrado?")
+    # says nothing of what the line is for.
+    plain, bare = _without_greeting(plain, phrases), _without_greeting(bare, phrases)
     text = english(plain)
     # Pieces, figures and moves are read without the emoji ("make a heart ❤️" asks for a heart);
     # the meaning with them ("omg yes 😍" is praise).
@@ -84,10 +90,14 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # A closing tag ("..., ok?") asks for agreement: the line before it says what it is for, and is no
     # question for its question mark ("whatever i put down stays where it is, ok?").
     untagged = _without_tag(fold(named).rstrip("?! "), phrases)
+    tagged = named
     if untagged != fold(named).rstrip("?! ") and (named.rstrip().endswith("?") or untagged.endswith(",")):
         named = untagged
     parsed = parse_request(named, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                            offer=offer)
+    if parsed.intent == "other" and named != tagged:  # "we're still doing a fish, right?" asks, with its tag
+        parsed = parse_request(tagged, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
+                               offer=offer)
     reading = intents.read(_without_tag(fold(text), phrases))
     request = parsed
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
@@ -100,16 +110,23 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
     shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
         _SEVERAL & set(fold(text).split()))
+    # Several pieces of a kind first or last ("lay down the two large triangles first") is an order, not one move.
+    order_wish = reading.intent == "strategy" and parsed.intent in ("move", "place_near", "prefer", "assign") \
+        and bool(_SEVERAL & set(fold(text).split())) and bool(_ORDER & set(fold(text).split()))
     # A line the keywords could not read ("unclear": a piece named, nothing asked; "other") takes the
     # classifier's best meaning when it is near enough, however close the second: a guess of what it
     # is for answers better than "I'm not sure what you want".
     unread = parsed.intent in ("unclear", "other") and reading.score >= MIN_SCORE
     # A wish the keywords read ("leave cream, it's perfect", "the house is too narrow", "I'd rather you
     # didn't touch mine") is no praise and no other figure: only a reading of the same kind refines it.
-    wish = (parsed.intent in _WISHES and reading.intent not in _ABOUT_WISHES) or (
+    # The keywords' polarity (a negated touch, a consent) is not flipped by the nearest examples:
+    # "nas minhas peças ninguém toca" keeps, "its fine if you move my pieces" releases.
+    flipped = (parsed.intent in ("keep", "keep_piece") and reading.intent == "may_move_mine") or (
+        parsed.intent == "release" and reading.intent in ("keep_mine", "keep_piece"))
+    wish = (parsed.intent in _WISHES and (reading.intent not in _ABOUT_WISHES or flipped)) or (
         parsed.intent == "resize" and reading.intent in _SOCIAL)  # "tiny ones last" is a strategy
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
-            and (parsed.intent not in STRONG or social or shape_wish) and (not plain_question or social):
+            and (parsed.intent not in STRONG or social or shape_wish or order_wish) and (not plain_question or social):
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
         # A promise (keep or move the partner's pieces, keep a piece) only for a line that clearly asks it;
         # a question the classifier is unsure of is answered as the question the keywords read.
@@ -126,6 +143,29 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         if own:
             request = replace(request, what=" ".join(own))
     return Understood(lang, request, reading, text)
+
+
+_GREETING_END = re.compile(r"^\s*([^\W\d_]+(?:\s+[^\W\d_]+)?)\s*[!,.:;]+\s*(?=\S)")
+
+
+def _without_greeting(line: str, phrases: Phrases) -> str:
+    """``line`` without a greeting it opens with and sets apart ("hi! ...", "olá, ..."), when at
+    least three words are left."""
+    m = _GREETING_END.match(line)
+    if m is None or len(line[m.end():].split()) < 3:
+        return line
+    greetings = {fold(g) for g in phrases.vocabulary.intents.get("greeting", [])} | _GREETINGS_PT
+    return line[m.end():] if fold(m.group(1)) in greetings else line
+
+
+_GREETINGS_PT = frozenset({"oi", "ola", "ei", "eh", "bom dia", "boa tarde", "boa noite", "hey", "epa", "opa"})
+
+
+def _read_as_english(line: str, figure: Figure, library: FigureLibrary, phrases: Phrases,
+                     intents: IntentModel) -> bool:
+    """Whether a line of unknown words still reads as English: the keywords or the meaning
+    examples find something in it."""
+    return parse_request(line, figure, library, phrases).intent != "other" or intents.read(fold(line)).sure
 
 
 def _without_tag(text: str, phrases: Phrases) -> str:
