@@ -62,7 +62,7 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "thanks": ["thanks"],
     "ack": ["ack"],
     "strategy": ["strategy_big", "strategy_small", "strategy_part", "strategy_where", "strategy_done", "prefer_ok",
-                 "prefer_move", "prefer_done", "next_done", "handover_ok"],
+                 "prefer_move", "prefer_done", "next_done", "handover_ok", "strategy_theirs"],
     # "leave my square alone": the one piece of theirs named is kept (keeps_partner_pieces checks the rest).
     "keep_mine": ["keep_ok", "keep_piece_ok"],
     # "use my square, it's in the wrong spot": that piece moved to its spot next acts on the consent.

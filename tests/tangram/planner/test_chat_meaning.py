@@ -183,3 +183,17 @@ def test_praise_said_through_a_negation_is_praise(line: str) -> None:
     game = scenario("done", LIBRARY)
     game.say(line)
     assert game.planner.last_reply_kind == "praise"
+
+
+@pytest.mark.parametrize(("line", "pieces", "said"), [
+    ("you do the walls and I'll do the roof", {"Red"}, "the roof is yours"),
+    ("eu faço as paredes", {"Cream", "Blue"}, "as paredes ficam contigo"),
+])
+def test_a_part_the_partner_takes_is_left_to_them_for_the_rest_of_the_game(line: str, pieces: set[str],
+                                                                           said: str) -> None:
+    game = scenario("empty", LIBRARY)
+    reply = game.say(line)
+    assert game.planner.last_reply_kind == "strategy_theirs" and said in reply, reply
+    played = {pose.piece for pose in (game.play() for _ in range(8)) if pose is not None}
+    assert played and not played & pieces
+    assert all(f"leave {p} where it is" in game.planner.constraints() for p in pieces)

@@ -331,6 +331,18 @@ class ChatMixin:
         """"Start with the big ones", "the roof first", "from the bottom": the next piece follows it."""
         fig = self.figure
         todo = self._open(fit, board)
+        if req.what == "theirs" and req.slot is not None:  # "I'll do the tail": its pieces are left to the partner
+            named = [s for s in fig.order if fig.parts[s] == fig.parts[req.slot] == req.part.rstrip("s")]
+            slots = named or fig.pieces_with_part(req.part) or [req.slot]  # "the tail"; "the walls": both
+            pieces = [fit.piece_for_slot(s) for s in slots]
+            st = self.state
+            st.frozen.update(pieces)
+            if st.first in pieces:
+                st.first = None
+            several = len(slots) > 1
+            common = [w for w in fig.parts[slots[0]].split() if all(w in fig.parts[s].split() for s in slots)]
+            part = " ".join(common) if several and common else fig.parts[slots[0]]
+            return self._say("strategy_theirs", part=part, several=several, pieces=pieces)
         if req.what == "part" and req.slot is not None:
             piece = fit.piece_for_slot(req.slot)
             part = fig.parts[fit.slot_of[piece]]

@@ -232,6 +232,12 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     # "let me do the next one", "leave the rest to me": the partner plays, the agent passes
     if has("handover_rest") or has("handover_next"):
         return Request("wait", what="rest" if has("handover_rest") else "next")
+    # "I'll do the tail", "vc faz as paredes e eu faço o telhado": that part is the partner's to build
+    mine_at = _positions(words, intents.get("mine_part", []))
+    if mine_at and not question:
+        theirs, their_words, _ = _find_part(words[max(mine_at) + 1:max(mine_at) + 4], figure, order)
+        if theirs is not None:
+            return Request("strategy", slot=theirs, part=their_words, what="theirs")
     # "not the square, the parallelogram", "no, the other big triangle - the red one": the piece named last
     if pieces and words[:1] in (["not"], ["no"], ["nope"], ["nah"], ["dont"]) \
             and (len(pieces) >= 2 or "other" in words) \

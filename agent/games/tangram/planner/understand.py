@@ -124,7 +124,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     flipped = (parsed.intent in ("keep", "keep_piece") and reading.intent == "may_move_mine") or (
         parsed.intent == "release" and reading.intent in ("keep_mine", "keep_piece"))
     wish = (parsed.intent in _WISHES and (reading.intent not in _ABOUT_WISHES or flipped)) or (
-        parsed.intent == "resize" and reading.intent in _SOCIAL)  # "tiny ones last" is a strategy
+        parsed.intent == "resize" and reading.intent in _SOCIAL) or (  # "tiny ones last" is a strategy
+        parsed.intent == "strategy" and parsed.what == "theirs")  # "I'll do the roof": that part is theirs
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
             and (parsed.intent not in STRONG or social or shape_wish or order_wish) and (not plain_question or social):
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
