@@ -83,7 +83,8 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "question_next": ["next", "next_move", "next_done", "stuck", "for_you"],
     # "are you going to move my pieces?", "did you move my square?": whether it moves (or moved) them.
     "question_plan": ["plan", "switch_same", "pieces_question"],
-    "question_where": ["where", "for_you", "unclear", "prefer_done", "pieces_question"],
+    # "where will you put the next piece?": the next piece and the part it goes to.
+    "question_where": ["where", "for_you", "unclear", "prefer_done", "pieces_question", "next", "next_move"],
     "question_progress": ["progress", "next_done"],
     "other_language": ["other_language"],
 }.items()}

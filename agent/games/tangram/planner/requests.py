@@ -175,6 +175,16 @@ def _wanted_thing(words: Sequence[str], phrases: Phrases) -> str:
     return ""
 
 
+def _planning(words: Sequence[str]) -> bool:
+    """ "how are you planning to build it", "how are you going to make the roof": a question about
+    the plan, not how the agent is."""
+    for i in range(len(words) - 3):
+        if words[i:i + 3] == ["how", "are", "you"]:
+            after = words[i + 3:i + 5]
+            return after[0].endswith("ing") and after[0] != "doing" and (after[0] != "going" or after[1:] == ["to"])
+    return False
+
+
 def _names_figure(what: str, figure: Figure) -> bool:
     """Whether the thing asked for ("a fish", "a big cat", "the fishes") names ``figure`` itself."""
     name = figure.name.lower()
@@ -207,7 +217,9 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     def starts(intent: str) -> bool:
         return any(_phrase_at(words, _norm(p)) == 0 for p in intents.get(intent, []))
 
-    asking = starts("request_start")
+    # "the blue one faces the wrong way, can you rotate it?": a request after a remark
+    asking = starts("request_start") or (_has_any(words, ["can you", "could you", "would you", "please"])
+                                         and (has("move") or has("rotate")))
     # "what i put down stays where it is" opens with a relative "what", no question
     question = not asking and (message.rstrip().endswith("?")
                                or (starts("question_start") and words[:2] != ["what", "i"]))
@@ -226,6 +238,22 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     # "not bad at all", "no complaints", "couldn't have done it better": praise, whatever its negation
     if has("praise_idiom") and not question:
         return Request("praise")
+    acting = asking or has("move") or has("rotate") or has("dont") or has("next") or has("where")
+    # "that's a clever spot for the cream one, well done": praise that names a piece asks nothing of it
+    if has("praise") and not acting and not question:
+        return Request("praise")
+    # "thank you, that was very kind of you to help me with the roof": thanks
+    if starts("thanks") and not acting and not question:
+        return Request("thanks")
+    # "keep the parallelogram there, it's fine", "mantenha o paralelogramo nessa posição": that piece stays
+    if pieces and "keep" in words and not (has("move") or has("rotate") or question or has("consent")):
+        return Request("keep_piece", piece=piece)
+    # "you can place yours but dont touch mine": the clause after "but" says what is asked of theirs
+    if "but" in words:
+        after = words[words.index("but") + 1:]
+        if _has_any(after, intents.get("dont", [])) and _has_any(after, intents.get("touch", [])) \
+                and _has_any(after, [*intents.get("mine", []), *intents.get("ownership", [])]) and not pieces:
+            return Request("keep")
     # "your turn", "you can play again": the agent plays (after a pass the partner asked for)
     if has("resume") and not (has("dont") or has("wait") or has("next")) and len(words) <= 6:
         return Request("vague")
@@ -289,6 +317,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("why", question=True)
         if has("for_you"):
             return Request("for_you", piece=piece, slot=slot, question=True)
+        if has("plan_how"):  # "how are you going to make the roof?": the plan
+            return Request("plan", question=True)
         # "are you going to move my pieces?", "can I move yours?", "did you move my square?": whose pieces move
         whose = has("mine") or has("yours") or _has_any(words, ["my", "your"])
         if whose and (has("touch") or has("move")) and not relation and not direction and not slot \
@@ -296,6 +326,8 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             who = "may" if _has_any(words, intents.get("partner_may", [])) else \
                 "past" if _has_any(words, intents.get("asked_past", [])) else "will"
             return Request("pieces_question", piece=piece, what=who, question=True)
+        if has("resize") and not has("where") and not has("next"):  # "can the roof be wider than the walls?"
+            return Request("resize")
         # "are you going to place the blue one next?", "which piece do you need now, the parallelogram?"
         if piece and not slot and has("next") and not has("where"):
             return Request("next", question=True)
@@ -303,7 +335,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("where", piece=piece, slot=slot, part=part_words, question=True)
         if has("plan_first"):  # "qual é o plano? como vais montar isto" asks the plan, not how it is
             return Request("plan", question=True)
-        if has("how_are_you"):
+        if (has("how_are_you") and not _planning(words)):
             return Request("how_are_you", question=True)
         for asked in ("next", "progress", "plan", "help"):
             if has(asked):
