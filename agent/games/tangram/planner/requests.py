@@ -246,7 +246,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
     if starts("thanks") and not acting and not question:
         return Request("thanks")
     # "keep the parallelogram there, it's fine", "mantenha o paralelogramo nessa posição": that piece stays
-    if pieces and "keep" in words and not (has("move") or has("rotate") or question or has("consent")):
+    if pieces and "keep" in words and not (has("move") or has("rotate") or question):
         return Request("keep_piece", piece=piece)
     # "you can place yours but dont touch mine": the clause after "but" says what is asked of theirs
     if "but" in words:
@@ -327,7 +327,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
                 "past" if _has_any(words, intents.get("asked_past", [])) else "will"
             return Request("pieces_question", piece=piece, what=who, question=True)
         if has("resize") and not has("where") and not has("next"):  # "can the roof be wider than the walls?"
-            return Request("resize")
+            return Request("resize", question=True)
         # "are you going to place the blue one next?", "which piece do you need now, the parallelogram?"
         if piece and not slot and has("next") and not has("where"):
             return Request("next", question=True)

@@ -125,7 +125,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         parsed.intent == "release" and reading.intent in ("keep_mine", "keep_piece"))
     wish = (parsed.intent in _WISHES and (reading.intent not in _ABOUT_WISHES or flipped)) or (
         parsed.intent == "resize" and reading.intent in _SOCIAL) or (  # "tiny ones last" is a strategy
-        parsed.intent == "strategy" and parsed.what == "theirs")  # "I'll do the roof": that part is theirs
+        parsed.intent == "strategy" and parsed.what == "theirs") or (  # "I'll do the roof": that part is theirs
+        parsed.intent == "resize" and reading.intent == "strategy" and _reshapes(fold(text)))
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
             and (parsed.intent not in STRONG or social or shape_wish or order_wish) and (not plain_question or social):
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
@@ -160,6 +161,17 @@ def _without_greeting(line: str, phrases: Phrases) -> str:
 
 
 _GREETINGS_PT = frozenset({"oi", "ola", "ei", "eh", "bom dia", "boa tarde", "boa noite", "hey", "epa", "opa"})
+
+
+_COMPARATIVES = frozenset({"wider", "taller", "bigger", "smaller", "longer", "shorter", "thinner", "narrower", "larger",
+                           "fatter", "thicker", "higher", "lower", "flatter"})
+
+
+def _reshapes(text: str) -> bool:
+    """A comparative of size, without an order of pieces ("can the roof be wider than the walls"; not
+    "bigger ones first")."""
+    words = set(text.split())
+    return bool(words & _COMPARATIVES) and not words & (_ORDER | {"ones", "pieces"})
 
 
 def _read_as_english(line: str, figure: Figure, library: FigureLibrary, phrases: Phrases,
