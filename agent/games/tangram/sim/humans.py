@@ -15,9 +15,10 @@ Kinds:
 * ``chatty``: moves like ``random`` and talks: often before the AI's turn, sometimes during it.
 * ``requesting``: builds like ``cooperative`` and makes the requests people make of a partner, in
   English or Portuguese (by seed): "don't move my pieces", "start with the big ones", "turn the
-  square", "leave Red where it is"; on each of its later turns it checks the agent kept them (its
-  own pieces where it left them, the biggest piece left placed next, the square turned, Red not
-  moved again) and notes each broken promise in :attr:`ScriptedHuman.broken`.
+  square", "leave Red where it is", "let me do the next one", "I'll do the floor"; on each of its
+  later turns it checks the agent kept them (its own pieces where it left them, the biggest piece
+  left placed next, the square turned, Red not moved again, no play on the turn it took, the floor
+  left to it) and notes each broken promise in :attr:`ScriptedHuman.broken`.
 """
 
 from __future__ import annotations
@@ -178,6 +179,8 @@ _MOVED = 0.5
 """How far (board units, or degrees) a piece must be off to count as moved."""
 REQUESTS = (
     ("keep_mine", ("please don't move my pieces", "não mexas nas minhas peças")),
+    ("theirs_floor", ("I'll do the floor", "eu faço o chão")),
+    ("pass_next", ("let me do the next one", "deixa-me fazer a próxima")),
     ("turn_brown", ("can you turn the brown one?", "roda o castanho")),
     ("biggest_next", ("let's start with the big ones", "vamos começar pelas peças grandes")),
     ("turn_square", ("can you rotate the square?", "podes rodar o quadrado?")),
@@ -185,6 +188,8 @@ REQUESTS = (
 )
 """The requests of the ``requesting`` partner, in order, one per turn, each in English and Portuguese."""
 _TURNED = {"turn_square": "Purple", "turn_brown": "Brown"}
+_THEIRS = {"theirs_floor": ("house", frozenset({"Green", "Yellow"}))}
+"""A part the partner takes for themself, the figure it is asked on, and its pieces, never to be played by the agent."""
 """The piece each request to turn one names: still in the drawer, it is placed first, turned on the turn after."""
 
 
@@ -197,6 +202,8 @@ class RequestingHuman(CooperativeHuman):
     _mine: dict[str, Pose]
     _keep_mine: bool = False
     _keep: dict[str, Pose | None]
+    _theirs: frozenset[str] = frozenset()
+    """The pieces of a part this partner took for themself ("I'll do the floor")."""
     _expect: list[tuple[str, str]]
     """Checks due on this partner's next turn, with the piece they are about: ("biggest_next", ""),
     ("turn", piece), ("place", piece): a drawer piece asked to be turned is placed first, then turned
@@ -217,11 +224,17 @@ class RequestingHuman(CooperativeHuman):
             self._keep_mine = True
         elif what == "keep_red":
             self._keep["Red"] = board.get("Red")
-            self._hands_off = frozenset({"Red"})
+            self._hands_off = self._hands_off | {"Red"}
+        elif what in _THEIRS:
+            figure, pieces = _THEIRS[what]
+            if figure not in self.objective.lower():
+                return self.chat_before(game)  # a part of another figure: not asked
+            self._theirs = pieces
         elif what in _TURNED:
             piece = _TURNED[what]
             self._expect.append(("turn" if piece in board else "place", piece))
             self._mine.pop(piece, None)  # asking to turn it consents to its move
+            self._hands_off = self._hands_off | {piece}  # and this partner leaves it to the agent
         else:
             self._expect.append((what, ""))
         return [self.rng.choice(lines)]
@@ -246,6 +259,8 @@ class RequestingHuman(CooperativeHuman):
         for piece, pose in self._keep.items():
             if (pose is None) != (piece not in now) or (pose is not None and _moved(now[piece], pose)):
                 self.broken.append(f"moved {piece}, asked to leave it")
+        self.broken += [f"played {p}, of a part the partner took" for p in sorted(self._theirs)
+                        if p in now and (p not in before or _moved(now[p], before[p]))]
         for expected, piece in self._expect:
             new = [p for p in now if p not in before]
             drawer = [p for p in PIECE_NAMES if p not in before]
@@ -261,6 +276,8 @@ class RequestingHuman(CooperativeHuman):
                 biggest = max(_SIZE[PIECES[p].kind] for p in drawer)
                 if _SIZE[PIECES[new[0]].kind] != biggest:
                     self.broken.append(f"placed {new[0]} after 'big ones first' while a bigger piece was left")
+            if what == "pass_next" and any(p not in before or _moved(now[p], before[p]) for p in now):
+                self.broken.append("played after 'let me do the next one'")
             if what == "turn" and piece in now and piece in before \
                     and rotation_distance(now[piece].rotation, before[piece].rotation) < _MOVED:
                 self.broken.append(f"did not turn {piece}")
