@@ -47,7 +47,7 @@ async def played_after(line: str, piece: str) -> tuple[Any, MovesClient, Recorde
 
 async def test_dont_move_my_pieces_said_by_the_planner_holds_for_the_model() -> None:
     decision, client, transcript = await played_after("please don't move the pieces I placed", "Purple")
-    assert "never move the partner" in client.prompts[0] and "Never move Purple" in client.prompts[0]
+    assert "never move the partner" in client.prompts[0] and "Never move or place Purple" in client.prompts[0]
     assert decision.pose is None or decision.pose.piece != "Purple", decision
     assert decision.source == "planner-fallback"
     asked_again = [r for r in transcript.records if r["kind"] == "reask"]
@@ -65,3 +65,11 @@ async def test_without_a_constraint_the_models_move_is_played() -> None:
     assert "Never move" not in client.prompts[0]
     assert decision.pose is not None and decision.pose.piece == "Purple" and decision.source.startswith("llm")
     assert decision.pose.x != FISH_STATE["Purple"].position[0]
+
+
+async def test_a_part_the_partner_took_is_never_placed_by_the_model() -> None:
+    decision, client, transcript = await played_after("I'll do the tail", "Blue")  # Blue, the tail, is in the drawer
+    assert "Never move or place Blue" in client.prompts[0]
+    assert decision.pose is None or decision.pose.piece != "Blue", decision
+    asked_again = [r for r in transcript.records if r["kind"] == "reask"]
+    assert asked_again and asked_again[0]["problem"] == "piece_kept"

@@ -141,7 +141,7 @@ def salvage_answer(data: Any, on_board: Mapping[str, tuple[float, float]],
         return Salvaged(None, tuple(notes), Problem("unreadable", "the JSON is not a move in the schema"))
     if move.action == "pass":
         return Salvaged(move, tuple(notes))
-    if move.piece is not None and move.piece in on_board and move.piece in kept:
+    if move.piece is not None and move.piece in kept:  # on the board, or left in the drawer for the partner
         return Salvaged(None, tuple(notes), _kept_problem(kept[move.piece], move.piece))
     fixed, problem = _usable(move, on_board, notes)
     return Salvaged(fixed, tuple(notes) if fixed is not None else (), problem)

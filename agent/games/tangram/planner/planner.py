@@ -68,10 +68,11 @@ class Planner(ChatMixin):
         return frozenset(self.state.frozen)
 
     def fixed(self, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> frozenset[str]:
-        """The pieces on ``board`` the partner asked never to be moved: the ones asked by name, and
-        all of theirs (by ``movers``, else by this planner's own record) after "don't move my pieces"."""
+        """The pieces the partner asked never to be moved: the ones asked by name (on the board, or in
+        the drawer and so never placed: "I'll do the roof"), and all of theirs on ``board`` (by
+        ``movers``, else by this planner's own record) after "don't move my pieces"."""
         st = self.state
-        out = {p for p in st.frozen if p in board}
+        out = set(st.frozen)
         if st.keep_human:
             out |= {p for p in board if movers.get(p) != "agent"} if movers else set(board) - set(st.ours)
         return frozenset(out)
