@@ -73,3 +73,32 @@ async def test_a_part_the_partner_took_is_never_placed_by_the_model() -> None:
     assert decision.pose is None or decision.pose.piece != "Blue", decision
     asked_again = [r for r in transcript.records if r["kind"] == "reask"]
     assert asked_again and asked_again[0]["problem"] == "piece_kept"
+
+
+class ScriptedChatClient(MovesClient):
+    """A model whose chat replies are given in order ("..." is unusable: the planner answers instead)."""
+
+    def __init__(self, piece: str, replies: list[str]) -> None:
+        super().__init__(piece)
+        self.replies = replies
+
+    async def complete_json(self, messages: Any, *args: Any, **kwargs: Any) -> LLMResult:
+        result = await super().complete_json(messages, *args, **kwargs)
+        if "chat_reply" in args:
+            assert result.data is not None
+            result.data["reply"] = self.replies.pop(0)
+        return result
+
+
+async def test_a_pass_for_the_rest_of_the_game_ends_when_the_model_answers_your_turn() -> None:
+    client = ScriptedChatClient("Blue", ["...", "Sure, I'll play again now!"])
+    assert PROMPTS is not None
+    planner = PlannerPlayer(CONFIG)
+    player = LLMPlayer(CONFIG, client, PROMPTS, Recorder(), planner)  # type: ignore[arg-type]
+    assert "until you ask me to play again" in await player.chat(view_for("leave the rest to me"))
+    passed = await player.play(view_for(""))
+    assert passed.pose is None and passed.source == "planner-promise"
+    assert await player.chat(view_for("ok your turn")) == "Sure, I'll play again now!"  # the model's own reply
+    assert not planner.promised()
+    played = await player.play(view_for(""))
+    assert played.source.startswith("llm"), played

@@ -204,6 +204,9 @@ class LLMPlayer(Player):
             if reason is None:
                 reason = false_claim(reply, view.movers)
             if reason is None:
+                planner = self.planner if self.planner is not None else self._offline
+                if self._planner_spoke and planner is not None and planner.promised():
+                    planner.heard(view)  # "your turn" after the planner agreed to "leave the rest to me"
                 return reply
             why = reason
         return await self._answer_instead(view, reply, why)

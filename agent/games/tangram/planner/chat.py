@@ -96,6 +96,19 @@ class ChatMixin:
             st.offer = None  # an offer is answered at once or not at all
         return _line(self._answer(req, fit, board))
 
+    def hear(self, objective: str, board: Mapping[str, Pose], message: str,
+             movers: Mapping[str, str] | None = None) -> None:
+        """A line another speaker (the model) answered: a pass this planner agreed to for the rest of
+        the game ("leave the rest to me") ends when the line asks the agent to play again."""
+        st = self.state
+        if st.skip_turns <= 1:
+            return
+        self.sync(objective, board, movers)
+        heard = understand(message, self.figure, self.library, self.phrases, self.languages, self.intents,
+                           last_piece=st.last_piece)
+        if heard.request.intent in _RESUMES:
+            st.skip_turns = 0
+
     def _say(self, key: str, **values: Any) -> str:
         """A chat line by key, in the partner's language, remembered as the kind of the last reply
         (the tests read it)."""

@@ -50,6 +50,10 @@ class PlannerPlayer(Player):
         and the pieces on ``view``'s board that therefore must not be moved."""
         return self.planner.constraints(), self.planner.fixed(view.board(), view.movers)
 
+    def heard(self, view: TurnView) -> None:
+        """A chat line the model answered, heard for what this player promised (planner.hear)."""
+        self.planner.hear(view.objective, view.board(), view.message, view.movers)
+
     def promised(self) -> bool:
         """A chat answer of this player promised something for the next turns (planner.promised)."""
         return self.planner.promised()
