@@ -164,7 +164,7 @@ class ChatMixin:
             return say("switch_same", **base)
         if req.intent == "pieces_question":
             return say("pieces_question", what=req.what, piece=piece or "", kept=st.keep_human,
-                       mover=st.movers.get(piece, "") if piece is not None and piece in board else "", **base)
+                       mover=self._piece_facts(piece, fit, board)["mover"] if piece is not None else "", **base)
         if req.intent == "switch_unknown":
             return say("switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
                        more=max(0, len(self.library) - SHOWCASE), **base)
@@ -345,8 +345,9 @@ class ChatMixin:
         fig = self.figure
         todo = self._open(fit, board)
         if req.what == "theirs" and req.slot is not None:  # "I'll do the tail": its pieces are left to the partner
-            named = [s for s in fig.order if fig.parts[s] == fig.parts[req.slot] == req.part.rstrip("s")]
-            slots = named or fig.pieces_with_part(req.part) or [req.slot]  # "the tail"; "the walls": both
+            # "the tail": that part, not the tail roots too; "the walls": both
+            slots = [s for s in fig.order if fig.parts[s] == req.part.rstrip("s")] or \
+                fig.pieces_with_part(req.part) or [req.slot]
             pieces = [fit.piece_for_slot(s) for s in slots]
             st = self.state
             st.frozen.update(pieces)

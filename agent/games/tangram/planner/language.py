@@ -68,6 +68,8 @@ class LanguageFile(BaseModel):
     informal: dict[str, str] = {}
     """Portuguese chat abbreviations, one word each ("q" -> "que", "n" -> "nao"), written out
     before the gloss."""
+    greetings: list[str] = []
+    """Portuguese greetings a line may open with ("oi!", "bom dia,"), set apart from what it asks."""
 
 
 def fold(text: str) -> str:
@@ -94,6 +96,11 @@ class Languages:
         """Words the Portuguese dictionary may know that tell no Portuguese: neutral words and
         English chat shorthand ("sorta")."""
         return self._neutral | frozenset(fold(w) for w in self.data.shorthand)
+
+    @functools.cached_property
+    def greetings(self) -> frozenset[str]:
+        """The Portuguese greetings, folded."""
+        return frozenset(fold(g) for g in self.data.greetings)
 
     @functools.cached_property
     def _gloss(self) -> list[tuple[list[str], list[str]]]:
@@ -141,23 +148,24 @@ class Languages:
                 1 for w in _SPELT.findall(text[:MAX_CHARS].lower()) if len(w) >= TYPO_MIN_LETTERS - 1
                 and fold(w) not in self._markers.get("pt", frozenset()) and fold(w) not in self._not_portuguese
                 and not _english_word(fold(w)) and _known_pt(w))
+        identified = functools.cache(lambda: _identifier().classify(text[:MAX_CHARS]))  # once, if at all
         # Words shared by several languages (casa, gira) count for each; the identifier breaks ties.
         best = max(counts, key=lambda k: (counts[k], k == "pt"))
         ranked = sorted(counts.values(), reverse=True)
         sure_marker = counts[best] > english and (len(ranked) < 2 or counts[best] > ranked[1])
         if counts.get("pt", 0) >= 3 and 2 * counts["pt"] >= len(words) and len(words) >= IDENTIFIER_MIN_WORDS:
             # Portuguese words that are English words too ("mete uma das grandes"): the identifier decides.
-            lang, p = _identifier().classify(text[:MAX_CHARS])
+            lang, p = identified()
             if lang == "pt" and p >= IDENTIFIER_CONFIDENCE:
                 return "pt"
         if len(words) >= IDENTIFIER_MIN_WORDS and max(counts.values(), default=0) >= 3:
             # Words another language shares with English ("on commence par les grandes pièces"): the
             # identifier, when it is all but certain and that language's markers agree.
-            lang, p = _identifier().classify(text[:MAX_CHARS])
+            lang, p = identified()
             if lang != DEFAULT and p >= IDENTIFIER_CERTAIN and counts.get(lang, 0) >= 3:
                 return str(lang)
         if len(words) >= IDENTIFIER_MIN_WORDS and english < 0.8 * len(words):
-            lang, p = _identifier().classify(text[:MAX_CHARS])
+            lang, p = identified()
             # The identifier decides unless the markers clearly say another language (it takes
             # short European Portuguese for Spanish: "o que estamos a construir").
             markers_agree = not sure_marker or counts.get(lang, 0) >= counts[best]

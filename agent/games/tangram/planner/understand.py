@@ -82,7 +82,7 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
 
     # A greeting before the line ("hi! could you place the yellow one?", "oi! podes rodar o quadrado?")
     # says nothing of what the line is for.
-    plain, bare = _without_greeting(plain, phrases), _without_greeting(bare, phrases)
+    plain, bare = _without_greeting(plain, languages, phrases), _without_greeting(bare, languages, phrases)
     text = english(plain)
     # Pieces, figures and moves are read without the emoji ("make a heart ❤️" asks for a heart);
     # the meaning with them ("omg yes 😍" is praise).
@@ -126,7 +126,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     wish = (parsed.intent in _WISHES and (reading.intent not in _ABOUT_WISHES or flipped)) or (
         parsed.intent == "resize" and reading.intent in _SOCIAL) or (  # "tiny ones last" is a strategy
         parsed.intent == "strategy" and parsed.what == "theirs") or (  # "I'll do the roof": that part is theirs
-        parsed.intent == "resize" and reading.intent == "strategy" and _reshapes(fold(text)))
+        parsed.intent == "resize" and reading.intent == "strategy" and _reshapes(
+            fold(text), frozenset(phrases.vocabulary.intents.get("comparative", []))))
     if (reading.sure or unread) and reading.intent != COMMAND and not wish \
             and (parsed.intent not in STRONG or social or shape_wish or order_wish) and (not plain_question or social):
         request = by_meaning(reading.intent, text, parsed, figure, library, phrases, last_piece)
@@ -150,28 +151,23 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
 _GREETING_END = re.compile(r"^\s*([^\W\d_]+(?:\s+[^\W\d_]+)?)\s*[!,.:;]+\s*(?=\S)")
 
 
-def _without_greeting(line: str, phrases: Phrases) -> str:
+def _without_greeting(line: str, languages: Languages, phrases: Phrases) -> str:
     """``line`` without a greeting it opens with and sets apart ("hi! ...", "olá, ..."), when at
     least three words are left."""
     m = _GREETING_END.match(line)
     if m is None or len(line[m.end():].split()) < 3:
         return line
-    greetings = {fold(g) for g in phrases.vocabulary.intents.get("greeting", [])} | _GREETINGS_PT
-    return line[m.end():] if fold(m.group(1)) in greetings else line
+    opener = fold(m.group(1))
+    greeted = opener in languages.greetings or any(fold(g) == opener for g in phrases.vocabulary.intents.get(
+        "greeting", []))
+    return line[m.end():] if greeted else line
 
 
-_GREETINGS_PT = frozenset({"oi", "ola", "ei", "eh", "bom dia", "boa tarde", "boa noite", "hey", "epa", "opa"})
-
-
-_COMPARATIVES = frozenset({"wider", "taller", "bigger", "smaller", "longer", "shorter", "thinner", "narrower", "larger",
-                           "fatter", "thicker", "higher", "lower", "flatter"})
-
-
-def _reshapes(text: str) -> bool:
+def _reshapes(text: str, comparatives: frozenset[str]) -> bool:
     """A comparative of size, without an order of pieces ("can the roof be wider than the walls"; not
     "bigger ones first")."""
     words = set(text.split())
-    return bool(words & _COMPARATIVES) and not words & (_ORDER | {"ones", "pieces"})
+    return bool(words & comparatives) and not words & (_ORDER | {"ones", "pieces"})
 
 
 def _read_as_english(line: str, figure: Figure, library: FigureLibrary, phrases: Phrases,
