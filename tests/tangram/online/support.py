@@ -20,7 +20,7 @@ from agent.core.images import ImagePool
 from agent.core.redact import Secrets
 from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
-from agent.core.testing.fake_openai import FakeReply
+from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games import read_study
 from agent.games.tangram.console.start import ConsoleServer
 from agent.games.tangram.online.app import make_app
@@ -153,6 +153,18 @@ async def call(served: Served, path: str, code: str, **body: Any) -> Any:
 def llm_config(base_url: str) -> str:
     return (f"player: llm\nllm: {{base_url: '{base_url}', api_key_required: false, usd_per_million_input: 2.5, "
             "usd_per_million_output: 10, probe_dialect: false}\nturn: {deadline: 20}\n")
+
+
+@contextlib.asynccontextmanager
+async def priced_study(tmp_path: Path, online: str, config: str = "") -> AsyncIterator[tuple[FakeOpenAI, Served,
+                                                                                              list[str]]]:
+    """A study served with a priced LLM condition (:func:`priced`, plus ``config``), and the spend caps'
+    notices, as they are told, in a list."""
+    async with FakeOpenAI(responder=priced) as fake, \
+            served_study(tmp_path, config=f"{llm_config(fake.base_url)}{config}", online=online) as served:
+        told: list[str] = []
+        served.online.spend.subscribe(told.append)
+        yield fake, served, told
 
 
 @contextlib.asynccontextmanager

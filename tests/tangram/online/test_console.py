@@ -14,10 +14,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.online.public import OnlineError, start_console
 from agent.games.tangram.sim.client import GameClient
-from tests.tangram.online.support import STUDY, Served, bare_sockets, call, joined, llm_config, priced, served_study
+from tests.tangram.online.support import STUDY, Served, bare_sockets, call, joined, priced_study, served_study
 
 CONSOLE = "console: {enabled: true, port: 0}\n"
 CONSOLE_PATHS = ("/", "/?token=0123456789abcdef0123", "/static/console.js", "/static/console.css",
@@ -101,10 +100,8 @@ async def test_the_console_shows_the_study_and_each_participants_game_as_it_runs
 
 
 async def test_the_console_says_when_a_spend_cap_switches_a_game_to_the_planner(tmp_path: Path) -> None:
-    async with FakeOpenAI(responder=priced) as fake, \
-            served_study(tmp_path, config=f"{llm_config(fake.base_url)}{CONSOLE}",
-                         online="  spend_cap_participant_usd: 0.003\n") as served, \
-            console_page(served) as page:
+    async with priced_study(tmp_path, online="  spend_cap_participant_usd: 0.003\n", config=CONSOLE) \
+            as (fake, served, _), console_page(served) as page:
         code, ticket = await joined(served)
         async with GameClient(f"{served.ws_url}?ticket={ticket}", seed=4) as client:
             assert (await client.ai_turn(deadline=20)).finished  # one call, $0.0035: over the cap

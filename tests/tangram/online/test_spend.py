@@ -18,7 +18,7 @@ from tests.tangram.online.support import (
     call,
     joined,
     llm_config,
-    priced,
+    priced_study,
     records,
     served_study,
     write_study,
@@ -69,11 +69,7 @@ def test_caps_without_prices_are_refused_in_one_line(tmp_path: Path) -> None:
 
 
 async def test_a_game_that_crosses_the_participants_cap_goes_on_with_the_planner(tmp_path: Path) -> None:
-    async with FakeOpenAI(responder=priced) as fake, \
-            served_study(tmp_path, config=llm_config(fake.base_url), online="  spend_cap_participant_usd: 0.005\n") \
-            as served:
-        told: list[str] = []
-        served.online.spend.subscribe(told.append)
+    async with priced_study(tmp_path, online="  spend_cap_participant_usd: 0.005\n") as (fake, served, told):
         code, ticket = await joined(served)
         async with GameClient(f"{served.ws_url}?ticket={ticket}", seed=4) as client:
             assert (await client.ai_turn(deadline=20)).finished
@@ -103,11 +99,7 @@ async def test_a_game_that_crosses_the_participants_cap_goes_on_with_the_planner
 
 
 async def test_the_studys_cap_switches_every_running_game_at_its_next_call(tmp_path: Path) -> None:
-    async with FakeOpenAI(responder=priced) as fake, \
-            served_study(tmp_path, config=llm_config(fake.base_url), online="  spend_cap_study_usd: 0.006\n") \
-            as served:
-        told: list[str] = []
-        served.online.spend.subscribe(told.append)
+    async with priced_study(tmp_path, online="  spend_cap_study_usd: 0.006\n") as (fake, served, told):
         _, first_ticket = await joined(served)
         _, second_ticket = await joined(served)
         async with GameClient(f"{served.ws_url}?ticket={first_ticket}", seed=4) as first, \
