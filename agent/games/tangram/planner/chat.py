@@ -90,8 +90,7 @@ class ChatMixin:
             self.last_reply_kind = "other_language"
             return _line(self.languages.other_language_line(heard.lang))
         st.lang = heard.lang
-        if st.skip_turns > 1 and req.intent in _RESUMES:
-            st.skip_turns = 0  # after "leave the rest to me": asked to play again
+        self._resume_if_asked(req)
         if req.intent not in ("yes", "no", "switch_offer", "unknown_figure"):
             st.offer = None  # an offer is answered at once or not at all
         return _line(self._answer(req, fit, board))
@@ -104,10 +103,13 @@ class ChatMixin:
         if st.skip_turns <= 1:
             return
         self.sync(objective, board, movers)
-        heard = understand(message, self.figure, self.library, self.phrases, self.languages, self.intents,
-                           last_piece=st.last_piece)
-        if heard.request.intent in _RESUMES:
-            st.skip_turns = 0
+        self._resume_if_asked(understand(message, self.figure, self.library, self.phrases, self.languages,
+                                         self.intents, last_piece=st.last_piece).request)
+
+    def _resume_if_asked(self, req: Request) -> None:
+        """After "leave the rest to me", a request to play ends the pass."""
+        if self.state.skip_turns > 1 and req.intent in _RESUMES:
+            self.state.skip_turns = 0
 
     def _say(self, key: str, **values: Any) -> str:
         """A chat line by key, in the partner's language, remembered as the kind of the last reply

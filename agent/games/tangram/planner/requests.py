@@ -335,7 +335,7 @@ def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases:
             return Request("where", piece=piece, slot=slot, part=part_words, question=True)
         if has("plan_first"):  # "qual é o plano? como vais montar isto" asks the plan, not how it is
             return Request("plan", question=True)
-        if (has("how_are_you") and not _planning(words)):
+        if has("how_are_you") and not _planning(words):
             return Request("how_are_you", question=True)
         for asked in ("next", "progress", "plan", "help"):
             if has(asked):

@@ -108,11 +108,12 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
               or (parsed.intent in ("help", "switch_same") and (not parsed.question or "?" not in message))) \
         and reading.intent in _SOCIAL  # "thanks for the help"; "we're making a fish, right?" asks
     # Several pieces put somewhere "like ears" is a wish about the figure's shape, not one move.
+    said = set(fold(text).split())
     shape_wish = reading.intent == "spatial" and parsed.intent in ("move", "place_near", "prefer", "assign") and bool(
-        _SEVERAL & set(fold(text).split()))
+        _SEVERAL & said)
     # Several pieces of a kind first or last ("lay down the two large triangles first") is an order, not one move.
     order_wish = reading.intent == "strategy" and parsed.intent in ("move", "place_near", "prefer", "assign") \
-        and bool(_SEVERAL & set(fold(text).split())) and bool(_ORDER & set(fold(text).split()))
+        and bool(_SEVERAL & said) and bool(_ORDER & said)
     # A line the keywords could not read ("unclear": a piece named, nothing asked; "other") takes the
     # classifier's best meaning when it is near enough, however close the second: a guess of what it
     # is for answers better than "I'm not sure what you want".
