@@ -84,6 +84,11 @@ class TurnView:
     def board(self) -> dict[str, Pose]:
         return board_of(self.state)
 
+    def board_with_landing(self) -> tuple[dict[str, Pose], dict[str, str]]:
+        """The board with the agent's plays on their way counted as made (a chat answered while a play
+        lands: the line that announced it has gone out already), and who moved each of its pieces last."""
+        return {**self.board(), **self.landing}, {**self.movers, **dict.fromkeys(self.landing, "agent")}
+
     async def with_images(self) -> TurnView:
         """This view with its images ready (itself when they already are)."""
         if self.pending_images is None:

@@ -335,3 +335,21 @@ async def test_the_turn_table_shows_salvages_and_reasks(tmp_path: Path) -> None:
             assert row["reasks"] == ["no_piece"]
             assert [(x["salvage"], x["played"]) for x in row["salvages"]] == [("clamped", "Red at (100, 50)")]
             assert "0 to 100" in row["salvages"][0]["why"]
+
+
+async def test_the_planners_suggestion_never_calls_the_agents_own_piece_the_partners(tmp_path: Path) -> None:
+    """A wizard turn nobody answers plays the planner's suggestion, made by a planner of its own that
+    played none of the game's turns: who moved each piece must come from the session's record. (It
+    once said "I'm building the house around your Cream" of the Cream the agent had placed.)"""
+    async with console_setup(tmp_path, deadline=3, default_mode="wizard") as s, s.game() as (game, _):
+        first = await game.ai_turn(deadline=10)  # nobody acts: the suggestion is played
+        assert first.finished and first.plays, first
+        piece = first.plays[-1].shape
+        asked = await game.chat(f"where is the {piece}?", timeout=10)  # the wizard's chat falls back too
+        assert asked.reply is not None and "(I moved it last)" in asked.reply, asked
+        second = await game.ai_turn(deadline=10)
+        assert second.finished and second.plays and second.chat, second
+        said = " ".join(second.chat)
+        assert f"your {piece.lower()}" not in said.lower(), said
+        records = await s.records_soon("intervention", 3)
+        assert [(r["who"], r["action"]) for r in records] == [("deadline", "fallback")] * 3

@@ -83,3 +83,16 @@ def test_hint_does_not_touch_the_players_plan() -> None:
     suggestion, hint = player.suggest(v)
     assert suggestion.pose is not None and "fish" in hint
     assert player.planner.state.figure is None  # the player itself has not started planning
+
+
+async def test_whose_piece_it_is_comes_from_the_views_record_whichever_planner_plays() -> None:
+    """A planner that played none of the game's turns (a fallback, the console's suggestion) still
+    knows the agent's own piece from the session's record (``view.movers``), never calls it "your"."""
+    roof = LIBRARY["house"].slots["Red"]
+    ours = view("A house", {"Red": roof}, movers={"Red": "agent"})
+    played = await PlannerPlayer().play(ours)
+    suggestion, _ = PlannerPlayer().suggest(ours)
+    for line in (played.chat, suggestion.chat):
+        assert "your Red" not in line and "Red" not in line.split(":")[0], line
+    theirs = view("A house", {"Red": roof}, movers={"Red": "partner"})
+    assert "around your Red" in PlannerPlayer().suggest(theirs)[0].chat

@@ -408,8 +408,9 @@ class GameSupervisor:
     async def _suggest(self, view: TurnView, until: float) -> Decision | None:
         from agent.games.tangram.planner.hint import planner_hint
 
+        # Who moved each piece comes from the session's record: this planner played none of the turns.
         found = await self._off_loop(planner_hint, view.objective, view.state, self.config.planner.default_figure,
-                                     until=until)
+                                     None, view.movers, until=until)
         if found is None:
             return None
         decision, hint = found
@@ -421,7 +422,8 @@ class GameSupervisor:
 
             # Its own planner: a suggestion must not change the real player's plan.
             self._chat_planner = Planner(default_figure=self.config.planner.default_figure)
-        result = await self._off_loop(self._chat_planner.chat, view.objective, board_of(view.state), view.message,
+        board, movers = view.board_with_landing()
+        result = await self._off_loop(self._chat_planner.chat, view.objective, board, view.message, movers,
                                       until=until)
         return result if isinstance(result, str) else None
 

@@ -19,16 +19,20 @@ def _board(state: GameState | Mapping[str, Pose]) -> dict[str, Pose]:
 
 
 def planner_hint(objective: str, state: GameState | Mapping[str, Pose], default_figure: str | None = None,
-                 library: FigureLibrary | None = None) -> tuple[Decision, str]:
+                 library: FigureLibrary | None = None,
+                 movers: Mapping[str, str] | None = None) -> tuple[Decision, str]:
     """The planner's suggested next move for this state and a one-line hint describing it.
 
     Stateless: the figure comes from ``objective`` and the anchor from the pieces on the board, as
-    a fresh planner would see them. The Decision passes (pose None) when the figure is complete or
-    no valid move exists; its pose, when set, is valid on this board with the usual clearance.
+    a fresh planner would see them. ``movers`` is who moved each piece last, from the session's record
+    (``TurnView.movers``): a fresh planner played none of the game's turns, so without it every piece
+    on the board reads as the partner's, and its chat line would call the agent's own pieces "your".
+    The Decision passes (pose None) when the figure is complete or no valid move exists; its pose,
+    when set, is valid on this board with the usual clearance.
     """
     planner = Planner(library=library, default_figure=default_figure)
     board = _board(state)
-    decision = planner.play(objective, board)
+    decision = planner.play(objective, board, movers)
     step, fit = planner.last_step, planner.last_fit
     fig = planner.figure
     placed = len(fit.matched) if fit is not None else 0

@@ -40,9 +40,7 @@ class PlannerPlayer(Player):
         if self._warm is None:  # the language identifier and the lines load once, in a worker thread
             self._warm = asyncio.ensure_future(asyncio.to_thread(warm))
         await asyncio.shield(self._warm)
-        # A play on its way counts as made: the line that announced it has gone out already.
-        board = {**view.board(), **view.landing}
-        movers = {**view.movers, **dict.fromkeys(view.landing, "agent")}
+        board, movers = view.board_with_landing()
         return self.planner.chat(view.objective, board, view.message, movers)
 
     def constraints(self, view: TurnView) -> tuple[list[str], frozenset[str]]:
@@ -60,5 +58,7 @@ class PlannerPlayer(Player):
 
     def suggest(self, view: TurnView) -> tuple[Decision, str]:
         """What the planner would play now and a one-line hint for an LLM prompt, computed by a
-        fresh planner so that this player's own plan is left untouched."""
-        return planner_hint(view.objective, view.state, self.config.planner.default_figure, self.planner.library)
+        fresh planner so that this player's own plan is left untouched (who moved each piece is the
+        session's record, as for every player)."""
+        return planner_hint(view.objective, view.state, self.config.planner.default_figure, self.planner.library,
+                            view.movers)
