@@ -1,5 +1,6 @@
-"""``python -m agent study next|pause|resume|drop ID --study FILE`` and ``study status --study FILE
-[--json]``: the experimenter's hands on a study's participants, from the command line.
+"""``python -m agent study next|pause|resume|drop ID --study FILE``, ``study status --study FILE
+[--json]`` and ``study invite --study FILE --n N``: the experimenter's hands on a study's participants,
+from the command line. Every subcommand takes the study file the same way, ``--study FILE``.
 
 It writes the study's database directly (SQLite in WAL mode), so it works while the agent serves
 the study: the next game connection belongs to the participant started here. It checks the study
@@ -26,13 +27,20 @@ from agent.core.studies.study_file import OnlineSpec, Study
 from agent.games import read_study
 
 ACTIONS = ("next", "pause", "resume", "drop")
+SUBCOMMANDS = (*ACTIONS, "status", "invite")
+
+
+def _study_file(command: argparse.ArgumentParser) -> None:
+    """``--study FILE``, required: how every subcommand takes the study file."""
+    command.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m agent study",
-        description="Start, pause, resume or drop a study's participants, and show the design's balance. "
-                    "Works while the agent serves the study (python -m agent --study FILE).")
+        description="Start, pause, resume or drop a study's participants, show the design's balance, and make an "
+                    "online study's links; every subcommand takes the study file as --study FILE. Works while the "
+                    "agent serves the study (python -m agent --study FILE).")
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     helps = {"next": "start participant ID: the plan assigns their order of conditions; the next game "
                      "connection plays their first condition",
@@ -42,19 +50,18 @@ def _parser() -> argparse.ArgumentParser:
     for action in ACTIONS:
         command = sub.add_parser(action, help=helps[action], description=helps[action])
         command.add_argument("participant", metavar="ID", help="participant id, e.g. P07")
-        command.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
+        _study_file(command)
     status = sub.add_parser("status", help="participants per order sequence and per condition, completed, dropped",
                             description="The design's balance: participants per order sequence and per condition, "
                                         "completed and dropped out, and each participant's order and progress.")
-    status.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
+    _study_file(status)
     status.add_argument("--json", action="store_true", help="one JSON object instead of tables")
     invite = sub.add_parser(
         "invite", help="write N participant links (online studies: docs/online-study.md)",
         description="Make N invitation links, each an unguessable code for one participant (their order of "
                     "conditions is given at their first visit). The links are printed and written to a CSV "
                     "file (readable by you only); the database keeps only hashes of the codes, so keep the file.")
-    invite.add_argument("study_file", nargs="?", type=Path, metavar="FILE", help="the study file")
-    invite.add_argument("--study", type=Path, metavar="FILE", help="the study file (as the other commands take it)")
+    _study_file(invite)
     invite.add_argument("--n", type=int, required=True, help="how many links")
     invite.add_argument("--url", help="the participants' address, e.g. https://study.example.org "
                                       "(default: the study file's online.base_url)")
@@ -102,12 +109,9 @@ async def _invite(args: argparse.Namespace, study: Study) -> str:
 
 
 async def _run(args: argparse.Namespace) -> str:
-    if args.action == "invite":
-        path = args.study_file or args.study
-        if path is None:
-            raise ConfigError("study invite needs the study file: python -m agent study invite STUDY.yaml --n 40")
-        return await _invite(args, read_study(path))
     study = read_study(args.study)
+    if args.action == "invite":
+        return await _invite(args, study)
     async with await StudyRun.open(study) as run:
         if args.action == "status":
             status = await run.status()

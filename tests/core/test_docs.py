@@ -4,6 +4,7 @@ page, and every module, file and ``python -m`` command they name is in the check
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +95,86 @@ def test_every_dotted_module_named_in_the_docs_exists() -> None:
             if rest and not _defines(module, rest[0]):
                 missing.append(f"{page.relative_to(ROOT)}: {dotted}")
     assert missing == []
+
+
+CONFIG = re.compile(r"(?<![\w/])configs/([\w.*<>-]+\.ya?ml)")
+"""A shipped config or study file named in a page: configs/gpt4o.yaml (configs/<game>*.yaml is a pattern)."""
+FENCED = re.compile(r"^\s*```(\w*)\n(.*?)^\s*```", re.MULTILINE | re.DOTALL)
+STUDY_COMMAND = re.compile(r"python -m agent study ((?:\w+\|)*\w+)([^;#|\n]*)")
+"""``python -m agent study ACTION ARGS`` up to a comment, a pipe or the end of a sentence; an action may
+be alternatives (``next|pause|resume|drop``)."""
+STAND_INS = {"ID": "P01", "FILE": "study.yaml", "N": "40", "URL": "https://study.example.org"}
+
+
+def test_every_config_named_in_the_docs_exists() -> None:
+    missing = [f"{page.relative_to(ROOT)}: configs/{name}" for page in _pages()
+               for name in set(CONFIG.findall(page.read_text(encoding="utf-8")))
+               if not re.search(r"[*<]|\b[A-Z]{2,}\b", name) and not (ROOT / "configs" / name).is_file()]
+    assert missing == []
+
+
+def _code_lines() -> list[tuple[str, str]]:
+    """Every line of the pages' fenced code blocks and of the shipped study files' comments, with where."""
+    out = [(f"{page.relative_to(ROOT)}", line) for page in _pages()
+           for _, block in FENCED.findall(page.read_text(encoding="utf-8")) for line in block.splitlines()]
+    out += [(f"configs/{study.name}", line) for study in sorted((ROOT / "configs").glob("study*.yaml"))
+            for line in study.read_text(encoding="utf-8").splitlines() if line.lstrip().startswith("#")]
+    return out
+
+
+def test_every_study_command_line_in_the_docs_parses() -> None:
+    """``python -m agent study ...`` as the pages and the example studies write it, placeholders filled in:
+    every subcommand takes the study file as ``--study FILE``."""
+    from agent.study_cli import _parser
+
+    seen, refused = 0, []
+    for where, line in _code_lines():
+        for actions, rest in STUDY_COMMAND.findall(line):
+            words = [STAND_INS.get(w, w) for w in rest.replace("[", " ").replace("]", " ").split()]
+            for action in actions.split("|"):
+                seen += 1
+                try:
+                    args = _parser().parse_args([action, *words])
+                except SystemExit:
+                    refused.append(f"{where}: python -m agent study {action} {' '.join(words)}")
+                    continue
+                if args.study is None:
+                    refused.append(f"{where}: {line.strip()} (no --study)")
+    assert refused == []
+    assert seen >= 20  # the pages' commands were found
+
+
+def test_the_study_files_in_the_docs_load(tmp_path: Path) -> None:
+    """Each study file a page shows (a ``yaml`` block with a ``design:``) loads and validates as written."""
+    from agent.games import read_study
+
+    shown = [(page, textwrap.dedent(block)) for page in _pages()
+             for kind, block in FENCED.findall(page.read_text(encoding="utf-8"))
+             if kind == "yaml" and re.search(r"^\s*design:", block, re.MULTILINE)]
+    assert {page.name for page, _ in shown} >= {"study.md", "online-study.md"}
+    for i, (_, text) in enumerate(shown):
+        path = tmp_path / f"study{i}.yaml"
+        path.write_text(text, encoding="utf-8")
+        assert read_study(path).conditions
+
+
+def test_the_online_example_study_loads_and_says_who_must_be_at_the_console() -> None:
+    """configs/study-online-example.yaml: a within-subject online study with every part of an online
+    section, the LLM conditions priced for its spend caps, and a Wizard-of-Oz condition that says, in
+    the file, that someone must be at the console."""
+    from agent.games import read_study
+    from agent.games.tangram.online.spend import missing_prices, prices_of
+
+    path = ROOT / "configs" / "study-online-example.yaml"
+    study = read_study(path)
+    assert study.plan.design == "within" and len(study.plan.sequences) == 2 * len(study.conditions) == 6
+    online = study.online
+    assert online is not None and online.recruitment == "invite" and online.consent
+    assert online.completion_code and online.completion_url and online.completion_code in online.completion_url
+    assert online.base_url == "https://study.example.org" and online.on_leave in ("keep", "drop")
+    assert online.spend_cap_participant_usd and online.spend_cap_study_usd
+    llm = [c for c in study.conditions if c.config.uses_llm()]
+    assert llm and all(prices_of(c.config) is not None for c in llm) and missing_prices(study) is None
+    assert [c.name for c in study.conditions if c.console == "wizard"] == ["wizard"]
+    assert "someone must be at the experimenter console" in path.read_text(encoding="utf-8")
+    assert "Finish" in online.consent and "continue" in online.consent  # how a game ends, for the participant

@@ -100,7 +100,7 @@ def test_every_condition_with_a_broken_config_is_named(tmp_path: Path) -> None:
 
 
 def test_the_shipped_example_needs_no_key_and_hands_a_condition_to_the_console() -> None:
-    assert [p.name for p in shipped_studies()] == ["study-example.yaml"]
+    assert [p.name for p in shipped_studies()] == ["study-example.yaml", "study-online-example.yaml"]
     assert "study-example.yaml" not in {p.name for p in shipped_configs()}  # no config: not offered as one
     study = read_study(PROJECT_DIR / "configs" / "study-example.yaml")
     assert study.plan.design == "within" and len(study.conditions) == 3 and len(study.plan.sequences) == 6

@@ -3,6 +3,7 @@ holds the study open, and ``status --json`` in the shape scripts read."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 from agent.cli import main, read_study
 from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
+from agent.study_cli import _parser
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDY = """name: cli-pilot
@@ -106,7 +108,7 @@ def test_a_bad_study_file_stops_the_command_with_one_line(tmp_path: Path, capsys
 
 def test_invite_writes_links_readable_by_the_owner_only_and_keeps_only_hashes(
         study: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["study", "invite", str(study), "--n", "3", "--url", "https://study.example.org/"]) == 0
+    assert main(["study", "invite", "--study", str(study), "--n", "3", "--url", "https://study.example.org/"]) == 0
     printed = capsys.readouterr().out.splitlines()
     written = study.parent / "study-invites-1-3.csv"
     assert printed[-1].startswith("3 links written to ") and str(written) in printed[-1]
@@ -119,19 +121,36 @@ def test_invite_writes_links_readable_by_the_owner_only_and_keeps_only_hashes(
     # The next batch goes on numbering; the first file is never overwritten.
     assert main(["study", "invite", "--study", str(study), "--n", "2", "--url", "https://study.example.org"]) == 0
     assert (study.parent / "study-invites-4-5.csv").exists()
-    assert main(["study", "invite", str(study), "--n", "1", "--url", "https://x.org", "--out", str(written)]) == 2
+    assert main(["study", "invite", "--study", str(study), "--n", "1", "--url", "https://x.org",
+                 "--out", str(written)]) == 2
     assert "exists already" in capsys.readouterr().err
     assert asyncio.run(_first_visit(study, code)) == "L0001"
 
 
 async def _first_visit(study: Path, code: str) -> str | None:
     async with await StudyRun.open(read_study(study)) as run:
-        visit = await OnlineRun(run).enter_invite(code)
+        visit = await OnlineRun(run).start(code)
         return None if visit is None else visit.participant
 
 
 def test_invite_needs_an_address(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["study", "invite", str(study), "--n", "2"]) == 2
+    assert main(["study", "invite", "--study", str(study), "--n", "2"]) == 2
     assert "--url https://HOST or online.base_url" in capsys.readouterr().err
-    assert main(["study", "invite", str(study), "--n", "2", "--url", "https://x.org/?a=b"]) == 2
-    assert main(["study", "invite", str(study), "--n", "0", "--url", "https://x.org"]) == 2
+    assert main(["study", "invite", "--study", str(study), "--n", "2", "--url", "https://x.org/?a=b"]) == 2
+    assert main(["study", "invite", "--study", str(study), "--n", "0", "--url", "https://x.org"]) == 2
+
+
+def test_every_subcommand_takes_the_study_file_as_study_and_only_so(study: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    subcommands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    assert set(subcommands) == {"next", "pause", "resume", "drop", "status", "invite"}
+    args = {"next": ["P01"], "pause": ["P01"], "resume": ["P01"], "drop": ["P01"], "status": [], "invite": ["--n", "2"]}
+    for name, command in subcommands.items():
+        option = next(a for a in command._actions if "--study" in a.option_strings)
+        assert option.required and option.metavar == "FILE", name
+        assert _parser().parse_args([name, *args[name], "--study", str(study)]).study == study
+        with pytest.raises(SystemExit):  # without it: the usage and "required: --study"
+            _parser().parse_args([name, *args[name]])
+        assert "--study" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # the study file is never positional
+        _parser().parse_args(["invite", str(study), "--n", "2"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from agent.core.redact import Secrets
 from agent.core.studies.run import StudyRun
+from agent.core.studies.study_file import Study
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.hub import Console
 from agent.games.tangram.console.web import ConsoleServer, ConsoleSetupError
@@ -11,7 +12,7 @@ from agent.games.tangram.link.factory import PlayerSource
 from agent.games.tangram.link.study import StudyLink
 
 __all__ = ["Console", "ConsoleServer", "ConsoleSetupError", "start_console", "start_online_console",
-           "start_study_console"]
+           "start_study_console", "wizard_notice"]
 
 
 async def start_console(config: Config, source: PlayerSource, secrets: Secrets) -> tuple[ConsoleServer, PlayerSource]:
@@ -52,3 +53,20 @@ async def start_online_console(config: Config, run: StudyRun, secrets: Secrets) 
     await panel.refresh()
     panel.start()
     return server
+
+
+def wizard_notice(study: Study, address: str) -> str | None:
+    """The start-up line of a study with Wizard-of-Oz conditions (None without one): someone must be at
+    the console, on ``address``, for every game of them, since their AI turns wait for that person."""
+    wizards = [c for c in study.conditions if c.console == "wizard"]
+    if not wizards:
+        return None
+    quoted = [repr(c.name) for c in wizards]
+    names = " and ".join([", ".join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+    which, it, its = (f"Condition {names} is", "it", "its") if len(wizards) == 1 else (
+        f"Conditions {names} are", "them", "their")
+    fallbacks = {c.config.console.wizard_fallback for c in wizards}  # type: ignore[attr-defined]
+    unanswered = ("plays the offline planner's suggestion" if fallbacks == {"suggestion"} else
+                  "passes" if fallbacks == {"pass"} else "plays the planner's suggestion or passes (as configured)")
+    return (f"{which} Wizard-of-Oz: someone must be at the experimenter console, {address}, for every game of "
+            f"{it}: {its} AI turns wait for that person, and a turn nobody answers {unanswered} at its deadline.")
