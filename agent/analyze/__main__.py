@@ -1,4 +1,5 @@
-"""``python -m agent.analyze TRANSCRIPTS_DIR --out DIR [--by TAG] [--prices FILE] [--study FILE]``."""
+"""``python -m agent.analyze [TRANSCRIPTS_DIR] --out DIR [--by TAG] [--prices FILE] [--study FILE
+[--with-platform-ids]]``: without a folder, the transcripts a study's database names."""
 
 from __future__ import annotations
 
@@ -27,13 +28,20 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m agent.analyze",
         description="Turn a folder of transcripts into tables (CSV, and Parquet with pyarrow), an HTML summary and "
                     "a replay page per session of the games that offer one (tangram).")
-    parser.add_argument("transcripts", type=Path, help="folder of *.jsonl transcripts (searched recursively)")
+    parser.add_argument("transcripts", type=Path, nargs="?",
+                        help="folder of *.jsonl transcripts (searched recursively); with --study it may be left "
+                             "out: then the transcripts the study's database names, wherever the study's folder "
+                             "is now")
     parser.add_argument("--out", type=Path, required=True, help="folder for the tables and summary.html")
     parser.add_argument("--by", action="append", default=[], metavar="TAG",
                         help="group the summary by this tag (repeatable; default: every tag that varies)")
     parser.add_argument("--study", type=Path, metavar="FILE",
                         help="a study file: join its participants and games (condition, order, the condition "
                              "before, completion) and group the summary by condition and by order")
+    parser.add_argument("--with-platform-ids", action="store_true",
+                        help="with --study: the participants table carries Prolific's ids (prolific_pid, "
+                             "prolific_study, prolific_session); left out by default, so the tables are "
+                             "pseudonymous")
     parser.add_argument("--prices", type=Path,
                         help="YAML of model: {input: USD, output: USD} per million tokens (default: shipped list)")
     parser.add_argument("--jobs", type=int, default=0, metavar="N",
@@ -88,17 +96,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from agent.analyze.summary import write_summary
 
-    if not args.transcripts.is_dir():
+    if args.transcripts is None and args.study is None:
+        print("error: name a folder of transcripts, or a study (--study FILE) whose transcripts to read",
+              file=sys.stderr)
+        return 2
+    if args.with_platform_ids and args.study is None:
+        print("error: --with-platform-ids goes with --study", file=sys.stderr)
+        return 2
+    if args.transcripts is not None and not args.transcripts.is_dir():
         print(f"error: {args.transcripts} is not a folder", file=sys.stderr)
         return 2
     try:
         prices = load_prices(args.prices)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    paths = find_transcripts(args.transcripts)[:MAX_FILES]
-    if not paths:
-        print(f"error: no *.jsonl transcripts in {args.transcripts}", file=sys.stderr)
         return 2
     study = None
     if args.study is not None:
@@ -107,12 +118,29 @@ def main(argv: list[str] | None = None) -> int:
         from agent.core.studies.store import StoreError
 
         try:
-            study = read_study_rows(args.study)
+            study = read_study_rows(args.study, args.with_platform_ids)
         except (ConfigError, StoreError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+    missing: list[Path] = []
+    if args.transcripts is not None:
+        source = args.transcripts
+        paths = find_transcripts(args.transcripts)[:MAX_FILES]
+    else:
+        assert study is not None
+        source = study.folder or args.study
+        paths = [p for p in study.transcripts if p.is_file()][:MAX_FILES]
+        missing = [p for p in study.transcripts if not p.is_file()]
+        if missing:
+            print(f"warning: {len(missing)} transcript(s) the study's database names are not there "
+                  f"(the first: {missing[0]})", file=sys.stderr)
+    if not paths:
+        where = args.transcripts if args.transcripts is not None else f"the study's database ({args.study})"
+        print(f"error: no *.jsonl transcripts in {where}", file=sys.stderr)
+        return 2
     results = analyse_files(paths, args.out, prices, args.jobs)
     tables = combine(r.rows for r in results)
+    tables.skipped += [f"{p}: named by the study's database, not found" for p in missing]
     links = [r.link for r in results if r.link is not None]
     tables.skipped += [r.skipped for r in results if r.skipped is not None]
     columns: tuple[str, ...] = ()
@@ -123,14 +151,16 @@ def main(argv: list[str] | None = None) -> int:
         columns = GROUPS
         print(f"study {study.study}: {len(study.participants)} participants, {len(study.games)} games started, "
               f"{matched} of them among these transcripts")
-    written = write_summary(tables, args.out, args.by, args.transcripts, links, columns)
+    written = write_summary(tables, args.out, args.by, source, links, columns)
     guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
     plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
     offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "
                "own plays") if plays else ""
     thinking = sum(int(s.get("thinking_lines") or 0) for s in tables.sessions)
-    print(f"{len(tables.sessions)} sessions, {len(tables.turns)} turns, {len(tables.chats)} chat replies, "
-          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}, {thinking} thinking lines")
+    idle = sum(1 for s in tables.sessions if not s.get("turns"))
+    without = f", {idle} connection(s) without a turn (not counted as sessions)" if idle else ""
+    print(f"{len(tables.sessions) - idle} sessions, {len(tables.turns)} turns, {len(tables.chats)} chat replies, "
+          f"{len(tables.llm_calls)} LLM calls, {guards} guard overrides{offered}, {thinking} thinking lines{without}")
     for path in [*written.files, written.html]:
         print(f"wrote {path}")
     if links:

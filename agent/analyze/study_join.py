@@ -6,8 +6,14 @@ Each session row gets, from the study's database (matched by session id): ``part
 for the first), ``game_position``, ``repeat`` (with several games per condition), ``attempt``,
 ``game_completed``, ``participant_state`` and ``sequence``. Turns, chats and LLM calls get the
 same columns through their session. Sessions that are not the study's games keep them empty. Two
-more tables: ``participants`` (one row per participant: their order, state and games completed)
-and ``study_games`` (one row per game started, replays of interrupted ones included).
+more tables: ``participants`` (one row per participant: their order, state and games completed,
+and the online columns: source, consent and when, when their page closed, when they saw the
+completion page, when and why they were dropped; Prolific's ids only when asked for, since the
+tables are otherwise pseudonymous) and ``study_games`` (one row per game started, replays of
+interrupted ones included, with the path of its transcript as found now).
+
+The database names each game's transcript relative to its own folder (core/studies/files.py), so
+a study folder moved elsewhere still gives its transcripts: :attr:`StudyRows.transcripts`.
 """
 
 from __future__ import annotations
@@ -20,6 +26,10 @@ from typing import Any
 from agent.analyze.tables import Tables
 
 FIRST = "(first)"
+ONLINE = ("online", "source", "consent", "consent_at", "left_at", "finished_page_at", "dropped_at", "dropped_why")
+"""The participants table's online columns (empty for in-lab participants)."""
+PLATFORM_IDS = ("prolific_pid", "prolific_study", "prolific_session")
+"""Written only with ``--with-platform-ids``."""
 JOINED = ("participant", "condition", "order", "previous_condition", "game_position", "repeat", "attempt",
           "game_completed", "participant_state", "sequence")
 GROUPS = ("condition", "order")
@@ -32,9 +42,13 @@ class StudyRows:
     plan_sha256: str
     participants: list[dict[str, Any]] = field(default_factory=list)
     games: list[dict[str, Any]] = field(default_factory=list)
+    transcripts: list[Path] = field(default_factory=list)
+    """Every game's transcript file the database names, resolved against where the database is now."""
+    folder: Path | None = None
+    """The study's transcript folder (beside its database)."""
 
 
-async def _read(path: Path) -> StudyRows:
+async def _read(path: Path, platform_ids: bool) -> StudyRows:
     from agent.core.studies.run import StudyRun
     from agent.games import read_study
 
@@ -42,10 +56,16 @@ async def _read(path: Path) -> StudyRows:
     async with await StudyRun.open(study) as run:
         status = await run.status()
         games = await run.store.games()
+        records = {r["id"]: r for r in await run.store.participant_records()} if platform_ids else {}
+        files = {g.id: run.transcript_of(g) for g in games}
+        folder = run.transcripts_dir
     participants = [{"participant": p.id, "number": p.number, "sequence": p.sequence, "order": " > ".join(p.order),
                      **{f"condition_{i}": c for i, c in enumerate(p.order, start=1)},
                      "state": p.state, "games": p.games, "completed": p.completed, "attempts": p.attempts,
-                     "replaces": p.replaces, "created_at": p.created_at} for p in status.participants]
+                     "replaces": p.replaces, "created_at": p.created_at,
+                     **{name: getattr(p, name) for name in ONLINE},
+                     **({name: records.get(p.id, {}).get(name) for name in PLATFORM_IDS} if platform_ids else {})}
+                    for p in status.participants]
     sequences = {p.id: p.order for p in status.participants}
     states = {p.id: (p.state, p.sequence) for p in status.participants}
     rows = []
@@ -56,14 +76,17 @@ async def _read(path: Path) -> StudyRows:
         rows.append({"session": g.session_id, "participant": g.participant, "condition": g.condition,
                      "order": g.order_position, "previous_condition": previous, "game_position": g.position,
                      "repeat": g.repeat, "attempt": g.attempt, "game_completed": g.completed,
-                     "participant_state": state, "sequence": sequence, "transcript": g.transcript,
+                     "participant_state": state, "sequence": sequence,
+                     "transcript": str(files[g.id]) if files[g.id] is not None else None,
                      "started_at": g.started_at, "ended_at": g.ended_at, "end_reason": g.end_reason})
-    return StudyRows(study.name, study.plan.hash, participants, rows)
+    transcripts = [f for f in files.values() if f is not None]
+    return StudyRows(study.name, study.plan.hash, participants, rows, transcripts, folder)
 
 
-def read_study_rows(path: Path) -> StudyRows:
-    """The study's participants and games (ConfigError / StoreError with one line otherwise)."""
-    return asyncio.run(_read(path))
+def read_study_rows(path: Path, platform_ids: bool = False) -> StudyRows:
+    """The study's participants and games (ConfigError / StoreError with one line otherwise);
+    ``platform_ids``: the participants table carries Prolific's ids too."""
+    return asyncio.run(_read(path, platform_ids))
 
 
 def join_study(tables: Tables, rows: StudyRows) -> int:

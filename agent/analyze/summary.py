@@ -3,6 +3,10 @@
 The summary is one self-contained HTML file (plots embedded as PNG), so it can be mailed or
 archived with the study. Sessions are grouped by each tag that tells them apart (or the tags
 named with ``--by``); with no such tag, all sessions form one group.
+
+A connection that never reached a turn (a link preview, a page closed or a reconnect that ended
+before the game asked for a turn) is no session of the summary: it is counted on its own line
+("connections without a turn"); ``sessions.csv`` keeps its row (``turns`` 0).
 """
 
 from __future__ import annotations
@@ -44,6 +48,16 @@ def frames(tables: Tables) -> dict[str, pd.DataFrame]:
 
     extra = [name for name in STUDY_TABLES if getattr(tables, name)]
     return {name: pd.DataFrame(getattr(tables, name)) for name in (*TABLES, *extra)}
+
+
+def played(dfs: dict[str, pd.DataFrame]) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """The tables with the sessions that reached at least one turn, and the ids of the others
+    (connections without a turn)."""
+    sessions = dfs["sessions"]
+    if sessions.empty or "turns" not in sessions:
+        return dfs, []
+    reached = sessions["turns"].fillna(0) > 0
+    return {**dfs, "sessions": sessions[reached]}, [str(s) for s in sessions.loc[~reached, "session"]]
 
 
 def write_tables(dfs: dict[str, pd.DataFrame], out: Path) -> list[Path]:
@@ -213,7 +227,8 @@ def _html_table(df: pd.DataFrame) -> str:
 
 
 def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str], source: Path,
-                files: Sequence[Path], replays: Sequence[ReplayLink] = ()) -> str:
+                files: Sequence[Path], replays: Sequence[ReplayLink] = (), without_turn: Sequence[str] = ()) -> str:
+    """``dfs``: the sessions that reached a turn (:func:`played`); ``without_turn``: the others' ids."""
     groupings: list[str | None] = [*by] or [None]
     sections = []
     for tag in groupings:
@@ -232,7 +247,7 @@ def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str],
         source=str(source), n_sessions=len(sessions), sections=sections,
         sessions_table=_html_table(sessions[shown]) if not sessions.empty else "",
         skipped=tables.skipped, files=[f.name for f in files],
-        replays=sorted(replays, key=lambda link: (link.label, link.href)))
+        replays=sorted(replays, key=lambda link: (link.label, link.href)), without_turn=list(without_turn))
 
 
 def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path,
@@ -242,11 +257,12 @@ def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path,
     out.mkdir(parents=True, exist_ok=True)
     dfs = frames(tables)
     files = write_tables(dfs, out)
+    dfs, without_turn = played(dfs)
     sessions = dfs["sessions"]
     present = [c for c in columns if c in sessions.columns and sessions[c].notna().any()]
     tags = [*present, *group_tags(sessions, by)] if by or not present else present
     tags = tags if not sessions.empty else []
     html = out / "summary.html"
-    text = render_html(dfs, tables, tags, source, files, replays)
+    text = render_html(dfs, tables, tags, source, files, replays, without_turn)
     html.write_text(text, encoding="utf-8")
     return Written(files, html)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -206,3 +207,29 @@ def test_the_summary_shows_candidate_and_own_plays(tmp_path: Path, capsys: pytes
     html = (out / "summary.html").read_text()
     assert "candidate plays" in html and "own plays" in html
     assert [(r["candidate_plays"], r["own_plays"]) for r in _csv(out / "sessions.csv")] == [("2", "1")]
+
+
+async def test_connections_that_never_reached_a_turn_are_not_counted_as_sessions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A link preview, a page closed, a reconnect that ended before any playRequest: their transcripts
+    hold no turn. They are no session of the summary (counted on their own line), and sessions.csv
+    keeps their rows with turns 0."""
+    src = tmp_path / "t"
+    await _session(src, "P01", "explain", 2, 1)
+    await _session(src, "P02", "explain", 3, 0)
+    await _session(src, "P03", "silent", 1, 0)
+    idle = [await _session(src, "P01", "explain", 0, 0), await _session(src, "P03", "silent", 0, 1)]
+    out = tmp_path / "out"
+    assert main([str(src), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("3 sessions, 6 turns, 2 chat replies,")
+    assert "2 connection(s) without a turn (not counted as sessions)" in printed
+    assert len(_csv(out / "sessions.csv")) == 5  # every transcript's row, the idle ones with turns 0
+    html = (out / "summary.html").read_text()
+    assert "<title>Study summary: 3 sessions</title>" in html and "<p>3 session(s) from" in html
+    assert "Connections without a turn: 2" in html
+    for path in idle:
+        session = json.loads(path.read_text().splitlines()[0])["session"]
+        assert session in html.split("Connections without a turn", 1)[1].split("</p>", 1)[0]
+    # The group table counts the sessions that played: explain 2, silent 1.
+    assert re.search(r"<td>explain</td>\s*<td>2</td>", html) and re.search(r"<td>silent</td>\s*<td>1</td>", html)

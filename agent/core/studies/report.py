@@ -4,14 +4,34 @@ from __future__ import annotations
 
 from agent.core.studies.run import ParticipantStatus, StudyStatus
 
-__all__ = ["format_status", "participant_line"]
+__all__ = ["format_status", "participant_line", "participant_notes", "when"]
+
+
+def when(stamp: str | None) -> str:
+    """A stored time (``2026-11-29T09:23:10.722512Z``) to the second: ``2026-11-29 09:23:10Z``."""
+    return f"{stamp[:19].replace('T', ' ')}Z" if stamp else "-"
+
+
+def participant_notes(p: ParticipantStatus) -> list[str]:
+    """Who consented, whose page closed, who was dropped and why, and when (what applies)."""
+    notes = []
+    if p.online or p.consent is not None:
+        notes.append(f"consent {p.consent} {when(p.consent_at)}" if p.consent else "consent -")
+    if p.left_at is not None:
+        notes.append(f"page closed {when(p.left_at)}, not back")
+    if p.finished_page_at is not None:
+        notes.append(f"saw the completion page {when(p.finished_page_at)}")
+    if p.state == "dropped":
+        notes.append(f"dropped {when(p.dropped_at)}" + (f": {p.dropped_why}" if p.dropped_why else ""))
+    return notes
 
 
 def participant_line(p: ParticipantStatus) -> str:
     following = f"; next game: {p.next_condition} ({p.completed + 1} of {p.games})" if p.next_condition else ""
     took = f" taken over from dropped {p.replaces}" if p.replaces else ""
+    notes = "".join(f"; {n}" for n in participant_notes(p))
     return (f"{p.id} {p.state}: sequence {p.sequence} ({', '.join(p.order)}){took}, "
-            f"{p.completed} of {p.games} games completed{following}")
+            f"{p.completed} of {p.games} games completed{following}{notes}")
 
 
 def format_status(status: StudyStatus) -> str:

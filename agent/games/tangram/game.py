@@ -191,7 +191,7 @@ async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactor
                 cfg = seat.config
                 log.info("condition %s: %s%s", seat.condition,
                          cfg.llm.model if cfg.player == "llm" else "offline planner",
-                         f", transcripts go to {cfg.transcripts.dir}" if cfg.transcripts.enabled else "")
+                         f", transcripts go to {study.run.transcripts_dir}" if cfg.transcripts.enabled else "")
         elif config.transcripts.enabled:
             tags = ", ".join(f"{k}={v}" for k, v in sorted(config.tags.items()))
             log.info("transcripts go to %s%s", config.transcripts.dir, f" (tags: {tags})" if tags else "")

@@ -176,7 +176,8 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
         log.close()
     result = tally(log.events)
     summary = summarize(result, log.events)
-    decisions = decision_sources([line for path in sorted((out / "transcripts").glob("*.jsonl"))
+    # transcripts/ of a plain run, study-transcripts/ of a study's (beside its database, study.db).
+    decisions = decision_sources([line for path in sorted(out.glob("*transcripts/*.jsonl"))
                                   for line in path.read_text(encoding="utf-8", errors="replace").splitlines()])
     data = {**summary.model_dump(), "decisions": decisions, **outcome.notes, "runner_failures": outcome.failures,
             "out": str(out)}

@@ -107,9 +107,11 @@ async def test_killing_the_agent_mid_game_continues_the_same_participant_and_con
         assert (new["participant"], new["condition"], new["position"], new["attempt"]) == ("P01", condition, 1, 2)
         assert old["completed"] == 0 and old["end_reason"] == "replaced by attempt 2"
         assert new["completed"] == 1, new["end_reason"]
-        # Nothing lost: both attempts' transcripts are there, each tagged with the same participant and condition.
+        # Nothing lost: both attempts' transcripts are there, beside the study's database (named relative
+        # to its folder), each tagged with the same participant and condition.
         for row, attempt in ((old, 1), (new, 2)):
-            start = session_start(row["transcript"])
+            assert row["transcript"].startswith("study-transcripts/")
+            start = session_start(str(tmp_path / row["transcript"]))
             assert start["tags"] == {"participant": "P01", "condition": condition, "order": "1"}
             assert start["study"] == "kill-test" and start["attempt"] == attempt and start["plan_sha256"]
         # The participant moved on: the next game is their second condition.

@@ -5,7 +5,9 @@ transcript carries its participant, condition and order."""
 
 from __future__ import annotations
 
+import csv
 import json
+import shutil
 import sqlite3
 from collections import Counter
 from itertools import pairwise
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from agent.analyze.__main__ import main as analyse
 from agent.games.tangram.sim.__main__ import main
 
 CONDITIONS = ["planner", "quiet", "wizard"]
@@ -73,10 +76,13 @@ def test_three_conditions_and_six_participants_pilot_into_a_balanced_latin_squar
     follows = Counter(pair for o in orders for pair in pairwise(o))
     assert len(follows) == 6 and set(follows.values()) == {2}
 
-    # Every transcript is where the conditions' config puts it and carries its participant, condition and order.
+    # Every transcript is beside the pilot's database (named relative to its folder, whatever the
+    # conditions' transcripts.dir) and carries its participant, condition and order.
+    assert not (tmp_path / "transcripts").exists()
     for g in games:
-        path = Path(g["transcript"])
-        assert path.parent == tmp_path / "transcripts" and path.is_file()
+        assert g["transcript"].startswith("pilot-transcripts/")
+        path = tmp_path / g["transcript"]
+        assert path.parent == tmp_path / "pilot-transcripts" and path.is_file()
         records = [json.loads(line) for line in path.read_text().splitlines()]
         start = records[0]
         assert start["kind"] == "session_start" and start["study"] == "pilot-test"
@@ -89,6 +95,32 @@ def test_three_conditions_and_six_participants_pilot_into_a_balanced_latin_squar
     # The printed participants table names every game.
     table = [line for line in out.splitlines() if line.startswith("P0")]
     assert sum(" yes " in line for line in table) == 18
+
+
+@pytest.mark.timeout(240)
+def test_a_study_played_then_moved_elsewhere_is_analysed_from_its_database(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Real games through the in-lab study server (the pilot serves the study as python -m agent --study
+    does), into the study's own database; then the whole study folder is moved, and the analysis
+    finds every game's transcript from the database alone."""
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    study = write_study(lab)
+    assert main(["--study", str(study), "--participants", "2", "--turns", "2", "--store", str(lab / "study.db"),
+                 "--no-progress"]) == 0
+    assert not (lab / "transcripts").exists()  # the conditions' transcripts.dir is not the study's folder
+    assert len(list((lab / "study-transcripts").glob("*.jsonl"))) == 6
+    moved = tmp_path / "archive" / "lab"
+    shutil.move(lab, moved)
+    capsys.readouterr()
+    out = tmp_path / "analysis"
+    assert analyse(["--study", str(moved / "study.yaml"), "--out", str(out), "--jobs", "1"]) == 0
+    printed = capsys.readouterr()
+    assert "2 participants, 6 games started, 6 of them among these transcripts" in printed.out, printed
+    with (out / "study_games.csv").open() as f:
+        games = list(csv.DictReader(f))
+    assert len(games) == 6 and all(Path(g["transcript"]).parent == moved / "study-transcripts" for g in games)
+    assert len(list((out / "replays").glob("*.html"))) == 6
 
 
 def test_a_pilot_whose_games_cannot_complete_is_refused_before_it_starts(

@@ -6,8 +6,9 @@ does, its ``session_start`` metadata, its turn lines). At a connection's first f
 asks :meth:`StudyLink.bind`: the study run's current assignment (the active participant's next
 game), recorded in the study's database before the game starts (:meth:`StudyRun.game_started`);
 the session then plays that condition's player and config, its transcript tagged participant,
-condition and order. When the connection ends, :func:`judge` says whether the game was completed
-and :meth:`StudyLink.ended` records it.
+condition and order, in the study's transcript folder beside its database (``<db>-transcripts/``).
+When the connection ends, :func:`judge` says whether the game was completed and
+:meth:`StudyLink.ended` records it.
 
 What "completed" means for tangram: the game has no game-over frame. Its only end is the Finish
 button (on the participant's turn, from the game's third turn, so after two AI turns) and the
@@ -188,7 +189,9 @@ class StudyLink:
                 seat = self.seats[assignment.condition]
                 config = assignment.config
                 assert isinstance(config, Config)
-                transcript = Transcript(config.transcripts.dir if config.transcripts.enabled else None,
+                # The study's transcripts go beside its database (core/studies/files.py), not to the
+                # condition's transcripts.dir: the study's folder holds everything of it.
+                transcript = Transcript(self.run.transcripts_dir if config.transcripts.enabled else None,
                                         secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images)
                 started = await self.run.game_started(assignment, transcript.session_id, transcript.path)
             except StoreError as exc:

@@ -4,9 +4,9 @@ The agent serves the study in-process exactly as ``python -m agent --study FILE`
 condition's player ready, each connection bound to the active participant's next condition,
 link/study.py); the pilot starts participants one after the other, and each of their games is a
 simulated game against a scripted partner, played through and closed on the partner's turn, as the
-game's Finish does. Transcripts go where each condition's config puts them, tagged participant,
-condition and order, so a researcher checks the design, the orders and the files before the
-first person comes.
+game's Finish does. Transcripts go beside the pilot's database (``<pilot db>-transcripts/``), tagged
+participant, condition and order, so a researcher checks the design, the orders and the files
+before the first person comes.
 
 The pilot never touches the study's own database: it writes its own (``--store``, by default a new
 ``<study>-pilot-<UTC time>.db`` beside the study's), so the real participants start from nothing.

@@ -507,6 +507,21 @@ function renderHistory(g) {
 
 // ---------------------------------------------------------------- the study
 
+// A stored time (2026-11-29T09:23:10.722512Z) to the second, as the study's status prints it.
+function when(stamp) {
+  return stamp ? `${stamp.slice(0, 19).replace("T", " ")}Z` : "-";
+}
+
+// Who consented, whose page closed, who was dropped and why (what applies), as `study status` says it.
+function participantNotes(p) {
+  const notes = [];
+  if (p.online || p.consent) notes.push(p.consent ? `consent ${p.consent} ${when(p.consent_at)}` : "consent -");
+  if (p.left_at) notes.push(`page closed ${when(p.left_at)}, not back`);
+  if (p.finished_page_at) notes.push(`saw the completion page ${when(p.finished_page_at)}`);
+  if (p.state === "dropped") notes.push(`dropped ${when(p.dropped_at)}` + (p.dropped_why ? `: ${p.dropped_why}` : ""));
+  return notes.join("; ");
+}
+
 function renderStudy(study) {
   const box = document.getElementById("study");
   box.hidden = !study;
@@ -541,6 +556,7 @@ function renderStudy(study) {
     });
     cell(`${p.completed} of ${p.games} games` + (p.attempts > p.completed ? ` (${p.attempts} started)` : ""));
     cell(p.next_condition || "");
+    cell(participantNotes(p)).className = "notes";
     const actions = cell("");
     actions.className = "actions";
     const button = (label, action) => {
