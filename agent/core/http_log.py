@@ -3,9 +3,9 @@
 aiohttp logs every malformed request (a 100 KB URL, a bad Content-Length) with a full traceback
 at ERROR, and so does a handler whose client hung up: anyone who can reach the port can fill the
 log. :class:`QuietHttpLog` is the logger its request handler is given instead (``AppRunner(...,
-logger=QuietHttpLog(...))``): malformed HTTP becomes one WARNING line and a hang-up one INFO line,
-each at most once per interval with a count of those held back; any other exception is logged in
-full, as before, because that is a bug of ours.
+logger=QuietHttpLog(...))``): malformed HTTP (a broken request body too: bad gzip, a bad chunk)
+becomes one WARNING line and a hang-up one INFO line, each at most once per interval with a count
+of those held back; any other exception is logged in full, as before, because that is a bug of ours.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from agent.core.limits import Throttle
 
@@ -34,6 +35,9 @@ class QuietHttpLog(logging.LoggerAdapter):
         if isinstance(exc, HttpProcessingError):
             self.one_line(self._malformed, logging.WARNING, "malformed HTTP request%s answered with %s: %s",
                           peer, exc.code or 400, short_reason(exc.message or str(exc)))
+        elif isinstance(exc, RequestPayloadError):  # found reading a body aiohttp reads after its handler
+            self.one_line(self._malformed, logging.WARNING, "malformed HTTP request body%s: %s", peer,
+                          short_reason(str(exc)))
         elif isinstance(exc, ConnectionError):
             self.one_line(self._hangups, logging.INFO, "client%s hung up: %s", peer, short_reason(str(exc)))
         else:

@@ -56,7 +56,7 @@ async def test_invited_participants_play_at_once_in_counterbalanced_order(tmp_pa
         invites = await online.invite(2)
         assert [i.number for i in invites] == [1, 2] and invites[0].code != invites[1].code
         assert invites[0].link("https://study.example.org/") == f"https://study.example.org/p/{invites[0].code}"
-        visits = [await online.enter_invite(i.code) for i in invites]
+        visits = [await online.start(i.code) for i in invites]
         assert [v.stage for v in visits if v] == ["consent", "consent"]
         for i in invites:
             await online.answer_consent(i.code, True)
@@ -82,7 +82,7 @@ async def test_forged_replaced_and_other_participants_tickets_are_refused(tmp_pa
         online = OnlineRun(run)
         one, two = await online.invite(2)
         for i in (one, two):
-            await online.enter_invite(i.code)
+            await online.start(i.code)
             await online.answer_consent(i.code, True)
         got = await online.ticket(one.code)
         assert got is not None
@@ -100,14 +100,14 @@ async def test_forged_replaced_and_other_participants_tickets_are_refused(tmp_pa
         assert theirs is not None
         other = await online.admit(theirs[0])
         assert other is not None and other.participant == "L0002"  # bound to its own participant
-        assert await online.ticket("y" * 24) is None and await online.enter_invite("y" * 24) is None
+        assert await online.ticket("y" * 24) is None and await online.start("y" * 24) is None
 
 
 async def test_consent_refused_drops_the_participant_and_gives_no_game(tmp_path: Path) -> None:
     async with await StudyRun.open(load(study_at(tmp_path))) as run:
         online = OnlineRun(run)
         (one,) = await online.invite(1)
-        await online.enter_invite(one.code)
+        await online.start(one.code)
         assert await online.ticket(one.code) is None  # no game before the consent page is answered
         visit = await online.answer_consent(one.code, False)
         assert visit is not None and visit.stage == "refused"
@@ -125,7 +125,14 @@ async def test_open_recruitment_records_prolific_ids_and_refuses_a_second_take(t
         ids = ProlificIds.parse({"PROLIFIC_PID": "5f0c" * 6, "STUDY_ID": "s1", "SESSION_ID": "sess1"})
         assert ids is not None
         code, visit = await online.enter_open(ids)
-        assert visit.participant == "W00001" and visit.stage == "consent"
+        # The visit is kept, but nobody starts (no sequence is taken) before the consent.
+        assert visit.participant is None and visit.stage == "consent"
+        assert await run.store.participants() == []
+        # The same Prolific session coming back before consenting: its visit moves to the new code.
+        code, _ = await online.enter_open(ids)
+        assert (await online.visit(code)) is not None
+        started = await online.answer_consent(code, True)
+        assert started is not None and started.participant == "W00001" and started.stage == "play"
         row = (await run.store.participants())[0]
         assert (row.prolific_pid, row.prolific_study, row.prolific_session, row.source) == (
             "5f0c" * 6, "s1", "sess1", "open")
@@ -135,9 +142,10 @@ async def test_open_recruitment_records_prolific_ids_and_refuses_a_second_take(t
         assert await online.visit(code) is None and await online.visit(code2) is not None
         with pytest.raises(StoreError, match="already taken part"):
             await online.enter_open(ProlificIds("5f0c" * 6, "s1", "another-session"))
-        # Without platform ids: anonymous participants, up to max_participants (3).
-        await online.enter_open(None)
-        await online.enter_open(None)
+        # Without platform ids: anonymous participants, up to max_participants (3) who started.
+        for _ in range(2):
+            anonymous, _ = await online.enter_open(None)
+            await online.answer_consent(anonymous, True)
         with pytest.raises(StoreError, match="its 3 participants"):
             await online.enter_open(None)
 
@@ -158,15 +166,15 @@ async def test_a_participant_who_left_is_dropped_after_the_grace_and_their_seque
     async with await StudyRun.open(load(study_at(tmp_path))) as run:
         online = OnlineRun(run)
         one, two, three = await online.invite(3)
-        await online.enter_invite(one.code)
-        await online.enter_invite(two.code)
+        await online.start(one.code)
+        await online.start(two.code)
         await online.left(one.code)
         assert await online.apply_leaving() == []  # still within the grace
         later = datetime.now(UTC) + timedelta(seconds=61)
         await online.left(two.code)
         await online.left(two.code, gone=False)  # back in time: kept
         assert await online.apply_leaving(later) == ["L0001"]
-        third = await online.enter_invite(three.code)
+        third = await online.start(three.code)
         assert third is not None
         rows = {r.id: r for r in await run.store.participants()}
         assert rows["L0003"].sequence == rows["L0001"].sequence and rows["L0003"].replaces == "L0001"
@@ -177,7 +185,7 @@ async def test_in_lab_rule_of_one_active_participant_still_holds_beside_online_o
     async with await StudyRun.open(load(study_at(tmp_path))) as run:
         online = OnlineRun(run)
         for invite in await online.invite(2):
-            await online.enter_invite(invite.code)
+            await online.start(invite.code)
         await run.next_participant("P01")
         with pytest.raises(StoreError, match="P01 is still active"):
             await run.next_participant("P02")
@@ -192,7 +200,7 @@ async def test_many_participants_take_tickets_at_once(tmp_path: Path) -> None:
     async with await StudyRun.open(load(study_at(tmp_path))) as run:
         online = OnlineRun(run)
         invites = await online.invite(40)
-        visits = await asyncio.gather(*(online.enter_invite(i.code) for i in invites))
+        visits = await asyncio.gather(*(online.start(i.code) for i in invites))
         assert len({v.participant for v in visits if v}) == 40
         for i in invites:
             await online.answer_consent(i.code, True)
@@ -215,3 +223,45 @@ def test_schema_one_databases_migrate_to_online(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT online, consent FROM participants").fetchone() == (0, None)
     conn.close()
+
+
+async def test_a_participant_who_never_starts_a_game_releases_their_sequence(tmp_path: Path) -> None:
+    # on_leave keep or drop alike: a participant who agreed and never connected a game holds a
+    # sequence and played nothing; after start_grace_s they are dropped and the next one takes it.
+    path = study_at(tmp_path)
+    path.write_text(path.read_text().replace("on_leave: drop", "on_leave: keep"))
+    async with await StudyRun.open(load(path)) as run:
+        online = OnlineRun(run)
+        one, two, three = await online.invite(3)
+        await online.answer_consent(one.code, True)
+        await online.answer_consent(two.code, True)
+        got = await online.ticket(two.code)
+        assert got is not None
+        await run.game_started(got[1], "s-two", None)  # two started their game; one never did
+        assert await online.apply_leaving() == []
+        later = datetime.now(UTC) + timedelta(seconds=online.spec.start_grace_s + 1)
+        assert await online.apply_leaving(later) == ["L0001"]
+        drops = [e for e in await run.store.events() if e["action"] == "drop"]
+        assert drops[0]["participant"] == "L0001" and "never started a game" in drops[0]["detail"]
+        await online.answer_consent(three.code, True)
+        rows = {r.id: r for r in await run.store.participants()}
+        assert rows["L0003"].sequence == rows["L0001"].sequence and rows["L0003"].replaces == "L0001"
+
+
+async def test_the_study_database_and_its_side_files_are_private(tmp_path: Path) -> None:
+    async with await StudyRun.open(load(study_at(tmp_path))) as run:
+        online = OnlineRun(run)
+        (one,) = await online.invite(1)
+        await online.answer_consent(one.code, True)
+        modes = await asyncio.to_thread(lambda: {p.name: oct(p.stat().st_mode & 0o777)
+                                                 for p in tmp_path.glob("study.db*")})
+        assert set(modes) >= {"study.db", "study.db-wal", "study.db-shm"}
+        assert modes == dict.fromkeys(modes, "0o600")
+
+
+async def test_an_older_database_made_readable_by_others_is_made_private(tmp_path: Path) -> None:
+    async with await StudyRun.open(load(study_at(tmp_path))):
+        pass
+    (tmp_path / "study.db").chmod(0o644)
+    async with await StudyRun.open(load(study_at(tmp_path))):
+        assert (tmp_path / "study.db").stat().st_mode & 0o777 == 0o600

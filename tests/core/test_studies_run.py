@@ -50,7 +50,10 @@ async def test_a_participant_plays_their_sequence_and_completes(study_path: Path
                           ("c", 3, {"participant": "P01", "condition": "c", "order": "3"})]
         status = await run.status()
         assert status.participants[0].state == "completed" and status.counts["completed"] == 1
-        assert [g.transcript for g in await run.store.games()] == [str(study_path.parent / "t.jsonl")] * 3
+        # Named relative to the database's folder (the transcript is beside it), found again through the run.
+        games = await run.store.games()
+        assert [g.transcript for g in games] == ["t.jsonl"] * 3
+        assert [run.transcript_of(g) for g in games] == [study_path.parent / "t.jsonl"] * 3
 
 
 async def test_session_metadata_carries_study_plan_and_tags(study_path: Path) -> None:

@@ -26,7 +26,7 @@ online:
 async def started_game(online: OnlineRun) -> tuple[str, int]:
     """A new participant's first game, started: their id and the game's row id."""
     (invite,) = await online.invite(1)
-    visit = await online.enter_invite(invite.code)
+    visit = await online.start(invite.code)
     assert visit is not None and visit.assignment is not None
     started = await online.run.game_started(visit.assignment, f"s-{visit.participant}", None)
     return visit.participant, started.game_id

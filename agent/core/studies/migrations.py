@@ -85,6 +85,20 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             created_at TEXT NOT NULL,
             opened_at TEXT)""",
     ),
+    (  # 3: what the server saw of each game (its AI turns, the ticket it was played under), and open
+       # recruitment's visits that have not started a participant yet (a link preview takes nothing)
+        "ALTER TABLE games ADD COLUMN ai_turns INTEGER NOT NULL DEFAULT 0 CHECK (ai_turns >= 0)",
+        "ALTER TABLE games ADD COLUMN ticket_sha256 TEXT",
+        """CREATE TABLE open_entries (
+            id INTEGER PRIMARY KEY,
+            code_sha256 TEXT NOT NULL UNIQUE,
+            prolific_pid TEXT,
+            prolific_study TEXT,
+            prolific_session TEXT,
+            participant TEXT REFERENCES participants(id),
+            created_at TEXT NOT NULL)""",
+        "CREATE INDEX open_entries_by_session ON open_entries(prolific_session) WHERE prolific_session IS NOT NULL",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -3,12 +3,25 @@
 ```python
 online = OnlineRun(run)                            # run: an open StudyRun; run.study.online set
 invites = await online.invite(40)                  # codes for 40 links (only their hashes are kept)
-visit = await online.enter_invite(code)            # first visit starts the participant (next sequence)
-code, visit = await online.enter_open(prolific)    # open recruitment: a new participant, a new code
-visit = await online.answer_consent(code, True)
+visit = await online.visit(code)                   # where the link stands; changes nothing
+code, visit = await online.enter_open(prolific)    # open recruitment: a new code, nobody started yet
+visit = await online.answer_consent(code, True)    # starts the participant (the plan's next sequence)
 ticket, assignment = await online.ticket(code)     # the credential of the participant's current game
 assignment = await online.admit(ticket)            # what the game socket checks: None = refuse
+judged = await online.finish(assignment, ticket, claim, 2)  # the page says the game ended: judged
 ```
+
+**A link takes a place only when its participant starts.** Opening a link (an e-mail scanner or a
+chat's link preview fetches it too) changes nothing: the order sequence is given when the
+participant answers the consent page, or asks for their first game when the study has none. A
+participant who started and has not connected a game within ``start_grace_s`` is dropped, so
+their sequence goes to the next participant.
+
+**Completion is the server's judgement.** A game counts as completed only when the agent itself
+ended (with ``finish``), under the ticket the page names, at least as many AI turns of it as the
+game says a played game has (tangram: ``study.completed_after_turns``, as in the lab). The page's
+word that the engine quit, or that the participant pressed Continue, is a claim; a claim the
+server cannot back is recorded in the event log and completes nothing.
 
 Two kinds of secret, both from :func:`secrets.token_urlsafe` and both kept only as SHA-256
 hashes (a copy of the database lets nobody in):
@@ -91,10 +104,39 @@ class ProlificIds:
 
 
 @dataclass(frozen=True)
+class EndClaim:
+    """What a participant's page says of how a game ended (a claim, judged by :meth:`OnlineRun.finish`)."""
+
+    how: Literal["exit", "continue"]
+    """exit: the engine quit; continue: the participant pressed the page's Continue after Finish."""
+    exit: int = 0
+    """The engine's exit code (0: it quit normally)."""
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The server's judgement of a claimed end."""
+
+    completed: bool
+    """The game counts as played: the participant moves on."""
+    ended: bool
+    """An open attempt was ended by the claim (completed or not)."""
+    ai_turns: int
+    """AI turns the server saw ended in the game."""
+    needed: int
+    reason: str
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True)
 class Visit:
     """Where a participant stands, as their page shows it."""
 
-    participant: str
+    participant: str | None
+    """None: a link not started yet (its participant has not consented or asked for a game)."""
     stage: Stage
     games_done: int
     games_total: int
@@ -122,21 +164,12 @@ class OnlineRun:
         numbers = await self.run.store.add_invites([digest(c) for c in codes])
         return [Invite(number, code) for number, code in zip(numbers, codes, strict=True)]
 
-    async def enter_invite(self, code: str) -> Visit | None:
-        """The visit of an invitation's code (its first visit starts the participant), or of an open
-        participant's code; None for a code that is no one's."""
-        if not well_formed(code):
-            return None
-        key = digest(code)
-        row = await self.run.store.by_link(key)
-        if row is None:  # an invitation (they work with open recruitment too), opened at its first visit
-            row = await self.run.store.open_invite(key)
-        return None if row is None else await self._visit(row)
-
     async def enter_open(self, prolific: ProlificIds | None) -> tuple[str, Visit]:
-        """Open recruitment: a new participant and their code. The same Prolific session coming back
-        gets its participant again (with a new code: the old address stops working); a Prolific
-        participant who already took part in this study is refused. StoreError with one line."""
+        """Open recruitment: a new code for the visitor, who starts as a participant only when they
+        consent (:meth:`start`). The same Prolific session coming back gets its participant (or its
+        visit not started yet) again, with a new code: the old address stops working; a Prolific
+        participant who already took part in this study is refused, and so is a visitor once the
+        study has ``max_participants``. StoreError with one line."""
         if self.spec.recruitment != "open":
             raise StoreError("this study takes part by invitation only")
         code = new_code()
@@ -148,29 +181,60 @@ class OnlineRun:
                 return code, await self._visit(same[0])
             if any(r.state != "dropped" or r.consent == "refused" for r in earlier):
                 raise StoreError("you have already taken part in this study")
+        if await self.run.store.open_participants() >= self.spec.max_participants:
+            raise StoreError(f"the study has its {self.spec.max_participants} participants")
         entry = OnlineEntry("open", digest(code), prolific.pid if prolific else None,
                             prolific.study if prolific else None, prolific.session if prolific else None)
-        row = await self.run.store.join_open(entry, self.spec.max_participants)
-        return code, await self._visit(row)
+        await self.run.store.add_open_entry(entry)
+        return code, self._not_started()
+
+    async def known(self, code: str) -> bool:
+        """Whether ``code`` is a link of the study (a participant's, an invitation's, an open visit's);
+        what serving their page asks. Changes nothing."""
+        if not well_formed(code):
+            return False
+        key = digest(code)
+        store = self.run.store
+        return await store.by_link(key) is not None or await store.is_invite(key) or await store.is_open_entry(key)
 
     async def visit(self, code: str) -> Visit | None:
-        """Where the participant of ``code`` stands; None for a code that is no one's (an invitation
-        not opened yet counts as no one's here: :meth:`enter_invite` opens it)."""
+        """Where the link of ``code`` stands (a link not started yet: its first page); None for a
+        code that is no one's. Changes nothing."""
         row = await self._by_code(code)
+        if row is not None:
+            return await self._visit(row)
+        return self._not_started() if await self.known(code) else None
+
+    async def start(self, code: str) -> Visit | None:
+        """The participant of ``code``, started now if the link was not yet (given the plan's next
+        order sequence); None for a code that is no one's. StoreError (one line) when the study
+        cannot take them (quota, open recruitment full, already took part)."""
+        row = await self._start(code)
         return None if row is None else await self._visit(row)
 
-    async def answer_consent(self, code: str, given: bool) -> Visit | None:
+    async def _start(self, code: str) -> ParticipantRow | None:
         row = await self._by_code(code)
+        if row is not None or not well_formed(code):
+            return row
+        key = digest(code)
+        return await self.run.store.open_invite(key) or await self.run.store.start_open_entry(
+            key, self.spec.max_participants)
+
+    async def answer_consent(self, code: str, given: bool) -> Visit | None:
+        """The answer to the consent page; it starts the participant (a refusal starts and drops them
+        in the event log, and their sequence goes to the next participant)."""
+        if self.spec.consent is None:
+            return await self.visit(code)
+        row = await self._start(code)
         if row is None:
             return None
-        if self.spec.consent is None:
-            return await self._visit(row)
         return await self._visit(await self.run.store.set_consent(row.id, given))
 
     async def ticket(self, code: str) -> tuple[str, Assignment] | None:
         """A new credential for the participant's current game (the previous one stops working), and
-        the game; None when the participant has no game to play now (consent first, done, left)."""
-        row = await self._by_code(code)
+        the game; None when the participant has no game to play now (consent first, done, left).
+        Without a consent page, the first game's ticket starts the participant."""
+        row = await self._by_code(code) if self.spec.consent is not None else await self._start(code)
         if row is None:
             return None
         visit = await self._visit(row)
@@ -195,11 +259,28 @@ class OnlineRun:
             return None
         return visit.assignment
 
-    async def finish(self, assignment: Assignment, completed: bool, reason: str) -> bool:
-        """The participant's page says the game of ``assignment`` ended (the engine quit): its last
-        attempt is ended, completed or not. False when no attempt of it is open (the game never
-        connected): then it is played again."""
-        return await self.run.store.end_open_game(assignment.participant, assignment.position, completed, reason)
+    async def finish(self, assignment: Assignment, ticket: str, claim: EndClaim, needed: int) -> Judged:
+        """The participant's page says the game of ``assignment``, played under ``ticket``, ended:
+        judged from what the server saw (see the module's text): ``needed`` AI turns make a game
+        played (the game's own rule: tangram's ``study.completed_after_turns``). A backed claim ends the game's
+        open attempt completed; an engine that stopped with an error ends it uncompleted (the game
+        is played again); a claim the server cannot back is logged and changes nothing else."""
+        store = self.run.store
+        pid, position = assignment.participant, assignment.position
+        seen = await store.ai_turns(pid, position, digest(ticket))
+        said = "Continue after the game's Finish" if claim.how == "continue" else f"the engine quit ({claim.exit})"
+        if claim.exit != 0:
+            ended = await store.end_open_game(pid, position, False, f"the engine stopped ({claim.exit})")
+            return Judged(False, ended, seen, needed, f"the engine stopped ({claim.exit})")
+        if seen < needed:
+            why = (f"the page said {said} after {seen} AI turn{'s' if seen != 1 else ''} the server saw "
+                   f"({needed} needed): not completed")
+            await store.log_event(pid, "unbacked_end", f"game {position}: {why}")
+            return Judged(False, False, seen, needed, why)
+        reason = (f"the participant's {said}" if claim.how == "continue" else "the game's Finish (the engine quit)") \
+            + f", {seen} AI turns"
+        ended = await store.end_open_game(pid, position, True, reason)
+        return Judged(ended, ended, seen, needed, reason)
 
     async def over_cap(self, participant: str) -> str | None:
         """Why the participant's next game is played by the planner (the spend caps of the study file),
@@ -216,17 +297,22 @@ class OnlineRun:
         await self.run.store.set_left(row.id, gone)
 
     async def apply_leaving(self, now: datetime | None = None) -> list[str]:
-        """Participants whose page closed more than ``leave_grace_s`` ago and who are not back: with
-        ``on_leave: drop`` they are dropped out (their sequence goes to the next participant); with
-        keep nothing changes. Returns the ids dropped."""
-        if self.spec.on_leave != "drop":
-            return []
-        moment = (now or datetime.now(UTC)) - timedelta(seconds=self.spec.leave_grace_s)
-        cutoff = moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        """Participants who started and have not connected a game within ``start_grace_s`` are dropped
+        out, whatever ``on_leave`` says (they hold an order sequence and played nothing). Participants
+        whose page closed more than ``leave_grace_s`` ago and who are not back: with ``on_leave:
+        drop`` they are dropped out (their sequence goes to the next participant); with keep nothing
+        changes. Returns the ids dropped."""
+        moment = now or datetime.now(UTC)
+        store = self.run.store
+        idle = [(row, f"never started a game within {self.spec.start_grace_s:g} s")
+                for row in await store.never_started(_stamp(moment - timedelta(seconds=self.spec.start_grace_s)))]
+        if self.spec.on_leave == "drop":
+            gone = await store.left_before(_stamp(moment - timedelta(seconds=self.spec.leave_grace_s)))
+            idle += [(row, "left and did not come back") for row in gone if row.id not in {r.id for r, _ in idle}]
         dropped = []
-        for row in await self.run.store.left_before(cutoff):
+        for row, why in idle:
             try:
-                await self.run.store.set_state(row.id, "dropped")
+                await store.set_state(row.id, "dropped", why)
             except StoreError:
                 continue  # changed meanwhile (completed, dropped from the command line)
             dropped.append(row.id)
@@ -237,6 +323,11 @@ class OnlineRun:
             return None
         assert code is not None
         return await self.run.store.by_link(digest(code))
+
+    def _not_started(self) -> Visit:
+        """A link whose participant has not started: the consent page, or the way to the first game."""
+        total = self.run.study.plan.games_per_participant()
+        return Visit(None, "consent" if self.spec.consent is not None else "play", 0, total)
 
     async def _visit(self, row: ParticipantRow) -> Visit:
         total = self.run.study.plan.games_per_participant()

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agent.core.config import GameConfig, apply_tags
+from agent.core.studies.files import resolve_transcript, stored_transcript, transcripts_dir
 from agent.core.studies.plan import Design
 from agent.core.studies.store import GameRow, ParticipantRow, ParticipantState, StoreError, StudyStore
 from agent.core.studies.study_file import NAME, NAME_RULE, ConsoleMode, Study
@@ -103,6 +104,14 @@ class ParticipantStatus(BaseModel):
     next_condition: str | None = Field(description="The condition of the participant's next game.")
     replaces: str | None = Field(description="The dropped participant whose sequence this one took.")
     created_at: str
+    online: bool = Field(False, description="Takes part from their own browser (an online study's link).")
+    source: str | None = Field(None, description="Online: 'invite' (an invitation link) or 'open' (the open address).")
+    consent: str | None = Field(None, description="'given' or 'refused'; None when not answered (or not asked).")
+    consent_at: str | None = Field(None, description="When the consent page was answered.")
+    left_at: str | None = Field(None, description="When their page said it was closing, if they are not back.")
+    finished_page_at: str | None = Field(None, description="When they first saw the completion page.")
+    dropped_at: str | None = Field(None, description="When they were dropped out (state dropped).")
+    dropped_why: str | None = Field(None, description="Why they were dropped out, as far as the study knows.")
 
 
 class SequenceStatus(BaseModel):
@@ -136,6 +145,39 @@ class StudyStatus(BaseModel):
     participants: list[ParticipantStatus]
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """What the participants table's online columns and the event log say of one participant."""
+
+    consent_at: str | None = None
+    finished_page_at: str | None = None
+    dropped_at: str | None = None
+    drop_detail: str | None = None
+
+
+def _facts(records: list[dict[str, Any]], events: list[dict[str, Any]]) -> dict[str, _Facts]:
+    drops: dict[str, tuple[str, str | None]] = {}
+    for e in events:  # in order: the last drop counts
+        if e.get("action") == "drop" and e.get("participant"):
+            drops[e["participant"]] = (e["at"], e.get("detail"))
+    return {r["id"]: _Facts(r.get("consent_at"), r.get("finished_page_at"), *drops.get(r["id"], (None, None)))
+            for r in records}
+
+
+def _dropped(row: ParticipantRow, facts: _Facts) -> tuple[str | None, str | None]:
+    """When and why a dropped participant was dropped (None, None for anyone else)."""
+    if row.state != "dropped":
+        return None, None
+    if row.consent == "refused":
+        return facts.consent_at or facts.dropped_at or row.updated_at, "refused consent"
+    at = facts.dropped_at or row.updated_at
+    if facts.drop_detail:
+        return at, facts.drop_detail
+    if row.left_at is not None:
+        return at, f"their page closed at {row.left_at} and they did not come back"
+    return at, "by the experimenter (study drop, or the console's Drop out)"
+
+
 def _balance(design: Design, sequences: list[SequenceStatus]) -> tuple[bool, str]:
     done = [s.completed for s in sequences]
     if design == "fixed":
@@ -166,6 +208,17 @@ class StudyRun:
     async def close(self) -> None:
         await self.store.close()
 
+    @property
+    def transcripts_dir(self) -> Path:
+        """Where the study's games write their transcripts: ``<database name>-transcripts/`` beside the
+        study's database (each condition's ``transcripts.enabled`` and ``images`` still apply, its
+        ``transcripts.dir`` does not)."""
+        return transcripts_dir(self.store.path)
+
+    def transcript_of(self, game: GameRow) -> Path | None:
+        """The transcript file of ``game``, wherever the study's folder is now."""
+        return resolve_transcript(self.store.path, game.transcript)
+
     async def __aenter__(self) -> StudyRun:
         return self
 
@@ -194,14 +247,14 @@ class StudyRun:
         return None if slot is None else self._assignment(row, slot.position)
 
     async def game_started(self, assignment: Assignment, session_id: str,
-                           transcript: Path | None) -> StartedGame:
+                           transcript: Path | None, ticket_sha256: str | None = None) -> StartedGame:
         """Record the game before it starts. StoreError when the participant is no longer active or
         has moved on (the experimenter dropped them meanwhile): the connection is then not the
-        study's."""
+        study's. ``ticket_sha256``: online, the hash of the ticket the game's connection came with."""
         slot = self.study.plan.slots(
             (await self._row(assignment.participant)).sequence - 1)[assignment.position - 1]
         game = await self.store.start_game(assignment.participant, slot, session_id,
-                                           str(transcript) if transcript is not None else None)
+                                           stored_transcript(self.store.path, transcript), ticket_sha256)
         return StartedGame(assignment, game.id, game.attempt, session_id)
 
     @contextlib.asynccontextmanager
@@ -247,14 +300,24 @@ class StudyRun:
         """Mark ``pid`` dropped out; their sequence goes to the next participant started."""
         return await self._status_of(await self.store.set_state(pid, "dropped"))
 
-    async def _status_of(self, row: ParticipantRow, games: list[GameRow] | None = None) -> ParticipantStatus:
+    async def _facts(self) -> dict[str, _Facts]:
+        return _facts(await self.store.participant_records(), await self.store.events())
+
+    async def _status_of(self, row: ParticipantRow, games: list[GameRow] | None = None,
+                         facts: _Facts | None = None) -> ParticipantStatus:
         games = await self.store.games(row.id) if games is None else games
+        facts = (await self._facts()).get(row.id, _Facts()) if facts is None else facts
         done = len({g.position for g in games if g.completed})
         slots = self.study.plan.slots(row.sequence - 1)
         following = slots[done].condition if done < len(slots) and row.state in ("active", "paused") else None
+        dropped_at, dropped_why = _dropped(row, facts)
         return ParticipantStatus(id=row.id, number=row.number, sequence=row.sequence, order=list(row.conditions),
                                  state=row.state, completed=done, games=len(slots), attempts=len(games),
-                                 next_condition=following, replaces=row.replaces, created_at=row.created_at)
+                                 next_condition=following, replaces=row.replaces, created_at=row.created_at,
+                                 online=row.online, source=row.source, consent=row.consent,
+                                 consent_at=facts.consent_at, left_at=row.left_at,
+                                 finished_page_at=facts.finished_page_at, dropped_at=dropped_at,
+                                 dropped_why=dropped_why)
 
     async def status(self) -> StudyStatus:
         plan = self.study.plan
@@ -263,7 +326,8 @@ class StudyRun:
         by_participant: dict[str, list[GameRow]] = {}
         for g in games:
             by_participant.setdefault(g.participant, []).append(g)
-        people = [await self._status_of(r, by_participant.get(r.id, [])) for r in rows]
+        facts = await self._facts()
+        people = [await self._status_of(r, by_participant.get(r.id, []), facts.get(r.id, _Facts())) for r in rows]
         sequences = [SequenceStatus(sequence=i + 1, order=list(seq),
                                     participants=sum(1 for r in rows if r.sequence == i + 1 and r.state != "dropped"),
                                     completed=sum(1 for r in rows if r.sequence == i + 1 and r.state == "completed"),

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import dataclasses
 import json
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,7 @@ ParticipantState = Literal["active", "paused", "dropped", "completed"]
 MAX_REASON_CHARS = 200
 MAX_PARTICIPANTS = 100_000
 MAX_PATH_CHARS = 4096
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class StoreError(Exception):
@@ -89,6 +91,10 @@ class GameRow:
     ended_at: str | None
     completed: bool | None
     end_reason: str | None
+    ai_turns: int = 0
+    """AI turns this attempt ended by finish, as the server saw them."""
+    ticket_sha256: str | None = None
+    """Online: the hash of the ticket the attempt connected with (one ticket, one game in the engine)."""
 
 
 async def _participant_row(conn: aiosqlite.Connection, pid: str) -> sqlite3.Row | None:
@@ -127,7 +133,7 @@ def _game(row: sqlite3.Row) -> GameRow:
     completed = None if row["completed"] is None else bool(row["completed"])
     return GameRow(row["id"], row["participant"], row["position"], row["condition"], row["order_position"],
                    row["repeat"], row["attempt"], row["session_id"], row["transcript"], row["started_at"],
-                   row["ended_at"], completed, row["end_reason"])
+                   row["ended_at"], completed, row["end_reason"], row["ai_turns"], row["ticket_sha256"])
 
 
 def _locked(exc: BaseException) -> bool:
@@ -147,8 +153,21 @@ def _prepare(path: Path, name: str, plan: Plan) -> None:
             _prepare_once(path, name, plan)
 
 
+def private(path: Path) -> None:
+    """Create ``path`` readable and writable by its owner only (0600), or make it so: the study
+    database holds personal data (platform ids, consent). SQLite gives its side files (the WAL, the
+    shared-memory index, a rollback journal) the database file's permissions when it creates them;
+    side files left by an earlier version are tightened too."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for side in (path, *(path.with_name(path.name + s) for s in SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            if side.stat().st_mode & 0o077:
+                side.chmod(0o600)
+
+
 def _prepare_once(path: Path, name: str, plan: Plan) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    private(path)
     conn = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
@@ -237,6 +256,12 @@ class StudyStore:
     async def events(self) -> list[dict[str, Any]]:
         return [dict(r) for r in await self._rows("SELECT * FROM events ORDER BY id")]
 
+    async def participant_records(self) -> list[dict[str, Any]]:
+        """Every participant's row as stored, in order (the online columns too: consent_at,
+        finished_page_at, the platform's ids), without the hashes of their link and ticket."""
+        rows = await self._rows("SELECT * FROM participants ORDER BY number")
+        return [{k: v for k, v in dict(r).items() if not k.endswith("_sha256")} for r in rows]
+
     @staticmethod
     async def _done(conn: aiosqlite.Connection, pid: str) -> int:
         async with conn.execute("SELECT COUNT(DISTINCT position) FROM games WHERE participant = ? AND completed = 1",
@@ -307,9 +332,9 @@ class StudyStore:
                         + (f" ({entry.source}, online)" if entry else ""))
         return row
 
-    async def set_state(self, pid: str, to: ParticipantState) -> ParticipantRow:
+    async def set_state(self, pid: str, to: ParticipantState, why: str = "") -> ParticipantRow:
         """pause (active -> paused), resume (paused -> active, nobody else active), drop (active or
-        paused -> dropped)."""
+        paused -> dropped); ``why`` goes into the event log."""
         allowed: dict[str, tuple[str, ...]] = {"paused": ("active",), "active": ("paused",),
                                                "dropped": ("active", "paused")}
         verb = {"paused": "paused", "active": "resumed", "dropped": "dropped"}[to]
@@ -329,13 +354,14 @@ class StudyStore:
             if to == "dropped":  # a game still running for them ends with the drop
                 await conn.execute("UPDATE games SET ended_at = ?, completed = 0, end_reason = 'participant dropped'"
                                    " WHERE participant = ? AND ended_at IS NULL", (stamp, pid))
-            await self._log(conn, pid, {"paused": "pause", "active": "resume", "dropped": "drop"}[to])
+            await self._log(conn, pid, {"paused": "pause", "active": "resume", "dropped": "drop"}[to], why)
         return dataclasses.replace(row, state=to, updated_at=stamp)
 
-    async def start_game(self, pid: str, slot: Slot, session_id: str, transcript: str | None) -> GameRow:
+    async def start_game(self, pid: str, slot: Slot, session_id: str, transcript: str | None,
+                         ticket_sha256: str | None = None) -> GameRow:
         """Record that the game at ``slot`` starts now (before its first frame is answered). An
         attempt at the same slot still open (a killed agent's, a dropped connection's) is ended
-        as replaced."""
+        as replaced. ``ticket_sha256``: online, the hash of the ticket the connection came with."""
         async with self._write() as conn:
             found = await _participant_row(conn, pid)
             if found is None or found["state"] != "active":
@@ -354,14 +380,14 @@ class StudyStore:
                                (stamp, f"replaced by attempt {attempt}", pid, slot.position))
             cursor = await conn.execute(
                 "INSERT INTO games (participant, position, condition, order_position, repeat, attempt, session_id,"
-                " transcript, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " transcript, started_at, ticket_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (pid, slot.position, slot.condition, slot.order, slot.repeat, attempt, session_id[:MAX_PATH_CHARS],
-                 transcript[:MAX_PATH_CHARS] if transcript else None, stamp))
+                 transcript[:MAX_PATH_CHARS] if transcript else None, stamp, ticket_sha256))
             game_id = cursor.lastrowid
             await cursor.close()
         assert game_id is not None
         return GameRow(game_id, pid, slot.position, slot.condition, slot.order, slot.repeat, attempt, session_id,
-                       transcript, stamp, None, None, None)
+                       transcript, stamp, None, None, None, 0, ticket_sha256)
 
     async def end_game(self, game_id: int, completed: bool, reason: str | None) -> bool:
         """Record the end of game ``game_id``; a completed game moves its participant on (and the
@@ -409,9 +435,14 @@ class StudyStore:
         rows = await self._rows("SELECT * FROM participants WHERE ticket_sha256 = ?", (digest,))
         return _participant(rows[0]) if rows else None
 
+    async def is_invite(self, digest: str) -> bool:
+        """Whether an invitation's code hashes to ``digest`` (opened or not); changes nothing."""
+        return bool(await self._rows("SELECT 1 FROM invites WHERE code_sha256 = ?", (digest,)))
+
     async def open_invite(self, digest: str) -> ParticipantRow | None:
         """The participant of the invitation whose code hashes to ``digest``, started (on the plan's
-        next sequence) at its first visit; None for no such invitation."""
+        next sequence) when they consent, or start without a consent page; None for no such
+        invitation."""
         async with self._write() as conn:
             async with conn.execute("SELECT * FROM invites WHERE code_sha256 = ?", (digest,)) as cursor:
                 invite = await cursor.fetchone()
@@ -425,14 +456,62 @@ class StudyStore:
                                (row.id, row.created_at, number))
         return row
 
-    async def join_open(self, entry: OnlineEntry, most: int) -> ParticipantRow:
-        """A new participant from the open address (StoreError when ``most`` took part already)."""
+    async def add_open_entry(self, entry: OnlineEntry) -> None:
+        """A visit to the open address: its code and platform ids are kept, and nobody is started
+        (a link preview takes nothing) until :meth:`start_open_entry`. The same platform session
+        visiting again before it started moves its entry to the new code."""
         async with self._write() as conn:
-            async with conn.execute("SELECT COUNT(*) FROM participants WHERE source = 'open'") as cursor:
+            async with conn.execute("SELECT COUNT(*) FROM open_entries WHERE participant IS NULL") as cursor:
                 found = await cursor.fetchone()
-            if found is not None and int(found[0]) >= most:
+            if found is not None and int(found[0]) >= MAX_PARTICIPANTS:
+                raise StoreError("too many visits that have not started yet; try again later")
+            if entry.prolific_session is not None:
+                cursor = await conn.execute(
+                    "UPDATE open_entries SET code_sha256 = ? WHERE prolific_session = ? AND participant IS NULL",
+                    (entry.link_sha256, entry.prolific_session))
+                moved = cursor.rowcount
+                await cursor.close()
+                if moved:
+                    return
+            await conn.execute("INSERT INTO open_entries (code_sha256, prolific_pid, prolific_study, prolific_session,"
+                               " created_at) VALUES (?, ?, ?, ?, ?)",
+                               (entry.link_sha256, entry.prolific_pid, entry.prolific_study, entry.prolific_session,
+                                now()))
+
+    async def is_open_entry(self, digest: str) -> bool:
+        """Whether a visit to the open address that has not started a participant has this code."""
+        return bool(await self._rows("SELECT 1 FROM open_entries WHERE code_sha256 = ? AND participant IS NULL",
+                                     (digest,)))
+
+    async def start_open_entry(self, digest: str, most: int) -> ParticipantRow | None:
+        """The open address's visit with code ``digest`` becomes a participant (on the plan's next
+        sequence); None for no such visit. StoreError when ``most`` took part already, or when the
+        platform's participant took part meanwhile."""
+        async with self._write() as conn:
+            async with conn.execute("SELECT * FROM open_entries WHERE code_sha256 = ?", (digest,)) as cursor:
+                found = await cursor.fetchone()
+            if found is None:
+                return None
+            if found["participant"] is not None:
+                return await _known_participant(conn, found["participant"])
+            async with conn.execute("SELECT COUNT(*) FROM participants WHERE source = 'open'") as cursor:
+                count = await cursor.fetchone()
+            if count is not None and int(count[0]) >= most:
                 raise StoreError(f"the study has its {most} participants")
-            return await self._insert_participant(conn, lambda number: f"W{number:05d}", entry)
+            if found["prolific_pid"] is not None:
+                async with conn.execute("SELECT 1 FROM participants WHERE prolific_pid = ? AND (state != 'dropped' "
+                                        "OR consent = 'refused')", (found["prolific_pid"],)) as cursor:
+                    if await cursor.fetchone() is not None:
+                        raise StoreError("you have already taken part in this study")
+            entry = OnlineEntry("open", digest, found["prolific_pid"], found["prolific_study"],
+                                found["prolific_session"])
+            row = await self._insert_participant(conn, lambda number: f"W{number:05d}", entry)
+            await conn.execute("UPDATE open_entries SET participant = ? WHERE id = ?", (row.id, found["id"]))
+        return row
+
+    async def open_participants(self) -> int:
+        rows = await self._rows("SELECT COUNT(*) AS n FROM participants WHERE source = 'open'")
+        return int(rows[0]["n"])
 
     async def by_prolific(self, prolific_pid: str) -> list[ParticipantRow]:
         rows = await self._rows("SELECT * FROM participants WHERE prolific_pid = ? ORDER BY number", (prolific_pid,))
@@ -490,6 +569,30 @@ class StudyStore:
         rows = await self._rows("SELECT id FROM games WHERE participant = ? AND position = ? AND ended_at IS NULL "
                                 "ORDER BY attempt DESC LIMIT 1", (pid, position))
         return bool(rows) and await self.end_game(int(rows[0]["id"]), completed, reason)
+
+    async def count_ai_turns(self, game_id: int, ended: int) -> None:
+        """Attempt ``game_id`` has ended ``ended`` AI turns by finish so far (the server's own count)."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE games SET ai_turns = MAX(ai_turns, ?) WHERE id = ?", (ended, game_id))
+
+    async def ai_turns(self, pid: str, position: int, ticket_sha256: str) -> int:
+        """AI turns the server saw ended in ``pid``'s game at ``position`` played under one ticket
+        (one game in the engine, over however many connections it took)."""
+        rows = await self._rows("SELECT COALESCE(SUM(ai_turns), 0) AS n FROM games WHERE participant = ? AND "
+                                "position = ? AND ticket_sha256 = ?", (pid, position, ticket_sha256))
+        return int(rows[0]["n"])
+
+    async def log_event(self, pid: str | None, action: str, detail: str = "") -> None:
+        async with self._write() as conn:
+            await self._log(conn, pid, action, detail[:MAX_REASON_CHARS * 2])
+
+    async def never_started(self, cutoff: str) -> list[ParticipantRow]:
+        """Online participants still in the study, given their sequence before ``cutoff``, who have not
+        started a game."""
+        rows = await self._rows("SELECT * FROM participants p WHERE online = 1 AND state IN ('active', 'paused') "
+                                "AND COALESCE(consent_at, created_at) < ? AND NOT EXISTS "
+                                "(SELECT 1 FROM games g WHERE g.participant = p.id) ORDER BY number", (cutoff,))
+        return [_participant(r) for r in rows]
 
     async def set_game_spend(self, game_id: int, usd: float, player: str) -> None:
         """What game ``game_id`` cost in LLM calls (US dollars), and which player played it."""

@@ -98,6 +98,9 @@ class OnlineSpec(StrictModel):
         "the link still works) or drop (marked dropped out; their order sequence goes to the next participant)."))
     leave_grace_s: float = Field(600.0, ge=10, le=7 * 24 * 3600, description=(
         "How long a participant who left may take to come back before on_leave applies."))
+    start_grace_s: float = Field(1200.0, ge=60, le=7 * 24 * 3600, description=(
+        "How long a participant who consented (or asked for their first game) may take to connect it before they "
+        "are dropped out and their order sequence goes to the next participant."))
     spend_cap_participant_usd: float | None = Field(None, gt=0, le=100_000, description=(
         "LLM spend per participant (from llm.usd_per_million_input/output) beyond which their next games are "
         "played by the offline planner."))

@@ -25,6 +25,7 @@ from agent.games import read_study
 from agent.games.tangram.console.start import ConsoleServer
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import Assets, prepare_assets
+from agent.games.tangram.online.deadlines import make_runner
 from agent.games.tangram.online.guard import Limits, RateLimiter
 from agent.games.tangram.online.public import _conditions, planner_play, start_console
 from agent.games.tangram.online.sockets import GameSockets
@@ -43,13 +44,14 @@ online:
 """
 
 
-def fake_build(folder: Path) -> Path:
-    """A built game's folder as the builder leaves it, with stand-ins for the engine and pack."""
+def fake_build(folder: Path, wasm_bytes: int = 200_000) -> Path:
+    """A built game's folder as the builder leaves it, with stand-ins for the engine and pack (the
+    engine's ``wasm_bytes`` long, and 8 more)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "webgame.json").write_text(json.dumps({"executable": "index", "mainPack": "index.pck",
                                                      "engine": "4.6.stable", "threads": False}))
     (folder / "index.js").write_text("var Engine = function () {};\n" * 2000)
-    (folder / "index.wasm").write_bytes(b"\0asm\x01\0\0\0" + bytes(200_000))
+    (folder / "index.wasm").write_bytes(b"\0asm\x01\0\0\0" + bytes(wasm_bytes))
     (folder / "index.pck").write_bytes(b"GDPC" + bytes(100_000))
     (folder / "index.audio.worklet.js").write_text("// worklet\n")
     return folder
@@ -83,9 +85,9 @@ class Served:
 @contextlib.asynccontextmanager
 async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limits | None = None,
                        trusted_proxy: str | None = None, config: str = "player: planner\n",
-                       online: str = "", study_text: str = STUDY) -> AsyncIterator[Served]:
+                       online: str = "", study_text: str = STUDY, wasm_bytes: int = 200_000) -> AsyncIterator[Served]:
     study = read_study(write_study(tmp_path, recruitment, config, online, study_text))
-    assets = prepare_assets(fake_build(tmp_path / "built"), tmp_path / "cache")
+    assets = prepare_assets(fake_build(tmp_path / "built", wasm_bytes), tmp_path / "cache")
     async with await StudyRun.open(study) as run:
         online = OnlineRun(run)
         plays, factories = await _conditions(run)
@@ -96,7 +98,7 @@ async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limi
         sockets = GameSockets(online, plays, study.conditions[0].config, limiter, images=images,  # type: ignore[arg-type]
                               planner=planner)
         console = await start_console(run, online, sockets, factories, Secrets(), 0)
-        runner = web.AppRunner(make_app(online, assets, sockets, limiter, trusted_proxy), access_log=None)
+        runner = make_runner(make_app(online, assets, sockets, limiter, trusted_proxy), limiter.limits)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
@@ -130,7 +132,7 @@ def priced(request: dict[str, Any]) -> FakeReply:
 async def joined(served: Served) -> tuple[str, str]:
     """A new invited participant who agreed: their link's code and their game's ticket."""
     (invite,) = await served.online.invite(1)
-    await served.online.enter_invite(invite.code)
+    await served.online.start(invite.code)
     await call(served, "consent", invite.code, given=True)
     game = await call(served, "game", invite.code)
     return invite.code, game["ticket"]
@@ -139,7 +141,9 @@ async def joined(served: Served) -> tuple[str, str]:
 async def records(served: Served, participant: str, kind: str) -> list[dict[str, Any]]:
     """The ``kind`` records of the participant's game's transcript."""
     (game,) = [g for g in await served.run.store.games() if g.participant == participant]
-    text = await asyncio.to_thread(Path(game.transcript or "").read_text)
+    path = served.run.transcript_of(game)
+    assert path is not None
+    text = await asyncio.to_thread(path.read_text)
     return [r for r in map(json.loads, text.splitlines()) if r.get("kind") == kind]
 
 

@@ -25,10 +25,12 @@ async def call(http: aiohttp.ClientSession, served: Served, path: str, code: str
 
 
 async def play_game(served: Served, ticket: str) -> list[str]:
-    """One game over the socket, as the engine plays it: an AI turn that ends with finish."""
+    """One game over the socket, as the engine plays it: two AI turns (what a played game has,
+    study.completed_after_turns), each ended with finish."""
     async with GameClient(f"{served.ws_url}?ticket={ticket}", seed=1) as game:
-        turn = await game.ai_turn(deadline=20)
-        assert turn.finished, turn
+        for _ in range(2):
+            turn = await game.ai_turn(deadline=20)
+            assert turn.finished, turn
         return [f.type or "" for f in game.frames]
 
 
@@ -60,9 +62,11 @@ async def test_two_participants_play_their_sequences_at_once_and_see_the_complet
             assert g.completed and g.transcript is not None
             by_participant.setdefault(g.participant, []).append(g.condition)
         assert by_participant == {"L0001": ["planner", "quiet"], "L0002": ["quiet", "planner"]}
-        # Each transcript says whose game it was and which condition.
+        # Each transcript is beside the study's database (named relative to its folder, whatever the
+        # conditions' transcripts.dir) and says whose game it was and which condition.
         for g in games:
-            text = await asyncio.to_thread(Path(g.transcript or "").read_text)
+            assert g.transcript is not None and g.transcript.startswith("study-transcripts/")
+            text = await asyncio.to_thread((tmp_path / g.transcript).read_text)
             start = json.loads(text.splitlines()[0])
             assert start["tags"]["participant"] == g.participant and start["tags"]["condition"] == g.condition
             assert start["study"] == "web-pilot"
@@ -74,7 +78,7 @@ async def test_a_socket_without_a_valid_ticket_is_refused(tmp_path: Path) -> Non
     async with served_study(tmp_path) as served, aiohttp.ClientSession() as http:
         one, two = await served.online.invite(2)
         for invite in (one, two):
-            await served.online.enter_invite(invite.code)
+            await served.online.start(invite.code)
             await call(http, served, "consent", invite.code, given=True)
         first = (await call(http, served, "game", one.code))["ticket"]
         refused = ["", "?ticket=", "?ticket=" + "A" * 24, f"?ticket={one.code}"]
@@ -106,7 +110,7 @@ async def test_a_socket_without_a_valid_ticket_is_refused(tmp_path: Path) -> Non
 async def test_a_second_page_takes_the_game_over_and_the_first_is_told(tmp_path: Path) -> None:
     async with served_study(tmp_path) as served, aiohttp.ClientSession() as http:
         (one,) = await served.online.invite(1)
-        await served.online.enter_invite(one.code)
+        await served.online.start(one.code)
         await call(http, served, "consent", one.code, given=True)
         first = (await call(http, served, "game", one.code))["ticket"]
         async with GameClient(f"{served.ws_url}?ticket={first}", seed=1) as game:
@@ -124,7 +128,7 @@ async def test_a_second_page_takes_the_game_over_and_the_first_is_told(tmp_path:
 async def test_an_engine_that_stops_with_an_error_plays_the_same_condition_again(tmp_path: Path) -> None:
     async with served_study(tmp_path) as served, aiohttp.ClientSession() as http:
         (one,) = await served.online.invite(1)
-        await served.online.enter_invite(one.code)
+        await served.online.start(one.code)
         await call(http, served, "consent", one.code, given=True)
         ticket = (await call(http, served, "game", one.code))["ticket"]
         await play_game(served, ticket)
@@ -143,6 +147,7 @@ async def test_open_recruitment_sends_a_prolific_participant_to_their_own_page(t
         assert page.startswith("/p/")
         async with http.get(served.url + page) as response:
             assert response.status == 200
+        await call(http, served, "consent", page.rsplit("/", 1)[1], given=True)  # starts the participant
         row = (await served.run.store.participants())[0]
         assert (row.prolific_pid, row.prolific_study, row.prolific_session) == (
             "5f0c5f0c5f0c5f0c5f0c5f0c", "st1", "se1")
@@ -191,7 +196,7 @@ async def test_continue_ends_a_game_only_after_the_agent_has_ended_a_turn(tmp_pa
     # ends the game instead, once the agent has ended at least one turn of it.
     async with served_study(tmp_path) as served, aiohttp.ClientSession() as http:
         (one,) = await served.online.invite(1)
-        await served.online.enter_invite(one.code)
+        await served.online.start(one.code)
         await call(http, served, "consent", one.code, given=True)
         ticket = (await call(http, served, "game", one.code))["ticket"]
         async with http.post(f"{served.url}/api/finished",
@@ -201,7 +206,7 @@ async def test_continue_ends_a_game_only_after_the_agent_has_ended_a_turn(tmp_pa
         visit = await call(http, served, "finished", one.code, ticket=ticket, exit=0, how="continue")
         assert visit["game"] == 2
         game = (await served.run.store.games())[0]
-        assert game.completed and game.end_reason == "the participant's Continue after the game's Finish"
+        assert game.completed and game.end_reason == "the participant's Continue after the game's Finish, 2 AI turns"
 
 
 async def test_no_code_or_ticket_reaches_a_log_or_another_page(tmp_path: Path,
@@ -211,7 +216,7 @@ async def test_no_code_or_ticket_reaches_a_log_or_another_page(tmp_path: Path,
         one, two = await served.online.invite(2)
         secrets = [one.code, two.code]
         for invite in (one, two):
-            await served.online.enter_invite(invite.code)
+            await served.online.start(invite.code)
             await call(http, served, "consent", invite.code, given=True)
         ticket = (await call(http, served, "game", one.code))["ticket"]
         secrets.append(ticket)

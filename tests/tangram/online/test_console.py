@@ -87,6 +87,7 @@ async def test_the_console_shows_the_study_and_each_participants_game_as_it_runs
         code, ticket = await joined(served)
         async with GameClient(f"{served.ws_url}?ticket={ticket}", seed=4) as client:
             assert (await client.ai_turn(deadline=20)).finished
+            assert (await client.ai_turn(deadline=20)).finished  # a played game (study.completed_after_turns)
             shown = await page.wait(lambda m: game_of("L0001")(m) and m["game"]["history"])
             assert shown["game"]["player"] == "planner" and shown["game"]["history"][0]["outcome"] == "played"
             assert shown["game"]["study"]["condition"] in ("planner", "quiet")

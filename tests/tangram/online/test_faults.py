@@ -23,11 +23,12 @@ async def test_a_restarted_server_continues_the_game_on_the_same_condition(tmp_p
     async with served_study(tmp_path) as served:
         one, two = await served.online.invite(2)
         for invite in (one, two):
-            await served.online.enter_invite(invite.code)
+            await served.online.start(invite.code)
             await call(served, "consent", invite.code, given=True)
         ticket = (await call(served, "game", one.code))["ticket"]
         async with GameClient(f"{served.ws_url}?ticket={ticket}", seed=3) as game:
-            assert (await game.ai_turn(deadline=20)).finished
+            for _ in range(2):  # a played game (study.completed_after_turns)
+                assert (await game.ai_turn(deadline=20)).finished
         await call(served, "finished", one.code, ticket=ticket, exit=0)
         second = await call(served, "game", one.code)
         assert second["game"] == 2
@@ -54,7 +55,7 @@ async def test_a_restarted_server_continues_the_game_on_the_same_condition(tmp_p
 async def test_a_closed_tab_marks_the_participant_until_they_are_back(tmp_path: Path) -> None:
     async with served_study(tmp_path) as served:
         (one,) = await served.online.invite(1)
-        await served.online.enter_invite(one.code)
+        await served.online.start(one.code)
         await call(served, "consent", one.code, given=True)
         async with aiohttp.ClientSession() as http, \
                 http.post(f"{served.url}/api/leave", json={"code": one.code}) as response:  # the page's beacon

@@ -1,8 +1,12 @@
 """The client's address believes a proxy's forwarded headers only from the proxy; the rate limits
-hold per address and for everybody, and refill with time."""
+hold per address and for everybody, and refill with time; our files and the engine count too, and
+engine downloads at once are capped per address and overall."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import socket
 from pathlib import Path
 
 import aiohttp
@@ -11,7 +15,7 @@ from aiohttp.test_utils import make_mocked_request
 
 from agent.games.tangram.online.guard import Limits, Rate, RateLimiter, client_of, proxy_address
 from agent.games.tangram.sim.client import GameClient
-from tests.tangram.online.support import served_study
+from tests.tangram.online.support import Served, served_study
 
 
 def request(peer: str, **headers: str) -> object:
@@ -70,7 +74,7 @@ async def test_chat_lines_over_the_limit_are_dropped_before_the_agent(tmp_path: 
                                  "chat": Rate(2, 0.001)})
     async with served_study(tmp_path, limits=limits) as served:
         (invite,) = await served.online.invite(1)
-        await served.online.enter_invite(invite.code)
+        await served.online.start(invite.code)
         await served.online.answer_consent(invite.code, True)
         got = await served.online.ticket(invite.code)
         assert got is not None
@@ -80,3 +84,80 @@ async def test_chat_lines_over_the_limit_are_dropped_before_the_agent(tmp_path: 
             dropped = await game.chat("line 3", timeout=2)
             assert dropped.reply is None
         assert served.limiter.refused["chat"] == 1
+
+
+def test_downloads_at_once_are_capped_per_address_and_overall() -> None:
+    limiter = RateLimiter(Limits(max_downloads_per_address=2, max_downloads=3))
+    assert [limiter.begin_download("a") for _ in range(3)] == [True, True, False]
+    assert limiter.begin_download("b") and not limiter.begin_download("c")  # overall: 3
+    limiter.end_download("a")
+    assert limiter.begin_download("c") and not limiter.begin_download("a")
+    for address in ("a", "b", "c"):
+        limiter.end_download(address)
+    assert limiter.downloads() == 0 and limiter.downloads("a") == 0
+    assert limiter.refused["download"] == 3
+
+
+async def test_our_files_and_the_engine_count_against_the_asset_limit(tmp_path: Path) -> None:
+    limits = Limits(per_address={"asset": Rate(4, 1)})
+    async with served_study(tmp_path, limits=limits) as served, aiohttp.ClientSession() as http:
+        statuses = []
+        for path in ("/s/play.js", "/s/play.css", f"/g/{served.assets.key}/index.js", "/s/participant.js",
+                     f"/g/{served.assets.key}/index.wasm", "/s/play.js"):
+            async with http.get(served.url + path) as response:
+                statuses.append(response.status)
+                if response.status == 429:
+                    assert response.headers["Retry-After"]
+        assert statuses == [200] * 4 + [429] * 2
+
+
+ENGINE_BYTES = 24 << 20
+"""Bigger than the kernel's socket buffers (4 MB to send, 4 KB to receive here): a download that is
+not read stays running."""
+
+
+async def stalled_download(served: Served, address: str) -> tuple[asyncio.StreamWriter, bytes]:
+    """The engine's wasm asked for from ``address`` (through the trusted proxy) and not read beyond
+    its status line: the download runs until the connection closes."""
+    host, port = served.url.removeprefix("http://").rsplit(":", 1)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.setblocking(False)
+    await asyncio.get_running_loop().sock_connect(sock, (host, int(port)))
+    reader, writer = await asyncio.open_connection(sock=sock, limit=4096)
+    writer.write(f"GET /g/{served.assets.key}/index.wasm HTTP/1.1\r\nHost: study\r\nAccept-Encoding: identity\r\n"
+                 f"X-Forwarded-For: {address}\r\n\r\n".encode())
+    return writer, await reader.readline()
+
+
+async def test_engine_downloads_over_the_cap_for_one_address_get_429_and_other_addresses_are_served(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    limits = Limits(max_downloads_per_address=3)
+    async with served_study(tmp_path, limits=limits, trusted_proxy="127.0.0.1", wasm_bytes=ENGINE_BYTES) as served, \
+            aiohttp.ClientSession(auto_decompress=False) as http:
+        wasm = f"{served.url}/g/{served.assets.key}/index.wasm"
+
+        async def get(address: str) -> tuple[int, int, str | None]:
+            async with http.get(wasm, headers={"X-Forwarded-For": address, "Accept-Encoding": "identity"}) as answer:
+                return answer.status, len(await answer.read()), answer.headers.get("Retry-After")
+
+        running = [await stalled_download(served, "203.0.113.5") for _ in range(3)]
+        assert [status for _, status in running] == [b"HTTP/1.1 200 OK\r\n"] * 3
+        assert served.limiter.downloads("203.0.113.5") == 3
+        status, _, retry = await get("203.0.113.5")  # the fourth at once from that address
+        assert status == 429 and retry is not None
+        assert await get("198.51.100.9") == (200, ENGINE_BYTES + 8, None)  # another address: served in full
+        for writer, _ in running:
+            writer.close()
+        async with asyncio.timeout(10):  # the server sees the hang-ups and counts the downloads as ended
+            while served.limiter.downloads("203.0.113.5"):
+                await asyncio.sleep(0.02)
+        assert (await get("203.0.113.5"))[0] == 200
+        async with http.get(wasm, headers={"If-Modified-Since": "Sat, 01 Jan 2080 00:00:00 GMT"}) as answer:
+            assert answer.status == 304
+        async with http.head(wasm) as answer:
+            assert answer.status == 200 and answer.headers["Content-Encoding"] == "gzip"
+        assert served.limiter.downloads() == 0
+    # The hang-ups are one line each; nothing is logged as an error.
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]

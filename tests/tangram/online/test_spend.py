@@ -31,21 +31,23 @@ async def test_over_the_participants_cap_the_planner_plays_their_next_game(tmp_p
         async with served_study(tmp_path, config=llm_config(fake.base_url),
                                 online="  spend_cap_participant_usd: 0.000001\n") as served:
             (one,) = await served.online.invite(1)
-            await served.online.enter_invite(one.code)
+            await served.online.start(one.code)
             await call(served, "consent", one.code, given=True)
             for _ in range(2):
                 game = await call(served, "game", one.code)
                 async with GameClient(f"{served.ws_url}?ticket={game['ticket']}", seed=4) as client:
-                    assert (await client.ai_turn(deadline=20)).finished
+                    for _turn in range(2):  # a played game (study.completed_after_turns)
+                        assert (await client.ai_turn(deadline=20)).finished
                 await call(served, "finished", one.code, ticket=game["ticket"], exit=0)
                 if _ == 0:
                     calls_after_first = len(fake.chat_requests)
             games = await served.run.store.games()
             rows = await served.run.store._rows("SELECT spend_usd, player FROM games ORDER BY id")
-            assert rows[0]["player"] == "llm" and rows[0]["spend_usd"] > 0
+            # The first game's first call crosses the cap: its second turn is the planner's.
+            assert rows[0]["player"] == "llm+planner" and rows[0]["spend_usd"] > 0
             assert rows[1]["player"] == "planner" and rows[1]["spend_usd"] == 0
             assert len(fake.chat_requests) == calls_after_first  # no LLM call in the capped game
-            text = await asyncio.to_thread(Path(games[1].transcript or "").read_text)
+            text = await asyncio.to_thread((tmp_path / (games[1].transcript or "")).read_text)
             capped = [json.loads(line) for line in text.splitlines() if '"spend_cap"' in line]
             assert capped and "reached the cap" in capped[0]["reason"] and capped[0]["player"] == "planner"
             assert await served.run.store.spend("L0001") == rows[0]["spend_usd"]

@@ -20,7 +20,7 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -64,8 +64,11 @@ POLITE_SEND_S = 2.0
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
                  *, peer: str = "?", study: dict[str, Any] | None = None, clock: Clock | None = None,
-                 thinking: str | None = None, lines: TurnLines | None = None) -> None:
+                 thinking: str | None = None, lines: TurnLines | None = None,
+                 on_turn_ended: Callable[[int], None] | None = None) -> None:
         self.config = config
+        self.on_turn_ended = on_turn_ended
+        """Told the AI turns ended so far each time a turn's finish goes out (an online study counts them)."""
         self.ws = connection
         self.player = player
         self.transcript = transcript
@@ -247,6 +250,8 @@ class Session:
                 counted = self.machine.turn_id is not None
                 ok = await self._send(finish_frame(), "finish")
                 self.stats["turns_ended"] += counted
+                if counted and ok and self.on_turn_ended is not None:
+                    self.on_turn_ended(self.stats["turns_ended"])
                 await self._carry_out(self.machine.handle(ev.FrameSent(self.clock.now(), "finish", ok)))
             case act.AskPlayer():
                 task = asyncio.create_task(self._ask(action), name=f"decide-{action.ask_id}")

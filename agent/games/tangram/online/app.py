@@ -11,13 +11,16 @@
 | ``/ws?ticket=<ticket>`` | the agent's socket (sockets.py) |
 
 Nothing else is served: no directory, no path outside these files, no console. Request bodies
-are capped (``MAX_BODY``), every page load, call and socket is counted against the rate limits
-of guard.py, and nothing secret (API key, a link's code, a ticket) is written to a page other than
-the participant's own code and ticket, or to a log.
+are capped (``MAX_BODY``) and must arrive within ``Limits.body_s``; a call's body is validated
+(:class:`Call`: a flat JSON object of known fields and types) and anything else is answered 4xx with
+one line, never 500. Every page load, call, file, engine download and socket is counted against the
+rate limits of guard.py, and nothing secret (API key, a link's code, a ticket) is written to a page
+other than the participant's own code and ticket, or to a log.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import html
 import json
@@ -28,10 +31,15 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
+from aiohttp.web_protocol import RequestPayloadError
 
-from agent.core.studies.online import OnlineRun, ProlificIds, Visit, well_formed
+from agent.core.studies.online import EndClaim, OnlineRun, ProlificIds, Visit, well_formed
 from agent.core.studies.store import StoreError
+from agent.games.tangram.config import Config
 from agent.games.tangram.online.assets import Assets
+from agent.games.tangram.online.calls import parse_call
+from agent.games.tangram.online.deadlines import DeadlineHandler
 from agent.games.tangram.online.guard import Client, Kind, RateLimiter, client_of
 from agent.games.tangram.online.sockets import GameSockets
 
@@ -77,11 +85,29 @@ def _static() -> dict[str, StaticFile]:
     return out
 
 
+class _SentFile(web.FileResponse):
+    """A file response the handler sends itself (so that it knows when the sending ends): aiohttp's
+    own call of ``prepare`` after the handler then does nothing (FileResponse would send it again)."""
+
+    async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter | None:
+        if self.prepared:
+            return None
+        return await super().prepare(request)
+
+
 def _send(request: web.Request, item: StaticFile) -> web.Response:
     if request.headers.get("If-None-Match") == item.etag:
         return web.Response(status=304, headers={"ETag": item.etag, "Cache-Control": "no-cache"})
     return web.Response(body=item.body, content_type=item.content_type, charset="utf-8",
                         headers={"ETag": item.etag, "Cache-Control": "no-cache"})
+
+
+def _closing(request: web.Request, answer: web.HTTPException) -> web.HTTPException:
+    """``answer``, after which the connection closes, the rest of the request's body unread."""
+    if isinstance(request.protocol, DeadlineHandler):
+        request.protocol.abandon_body()
+    answer.force_close()
+    return answer
 
 
 def visit_json(visit: Visit, online: OnlineRun) -> dict[str, Any]:
@@ -104,6 +130,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     play_page = StaticFile(PLAY_PAGE.replace("{boot}", boot).encode(),
                            f'"{hashlib.sha256(boot.encode()).hexdigest()[:20]}"', "text/html")
     asset_names = assets.names()
+    body_s = limiter.limits.body_s
 
     def limited(kind: Kind) -> Callable[[Callable[[web.Request, Client], Awaitable[web.StreamResponse]]],
                                         Callable[[web.Request], Awaitable[web.StreamResponse]]]:
@@ -121,27 +148,56 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @web.middleware
     async def headers(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
                       ) -> web.StreamResponse:
-        response = await handler(request)
-        if not response.prepared:  # a WebSocket's headers are sent already
+        try:
+            response = await handler(request)
+        except web.HTTPException as answer:  # 4xx and redirects get them too
+            answer.headers.update(COMMON_HEADERS)
+            answer.headers.setdefault("Cache-Control", "no-store")
+            raise
+        if not response.prepared:  # a WebSocket's headers are sent already, an engine file too
             response.headers.update(COMMON_HEADERS)
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 
+    @web.middleware
+    async def errors(request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                     ) -> web.StreamResponse:
+        """A handler's unexpected exception, a bug of ours: a plain 500, its traceback logged once
+        (naming the route, never the path: it may hold a link's code)."""
+        try:
+            return await handler(request)
+        except (web.HTTPException, ConnectionError):
+            raise  # an answer; a client that hung up (aiohttp's to handle)
+        except Exception:
+            resource = request.match_info.route.resource
+            log.exception("internal error answering %s %s", request.method,
+                          "?" if resource is None else resource.canonical)
+            return web.Response(status=500, text="internal error\n")
+
     async def body_of(request: web.Request) -> dict[str, Any]:
+        """The call's validated fields (:class:`Call`, unset ones None): 413 over ``MAX_BODY``, 408
+        (and the connection closed) when it is slower than ``body_s``, 400 when it is no JSON
+        object of the call's fields and types, 403 for a code no link can have."""
         if request.content_length is not None and request.content_length > MAX_BODY:
             raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length)
         try:
-            data = json.loads(await request.read())
-        except (ValueError, UnicodeDecodeError):
-            raise web.HTTPBadRequest(text="the body must be a JSON object\n") from None
-        if not isinstance(data, dict) or not well_formed(data.get("code")):
+            async with asyncio.timeout(body_s):
+                raw = await request.read()
+        except TimeoutError:
+            raise _closing(request, web.HTTPRequestTimeout(
+                text=f"the request's body did not arrive within {body_s:g} s\n")) from None
+        except RequestPayloadError:
+            raise _closing(request, web.HTTPBadRequest(
+                text="the body could not be read (its encoding is broken)\n")) from None
+        call = parse_call(raw)
+        if not well_formed(call.code):
             raise web.HTTPForbidden(text="this link is not part of the study\n")
-        return data
+        return call.model_dump()
 
     @limited("page")
     async def participant_page(request: web.Request, client: Client) -> web.StreamResponse:
-        visit = await online.enter_invite(request.match_info["code"])
-        if visit is None:
+        # Serving the page changes nothing: a link preview or a mail scanner takes no place.
+        if not await online.known(request.match_info["code"]):
             return web.Response(status=404, text="This link is not part of the study. Check the address.\n")
         return _send(request, static["participant.html"])
 
@@ -160,19 +216,28 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     async def play(request: web.Request, client: Client) -> web.StreamResponse:
         return _send(request, play_page)
 
-    async def static_file(request: web.Request) -> web.StreamResponse:
+    @limited("asset")
+    async def static_file(request: web.Request, client: Client) -> web.StreamResponse:
         item = static.get(request.match_info["name"])
         if item is None or item.content_type == "text/html":
             raise web.HTTPNotFound()
         return _send(request, item)
 
-    async def asset(request: web.Request) -> web.StreamResponse:
+    @limited("asset")
+    async def asset(request: web.Request, client: Client) -> web.StreamResponse:
         name = request.match_info["name"]
         if request.match_info["key"] != assets.key or name not in asset_names:
             raise web.HTTPNotFound()
-        response = web.FileResponse(assets.folder / name, headers={"Cache-Control": IMMUTABLE})
-        response.content_type = TYPES.get(name[name.rindex("."):], "application/octet-stream")
-        return response
+        if not limiter.begin_download(client.address):
+            return web.Response(status=429, text="Too many downloads at once; please wait a moment\n",
+                                headers={"Retry-After": "10"})
+        try:
+            response = _SentFile(assets.folder / name, headers={**COMMON_HEADERS, "Cache-Control": IMMUTABLE})
+            response.content_type = TYPES.get(name[name.rindex("."):], "application/octet-stream")
+            await response.prepare(request)  # sends the whole file: the download counts until it is sent
+            return response
+        finally:
+            limiter.end_download(client.address)
 
     @limited("api")
     async def api_visit(request: web.Request, client: Client) -> web.StreamResponse:
@@ -187,7 +252,10 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @limited("api")
     async def api_consent(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
-        visit = await online.answer_consent(data["code"], data.get("given") is True)
+        try:
+            visit = await online.answer_consent(data["code"], data.get("given") is True)
+        except StoreError as exc:
+            raise web.HTTPForbidden(text=f"{exc}\n") from None
         if visit is None:
             raise web.HTTPForbidden(text="this link is not part of the study\n")
         return web.json_response(visit_json(visit, online))
@@ -195,7 +263,10 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @limited("api")
     async def api_game(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
-        got = await online.ticket(data["code"])
+        try:
+            got = await online.ticket(data["code"])
+        except StoreError as exc:
+            raise web.HTTPForbidden(text=f"{exc}\n") from None
         if got is None:
             visit = await online.visit(data["code"])
             if visit is None:
@@ -211,23 +282,27 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @limited("api")
     async def api_finished(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
-        ticket = data.get("ticket")
-        exit_code = data.get("exit")
-        assignment = await online.admit(ticket if isinstance(ticket, str) else None)
+        ticket, exit_code = data["ticket"], data["exit"]
+        if ticket is None or exit_code is None:
+            raise web.HTTPBadRequest(text="a game's end names its ticket and the engine's exit code\n")
+        assignment = await online.admit(ticket)
         visit = await online.visit(data["code"])
         if visit is None:
             raise web.HTTPForbidden(text="this link is not part of the study\n")
         if assignment is not None and assignment.participant == visit.participant:
-            how = data.get("how")
-            if how == "continue" and sockets.turns_ended(assignment.participant, assignment.position) < 1:
-                raise web.HTTPConflict(text="play the game first: Continue follows the game's Finish\n")
-            completed = exit_code == 0
-            reason = ("the participant's Continue after the game's Finish" if how == "continue" and completed
-                      else "the game's Finish (the engine quit)" if completed else f"the engine stopped ({exit_code})")
-            ended = await online.finish(assignment, completed, reason)
-            log.info("participant %s: game %d of %d (%s) %s", assignment.participant, assignment.position,
+            # The page's word is a claim: the server judges it from the AI turns it saw end.
+            claim = EndClaim(data["how"] or "exit", exit_code)
+            await sockets.settle(assignment.participant)
+            config: Config = assignment.config  # type: ignore[assignment]  # the study's conditions are tangram's
+            judged = await online.finish(assignment, ticket, claim, config.study.completed_after_turns)
+            log.info("participant %s: game %d of %d (%s) %s (%s)", assignment.participant, assignment.position,
                      assignment.games_total, assignment.condition,
-                     "completed" if ended and completed else "not completed")
+                     "completed" if judged.completed else "not completed", judged.reason)
+            if claim.exit == 0 and not judged.completed:
+                return web.json_response(
+                    {"error": "not played", "ai_turns": judged.ai_turns, "needed": judged.needed,
+                     "message": "The game has not been played yet: play it with your partner, then press Finish."},
+                    status=409)
             visit = await online.visit(data["code"]) or visit
         return web.json_response(visit_json(visit, online))
 
@@ -244,7 +319,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     async def no_icon(request: web.Request) -> web.StreamResponse:
         return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
 
-    app = web.Application(middlewares=[headers], client_max_size=MAX_BODY)
+    app = web.Application(middlewares=[headers, errors], client_max_size=MAX_BODY)
     app.router.add_get("/p/{code}", participant_page)
     app.router.add_get("/join", join)
     app.router.add_get("/play", play)

@@ -27,7 +27,6 @@ from pathlib import Path
 from aiohttp import web
 
 from agent.core.game import stop_signals
-from agent.core.http_log import QuietHttpLog
 from agent.core.images import ImagePool
 from agent.core.net import is_loopback
 from agent.core.redact import Secrets
@@ -35,10 +34,11 @@ from agent.core.studies.online import OnlineRun
 from agent.core.studies.run import StudyRun
 from agent.core.study import study_metadata
 from agent.games.tangram.config import Config
-from agent.games.tangram.console.start import ConsoleServer, ConsoleSetupError, start_online_console
+from agent.games.tangram.console.start import ConsoleServer, ConsoleSetupError, start_online_console, wizard_notice
 from agent.games.tangram.link.factory import PlayerFactory, make_player_factory
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import AssetError, Assets, prepare_assets
+from agent.games.tangram.online.deadlines import make_runner
 from agent.games.tangram.online.guard import RateLimiter, proxy_address
 from agent.games.tangram.online.sockets import ConditionPlay, GameSockets
 from agent.games.tangram.online.spend import missing_prices
@@ -156,7 +156,8 @@ async def _sweep(online: OnlineRun) -> None:
         await asyncio.sleep(LEAVE_SWEEP_S)
         try:
             for pid in await online.apply_leaving():
-                log.info("participant %s closed their page and did not come back: dropped out (on_leave: drop)", pid)
+                log.info("participant %s dropped out: never started a game, or closed their page and did not "
+                         "come back (on_leave: drop); their order sequence goes to the next participant", pid)
         except Exception:  # the sweep must go on
             log.exception("handling participants who left failed")
 
@@ -196,8 +197,7 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
         print(f"error: {exc}", file=sys.stderr)
         return 2
     app = make_app(online, assets, sockets, limiter, trusted_proxy)
-    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0,
-                           logger=QuietHttpLog(logging.getLogger("aiohttp.server")))
+    runner = make_runner(app, limiter.limits)
     await runner.setup()
     site = web.TCPSite(runner, host, port, reuse_address=True)
     sweeper: asyncio.Task[None] | None = None
@@ -217,12 +217,16 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
             where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
             spec = online.spec
             entry = (f"open recruitment: http://{where}/join?PROLIFIC_PID=..." if spec.recruitment == "open"
-                     else "participants' links: python -m agent study invite")
+                     else "participants' links: python -m agent study invite --study FILE --n N")
             print(f"Online study {run.study.name!r} (Godot {assets.engine}) served on http://{where}/ - {entry}; "
                   "Ctrl-C stops.", file=sys.stderr, flush=True)
+            log.info("the games' transcripts go to %s", run.transcripts_dir)
             if console is not None:
-                token = f"?token={console.token}" if console.token else ""
-                print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
+                address = f"{console.url}?token={console.token}" if console.token else console.url
+                print(f"Experimenter console: {address}", file=sys.stderr, flush=True)
+                wizards = wizard_notice(run.study, address)
+                if wizards is not None:
+                    print(wizards, file=sys.stderr, flush=True)
             if not is_loopback(host) and trusted_proxy is None:
                 log.warning("serving on %s without a TLS proxy in front: participants' traffic is not encrypted "
                             "(docs/online-study.md)", host)

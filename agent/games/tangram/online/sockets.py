@@ -9,10 +9,12 @@ page of the same participant (a reload, a second browser on the link) has a new 
 old page's socket is closed with 4001 ("taken over") and its engine's re-dials are refused.
 
 Each connection is one attempt of the participant's current game in the study's database,
-recorded before its first frame is answered; a socket that closes leaves the game open (the engine
-re-dials and continues the same game, on the same condition), and the game is completed when the
-participant's page reports that the engine quit after the game's Finish (app.py). Each game plays
-its condition's config with the condition's own player factory (one LLM client per condition).
+recorded before its first frame is answered, with its ticket; every AI turn it ends with
+``finish`` is counted in that row as it ends. A socket that closes leaves the game open (the engine
+re-dials and continues the same game, on the same condition). The game is completed only when the
+participant's page reports its end (the engine quit, or Continue after the game's Finish: app.py)
+*and* the server counted enough AI turns under that ticket (:meth:`OnlineRun.finish`). Each game
+plays its condition's config with the condition's own player factory (one LLM client per condition).
 
 Spend caps (the study file's ``online.spend_cap_*``): a game whose participant or study is over a
 cap when it starts is played by the offline planner; every other game's LLM calls are priced as
@@ -24,6 +26,7 @@ panel hears of every game that starts or ends.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -97,16 +100,28 @@ class GameSockets:
     """Participant id: their connected socket and its ticket's hash."""
     sessions: set[Session] = field(default_factory=set)
     _chat_log: Throttle = field(default_factory=lambda: Throttle(60.0))
-    _games: dict[Session, tuple[str, int]] = field(default_factory=dict)
-    """Each connected session's participant and game position."""
-    _turns: dict[tuple[str, int], int] = field(default_factory=dict)
-    """(participant, position): the most AI turns a closed connection of that game ended."""
+    _counting: dict[str, set[asyncio.Task[None]]] = field(default_factory=dict)
+    """Participant id: the AI-turn counts on their way into the database."""
 
-    def turns_ended(self, participant: str, position: int) -> int:
-        """AI turns ended by finish in the participant's game at ``position``: the most any of its
-        connections saw (the one connected now included)."""
-        live = [s.stats["turns_ended"] for s, key in self._games.items() if key == (participant, position)]
-        return max([self._turns.get((participant, position), 0), *live])
+    async def settle(self, participant: str) -> None:
+        """Wait until every AI turn of the participant's games that has ended is counted in the
+        database (what judging a claimed end reads)."""
+        pending = list(self._counting.get(participant, ()))
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _count_turn(self, participant: str, game_id: int, ended: int) -> None:
+        task = asyncio.create_task(self.online.run.store.count_ai_turns(game_id, ended), name=f"count-{game_id}")
+        tasks = self._counting.setdefault(participant, set())
+        tasks.add(task)
+
+        def done(t: asyncio.Task[None]) -> None:
+            tasks.discard(t)
+            if not tasks:
+                self._counting.pop(participant, None)
+            if not t.cancelled() and t.exception() is not None:
+                log.error("participant %s: an AI turn could not be counted (%s)", participant, t.exception())
+        task.add_done_callback(done)
 
     def sockets_of(self, address: str) -> int:
         return sum(1 for s in self.sessions if s.peer == address)
@@ -126,7 +141,7 @@ class GameSockets:
         await ws.prepare(request)
         await self._take_place(assignment.participant, ws, digest(ticket))
         try:
-            await self._play(ws, assignment, client)
+            await self._play(ws, assignment, client, ticket)
         finally:
             if self.live.get(assignment.participant, (None, ""))[0] is ws:
                 del self.live[assignment.participant]
@@ -141,7 +156,7 @@ class GameSockets:
                      "connection of the same page" if code == REPLACED else "page")
             await old[0].close(code=code, message=b"taken over by a newer connection")
 
-    async def _play(self, ws: web.WebSocketResponse, assignment: Assignment, client: Client) -> None:
+    async def _play(self, ws: web.WebSocketResponse, assignment: Assignment, client: Client, ticket: str) -> None:
         play = self.conditions[assignment.condition]
         config: Config = assignment.config  # type: ignore[assignment]  # the study's conditions are tangram's
         meter = self.online.spend
@@ -155,22 +170,22 @@ class GameSockets:
         players: PlayerSource = play.players if account is None else play.players.capped(account)
         if self.supervise is not None:
             players = self.supervise(players, config)
-        transcript = MeteredTranscript(config.transcripts.dir if config.transcripts.enabled else None,
+        transcript = MeteredTranscript(self.online.run.transcripts_dir if config.transcripts.enabled else None,
                                        secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images,
                                        prices=prices_of(config), account=account)
         try:
-            started = await self.online.run.game_started(assignment, transcript.session_id, transcript.path)
+            started = await self.online.run.game_started(assignment, transcript.session_id, transcript.path,
+                                                         digest(ticket))
         except StoreError as exc:
             log.info("participant %s: game refused (%s)", assignment.participant, exc)
             await ws.close(code=LEFT_STUDY, message=b"not in the study")
             return
         self._changed()
         session = Session(config, SocketAdapter(ws), players(transcript), transcript, peer=client.address,
-                          study=assignment.session_metadata(play.base), thinking=play.thinking, lines=play.lines)
+                          study=assignment.session_metadata(play.base), thinking=play.thinking, lines=play.lines,
+                          on_turn_ended=lambda ended: self._count_turn(assignment.participant, started.game_id, ended))
         session.images = self.images
         self.sessions.add(session)
-        key = (assignment.participant, assignment.position)
-        self._games[session] = key
         reason = "disconnected"
         try:
             try:
@@ -190,8 +205,6 @@ class GameSockets:
         finally:
             await session.close(reason)
             self.sessions.discard(session)
-            del self._games[session]
-            self._turns[key] = max(self._turns.get(key, 0), session.stats["turns_ended"])
             # An LLM game a cap switched to the planner mid-game is "llm+planner".
             player = "llm+planner" if config.player == "llm" and transcript.spend_cap is not None else config.player
             with contextlib.suppress(Exception):

@@ -23,6 +23,12 @@
       body: JSON.stringify(Object.assign({ code: code }, body || {})),
     });
     if (response.status === 429) throw new Error("The study's server is busy; please wait a moment and reload.");
+    if (response.status === 409) {  // the server did not see the game played: back to it
+      const refused = await response.json();
+      const err = new Error(refused.message || "The game has not been played yet.");
+      err.notPlayed = true;
+      throw err;
+    }
     if (!response.ok) throw new Error((await response.text()) || ("error " + response.status));
     return response.json();
   }
@@ -133,7 +139,12 @@
     try {
       await call("/api/finished", { ticket: finished, exit: code, how: how });
     } catch (err) {
-      say("Something went wrong", [String(err.message || err)]);
+      if (err.notPlayed) {
+        say("The game is not over yet", [String(err.message)]);
+        button("Back to the game", true, step);
+      } else {
+        say("Something went wrong", [String(err.message || err)]);
+      }
       return;
     }
     step();

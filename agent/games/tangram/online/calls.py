@@ -1,0 +1,75 @@
+"""The body of a participant page's call (``POST /api/...``): a flat JSON object of known fields and
+types, checked before anything reads it. Anything else is refused with one line saying what is
+wrong (HTTP 400), never an error of ours: nesting is counted before the parser recurses, and every
+field's type and size is the model's."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Literal
+
+from aiohttp import web
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+MAX_JSON_DEPTH = 20
+"""A call's body nested deeper is refused before it is parsed (the calls are flat objects; Python's
+JSON parser recurses once per level and gives up at about 1,000)."""
+
+
+class Call(BaseModel):
+    """The body of a page's call (``POST /api/...``): the link's code and what the call says."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    code: str = Field(max_length=200)
+    given: bool | None = None
+    """/api/consent: the participant agreed."""
+    ticket: str | None = Field(None, max_length=200)
+    """/api/finished: the game's ticket."""
+    exit: int | None = Field(None, ge=-(2**31), lt=2**32)
+    """/api/finished: the engine's exit code."""
+    how: Literal["exit", "continue"] | None = None
+    """/api/finished: the engine quit, or the participant pressed the page's Continue."""
+
+
+_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+"?|[\[\]{}]', re.DOTALL)
+"""A JSON string (to its closing quote, or to the end: linear, whatever the text) or a bracket."""
+_UNSAFE = re.compile(r"[^\w.-]")
+
+
+def json_depth(text: str) -> int:
+    """How deep ``text``'s arrays and objects nest, brackets in strings aside (for JSON that does
+    not parse, an estimate that the parser's own failure makes moot)."""
+    depth = deepest = 0
+    for token in _JSON_TOKENS.findall(text):
+        if token in ("[", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in ("]", "}"):
+            depth -= 1
+    return deepest
+
+
+def parse_call(raw: bytes) -> Call:
+    """A call's body; HTTPBadRequest with one line saying what is wrong with it."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise web.HTTPBadRequest(text="the body must be JSON in UTF-8\n") from None
+    if json_depth(text) > MAX_JSON_DEPTH:
+        raise web.HTTPBadRequest(text=f"the body nests deeper than {MAX_JSON_DEPTH} levels\n")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise web.HTTPBadRequest(text="the body must be a JSON object\n") from None
+    if not isinstance(data, dict):
+        raise web.HTTPBadRequest(text="the body must be a JSON object\n")
+    try:
+        return Call.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        first = errors[0]
+        field = _UNSAFE.sub("?", ".".join(str(part) for part in first["loc"]))[:40] or "body"
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        raise web.HTTPBadRequest(text=f"{field}: {' '.join(first['msg'].split())}{more}\n") from None
