@@ -32,10 +32,10 @@ from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServe
 from agent.core.prompts import PromptError
 from agent.core.redact import SecretFilter, Secrets
 from agent.core.resources import find_shipped_config, shipped_configs
+from agent.core.studies.metadata import agent_version
 from agent.core.studies.run import StudyRun
 from agent.core.studies.store import StoreError
 from agent.core.studies.study_file import Study
-from agent.core.study import agent_version
 from agent.games import DEFAULT_GAME, available_games, load_game, read_study
 
 QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "httpcore2", "openai", "websockets.server", "websockets.client",
@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main_study(game: Game, study: Study, args: argparse.Namespace) -> int:
-    secrets = Secrets(tuple(v for c in study.conditions for v in c.config.secret_values()))
+    secrets = study.secrets()
     setup_logging(study.conditions[0].config.log_level, secrets)
     if game.serve_study is None:
         print(f"error: study {args.study} is checked, but the {game.name} game cannot serve a study yet",
@@ -270,7 +270,7 @@ STATUS_WAIT_S = 3.0
 
 
 def _check_llm(game: Game, config: Any, server: LocalModelServer | None = None) -> int:
-    from agent.core.llm_check import check_llm
+    from agent.core.llm.check import check_llm
 
     if not config.uses_llm():
         print(f"LLM check skipped: the {config.game} player {config.player!r} uses no LLM", file=sys.stderr)

@@ -8,14 +8,12 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from importlib import resources
 from pathlib import Path
 
-import yaml
-
 from agent.analyze.replays import FileResult, analyse_file, page_names
-from agent.analyze.tables import Price, combine, find_transcripts
+from agent.analyze.tables import combine, find_transcripts
 from agent.core.extras import MissingExtra, require
+from agent.core.studies.pricing import Price, load_prices
 
 MAX_FILES = 100_000
 MAX_JOBS = 8
@@ -48,30 +46,6 @@ def _parser() -> argparse.ArgumentParser:
                         help="processes reading transcripts and writing replays (default: one per core, "
                              f"at most {MAX_JOBS}; 1: none besides this one)")
     return parser
-
-
-def load_prices(path: Path | None) -> dict[str, Price]:
-    """Prices from ``path`` or the shipped list; ValueError with one line on a bad file."""
-    if path is None:
-        text = (resources.files("agent.analyze") / "prices.yaml").read_text(encoding="utf-8")
-    else:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ValueError(f"cannot read prices {path}: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise ValueError(f"prices {path} are not valid YAML") from exc
-    if not isinstance(data, Mapping):
-        raise ValueError(f"prices {path} must map model names to {{input: ..., output: ...}}")
-    prices = {}
-    for model, entry in data.items():
-        try:
-            prices[str(model)] = Price(float(entry["input"]), float(entry["output"]))
-        except (TypeError, KeyError, ValueError) as exc:
-            raise ValueError(f"prices {path}: model {model!r} needs numbers 'input' and 'output'") from exc
-    return prices
 
 
 def analyse_files(paths: Sequence[Path], out: Path, prices: Mapping[str, Price], jobs: int) -> list[FileResult]:

@@ -19,7 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from agent.analyze.tables import Price, Tables, Transcript, read_transcript, session_rows
+from agent.analyze.tables import Tables, TranscriptFile, read_transcript, session_rows
+from agent.core.studies.pricing import Price
 from agent.games import available_games
 
 ReplayFunction = Callable[[Sequence[Mapping[str, Any]], Path], str]
@@ -73,7 +74,7 @@ def page_names(paths: Iterable[Path]) -> list[str]:
     return names
 
 
-def write_replay(transcript: Transcript, out: Path, name: str) -> tuple[ReplayLink | None, str | None]:
+def write_replay(transcript: TranscriptFile, out: Path, name: str) -> tuple[ReplayLink | None, str | None]:
     """Write ``out/replays/<name>`` when the transcript's game offers a replay: (link, None); (None, why)
     when it offers one but this transcript cannot have it; (None, None) when its game offers none."""
     records = transcript.records

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.core.studies.pricing import Price, price_for
+
 MAX_LINE_CHARS = 2_000_000
 """Longer lines are skipped as damaged (a record never gets near this: images are not kept)."""
 MAX_TEXT_CHARS = 2000
@@ -27,7 +29,7 @@ TURN_FIELDS = {"t", "session", "kind", "turn", "outcome", "seconds"}
 
 
 @dataclass
-class Transcript:
+class TranscriptFile:
     path: Path
     records: list[dict[str, Any]]
     bad_lines: int = 0
@@ -46,14 +48,7 @@ class Tables:
     """One line per file or line that could not be used, for the summary."""
 
 
-@dataclass(frozen=True)
-class Price:
-    input: float
-    output: float
-    """US dollars per million tokens."""
-
-
-def read_transcript(path: Path) -> Transcript:
+def read_transcript(path: Path) -> TranscriptFile:
     """The JSON object records of one JSONL file; damaged lines are counted, not fatal."""
     records: list[dict[str, Any]] = []
     bad = 0
@@ -74,19 +69,11 @@ def read_transcript(path: Path) -> Transcript:
                 records.append(record)
             else:
                 bad += 1
-    return Transcript(path, records, bad)
+    return TranscriptFile(path, records, bad)
 
 
 def find_transcripts(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*.jsonl") if p.is_file())
-
-
-def price_for(model: str | None, prices: Mapping[str, Price]) -> Price | None:
-    """The price of the longest model-name prefix listed (dated snapshots take their family's)."""
-    if not model:
-        return None
-    matches = [name for name in prices if model == name or model.startswith(f"{name}-")]
-    return prices[max(matches, key=len)] if matches else None
 
 
 def _number(value: Any) -> float | None:
@@ -99,7 +86,7 @@ def _clip(value: Any) -> Any:
     return value[:MAX_TEXT_CHARS] if isinstance(value, str) else value
 
 
-def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
+def session_rows(transcript: TranscriptFile, prices: Mapping[str, Price]) -> Tables:
     """The rows one transcript contributes to each table."""
     records = transcript.records
     out = Tables()
@@ -214,7 +201,7 @@ def session_rows(transcript: Transcript, prices: Mapping[str, Price]) -> Tables:
     return out
 
 
-def build_tables(transcripts: Iterable[Transcript], prices: Mapping[str, Price]) -> Tables:
+def build_tables(transcripts: Iterable[TranscriptFile], prices: Mapping[str, Price]) -> Tables:
     return combine(session_rows(transcript, prices) for transcript in transcripts)
 
 

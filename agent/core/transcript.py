@@ -24,14 +24,17 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agent.core.redact import Secrets
+
+if TYPE_CHECKING:
+    from agent.core.config import GameConfig
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +101,7 @@ class Transcript:
         self._task: asyncio.Task[None] | None = None
         self._named: set[str] = set()
         self._closed = False
+        self._listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self.path: Path | None = None
         if directory is not None:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
@@ -105,6 +109,11 @@ class Transcript:
             label = tags_in_name(tags or {})
             name = f"{stamp}-{label}-{self.session_id}" if label else f"{stamp}-{self.session_id}"
             self.path = Path(directory) / f"{name}.jsonl"
+
+    @classmethod
+    def unwritten(cls) -> Transcript:
+        """A transcript written nowhere (a connection waiting for a study's participant)."""
+        return cls(None)
 
     async def open(self) -> None:
         """Create the file and start writing, records made before included (a server opens the
@@ -132,8 +141,23 @@ class Transcript:
         """``text`` with every known secret replaced (for text that leaves the agent otherwise)."""
         return self._secrets.mask(text)
 
+    def listen(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
+        """``listener(kind, data)`` for every record from now on, whether or not the transcript is
+        written (a study's spend meter, the experimenter console). A listener that fails is logged
+        and costs nothing else."""
+        self._listeners.append(listener)
+
     def record(self, kind: str, **data: Any) -> None:
-        """Queue one record. Never raises: a transcript problem must not break a turn."""
+        """Queue one record, and tell the listeners. Never raises: a transcript problem must not
+        break a turn."""
+        self._queue_record(kind, data)
+        for listener in self._listeners:
+            try:
+                listener(kind, data)
+            except Exception:
+                log.exception("transcript %s: a listener failed on a %s record", self.session_id, kind)
+
+    def _queue_record(self, kind: str, data: dict[str, Any]) -> None:
         if self.path is None or self._closed:
             return
         if self._file is None and self._queue.qsize() >= MAX_RECORDS_BEFORE_OPEN:
@@ -231,3 +255,15 @@ class Transcript:
             if self._file is not None:
                 await asyncio.to_thread(self._file.close)
                 self._file = None
+
+
+def transcript_for(config: GameConfig, secrets: Secrets, *, folder: Path | None = None,
+                   tags: Mapping[str, str] | None = None, session_id: str | None = None) -> Transcript:
+    """The one way a game's session gets its transcript: in ``folder`` (a study's, beside its
+    database) or else the config's ``transcripts.dir``, tagged ``tags`` (default: the config's),
+    keeping the pictures when ``transcripts.images`` says so; written nowhere when the config turns
+    transcripts off."""
+    settings = config.transcripts
+    where = (folder if folder is not None else config.resolve_dir(settings.dir)) if settings.enabled else None
+    return Transcript(where, session_id, secrets=secrets, tags=config.tags if tags is None else tags,
+                      keep_files=settings.images)

@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agent.core.llm_records import MATCH_OVER
+from agent.core.llm.records import MATCH_OVER
 from agent.core.local_model import MODEL_ALIAS, LocalModelError, LocalModelServer
 from benchmarks.agent_process import percentile
 from benchmarks.llm_real import runs

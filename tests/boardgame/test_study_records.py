@@ -9,7 +9,7 @@ from pathlib import Path
 
 from agent.analyze.tables import build_tables, find_transcripts, read_transcript
 from agent.cli import prepare
-from agent.core.study import config_hash, templates_hash
+from agent.core.studies.metadata import config_hash, templates_hash
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.boardgame.config import BoardgameConfig
 from agent.games.boardgame.runner import run

@@ -61,7 +61,7 @@ def other_templates_and_data(where: Path) -> None:
     from agent.games.tangram.planner.library import load_library
     from agent.games.tangram.planner.phrases import load_phrases
 
-    for package, name in (("agent.analyze", "prices.yaml"), ("agent.analyze", "templates/summary.html.j2"),
+    for package, name in (("agent.core.studies", "prices.yaml"), ("agent.analyze", "templates/summary.html.j2"),
                           ("agent.games.hive", "replay_page.html.j2"),
                           ("agent.games.tangram.sim", "templates/report.html.j2"),
                           ("agent.games.tangram.console", "static/index.html")):

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from agent.analyze.__main__ import load_prices, main
+from agent.analyze.__main__ import main
 from agent.analyze.summary import group_tags
-from agent.analyze.tables import Price, Transcript, price_for, read_transcript, session_rows
+from agent.analyze.tables import TranscriptFile, read_transcript, session_rows
+from agent.core.studies.pricing import Price, load_prices, price_for
 from agent.core.transcript import Transcript as Writer
 from agent.core.transcript import record_scope
 
@@ -106,7 +107,7 @@ def test_damaged_lines_are_counted_and_the_rest_is_read(tmp_path: Path) -> None:
 
 
 def test_empty_transcript_is_reported_not_fatal(tmp_path: Path) -> None:
-    rows = session_rows(Transcript(tmp_path / "e.jsonl", []), PRICES)
+    rows = session_rows(TranscriptFile(tmp_path / "e.jsonl", []), PRICES)
     assert rows.sessions == [] and rows.skipped == ["e.jsonl: no records"]
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from agent.cli import main, prepare
 from agent.core.config import GameConfig
-from agent.core.llm_check import check_llm
+from agent.core.llm.check import check_llm
 from agent.core.resources import find_shipped_config, shipped_configs
-from agent.core.study import agent_version
+from agent.core.studies.metadata import agent_version
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -162,8 +162,8 @@ def test_the_online_example_study_loads_and_says_who_must_be_at_the_console() ->
     """configs/study-online-example.yaml: a within-subject online study with every part of an online
     section, the LLM conditions priced for its spend caps, and a Wizard-of-Oz condition that says, in
     the file, that someone must be at the console."""
+    from agent.core.studies.pricing import configured_price, missing_prices
     from agent.games import read_study
-    from agent.games.tangram.online.spend import missing_prices, prices_of
 
     path = ROOT / "configs" / "study-online-example.yaml"
     study = read_study(path)
@@ -174,7 +174,7 @@ def test_the_online_example_study_loads_and_says_who_must_be_at_the_console() ->
     assert online.base_url == "https://study.example.org" and online.on_leave in ("keep", "drop")
     assert online.spend_cap_participant_usd and online.spend_cap_study_usd
     llm = [c for c in study.conditions if c.config.uses_llm()]
-    assert llm and all(prices_of(c.config) is not None for c in llm) and missing_prices(study) is None
+    assert llm and all(configured_price(c.config) is not None for c in llm) and missing_prices(study) is None
     assert [c.name for c in study.conditions if c.console == "wizard"] == ["wizard"]
     assert "someone must be at the experimenter console" in path.read_text(encoding="utf-8")
     assert "Finish" in online.consent and "continue" in online.consent  # how a game ends, for the participant

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from agent.core.llm import LLMResult
-from agent.core.llm_records import message_texts, record_llm_result, record_llm_unfinished
+from agent.core.llm.records import message_texts, record_llm_result, record_llm_unfinished
 from agent.core.transcript import Transcript
 
 MESSAGES = [

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.studies.metadata import study_metadata
 from agent.core.studies.migrations import SCHEMA_VERSION
 from agent.core.studies.run import StudyRun
 from agent.core.studies.store import StoreError
-from agent.core.study import study_metadata
 from tests.core.study_child import load
 
 ROOT = Path(__file__).resolve().parents[2]

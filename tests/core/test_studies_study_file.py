@@ -109,3 +109,13 @@ def test_the_shipped_example_needs_no_key_and_hands_a_condition_to_the_console()
     assert modes == {"planner": "autonomous", "quiet": "autonomous", "wizard": "wizard"}
     assert study.condition("wizard").console == "wizard"
     assert [c.config.turn.thinking_line for c in study.conditions] == [True, False, True]  # type: ignore[attr-defined]
+
+
+def test_a_console_mode_is_the_games_to_check(tmp_path: Path) -> None:
+    # The core declares no console modes: a condition's console sets the game's console.default_mode,
+    # and the game's config model names the modes it has.
+    path = tmp_path / "study.yaml"
+    path.write_text("name: x\ndesign: within\nconditions:\n  a: {console: wizzard}\n  b: {}\n")
+    with pytest.raises(StudyError, match=r"console\.default_mode': Input should be 'autonomous', 'supervised' or "
+                                         "'wizard'"):
+        read_study(path)

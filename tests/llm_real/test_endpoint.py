@@ -9,8 +9,8 @@ import pytest
 
 from agent.core.config import GameConfig, LLMConfig, load_config
 from agent.core.llm import LLMClient
+from agent.core.llm.check import check_llm
 from agent.core.llm.dialect import estimate_tokens
-from agent.core.llm_check import check_llm
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.games.tangram.config import Config
 from agent.games.tangram.llm_player.sample import llm_sample

@@ -32,10 +32,10 @@ from pydantic import BaseModel, Field
 
 from agent.core.config import GameConfig, apply_tags
 from agent.core.studies.files import resolve_transcript, stored_transcript, transcripts_dir
+from agent.core.studies.metadata import with_study
 from agent.core.studies.plan import Design
 from agent.core.studies.store import GameRow, ParticipantRow, ParticipantState, StoreError, StudyStore
-from agent.core.studies.study_file import NAME, NAME_RULE, ConsoleMode, Study
-from agent.core.study import with_study
+from agent.core.studies.study_file import NAME, NAME_RULE, Study
 
 __all__ = ["Assignment", "GameOutcome", "StartedGame", "StoreError", "StudyRun", "StudyStatus"]
 
@@ -56,7 +56,7 @@ class Assignment:
     games_total: int
     config: GameConfig
     """The condition's config, its tags plus participant, condition and order."""
-    console: ConsoleMode | None = None
+    console: str | None = None
     """The condition's console takeover (wizard: the console plays every AI turn)."""
     games_per_condition: int = 1
 
@@ -69,7 +69,7 @@ class Assignment:
         return tags
 
     def session_metadata(self, base: Mapping[str, Any]) -> dict[str, Any]:
-        """``base`` (the condition's :func:`agent.core.study.study_metadata`, made once at start-up)
+        """``base`` (the condition's :func:`agent.core.studies.metadata.study_metadata`, made once at start-up)
         with the study, the plan's hash, and the tags participant, condition and order."""
         return with_study(base, self.study, self.plan_hash, self.tags())
 

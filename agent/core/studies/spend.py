@@ -3,9 +3,9 @@
 ```python
 meter = SpendMeter(spec, store)     # spec: the study's online section; store: its database
 await meter.follow("L0007")         # at a game's start: the totals seeded from the database once
-account = meter.account("L0007")    # what a game's transcript adds each call's cost to
-account.add(0.0031)
-account.refusal()                   # before each call: why no more may be sent, or None
+game = GameSpend(price, meter.account("L0007"))   # one game: priced from its transcript's llm records
+game.watch(transcript)
+game.refusal()                      # at its start and before each call: why no more may be sent, or None
 ```
 
 The database holds each game's spend when the game ends (``games.spend_usd``); the meter holds
@@ -15,7 +15,8 @@ participant and for the study, in memory. So the caps hold within a game, at the
 checking them costs no query. When a participant or the study crosses a cap, one warning says so
 and each subscriber (the experimenter console) hears it once.
 
-Nothing here knows a game; the prices are the game's (it prices each call and adds the cost).
+Nothing here knows a game: a game's calls are priced from the ``llm`` records its transcript makes
+(every game records its calls the same way), at the condition's price (pricing.py).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent.core.studies.pricing import Price
 from agent.core.studies.store import StudyStore
 from agent.core.studies.study_file import OnlineSpec
+from agent.core.transcript import Transcript
 
 log = logging.getLogger(__name__)
 
@@ -129,3 +132,33 @@ class ParticipantSpend:
 
     def refusal(self) -> str | None:
         return self.meter.over(self.participant)
+
+
+class GameSpend:
+    """One game's LLM spend: each call the game's transcript records, priced at the condition's
+    ``price``, added to the game's total (:attr:`usd`, for ``games.spend_usd``) and to the
+    participant's running totals; and the one place the caps are decided for the game
+    (:meth:`refusal`: the :class:`~agent.core.llm.spend_guard.SpendGuard` its player asks before each
+    call, and what its server asks before the game starts)."""
+
+    def __init__(self, price: Price | None, account: ParticipantSpend | None = None) -> None:
+        self.price = price
+        self.account = account
+        self.usd = 0.0
+        self.spend_cap: str | None = None
+        """Why a spend cap switched this game to the planner (its ``spend_cap`` record), if one did."""
+
+    def watch(self, transcript: Transcript) -> None:
+        transcript.listen(self._heard)
+
+    def refusal(self) -> str | None:
+        return None if self.account is None else self.account.refusal()
+
+    def _heard(self, kind: str, data: dict[str, object]) -> None:
+        if kind == "llm" and self.price is not None:
+            cost = self.price.of(data.get("prompt_tokens"), data.get("completion_tokens"))
+            self.usd += cost
+            if self.account is not None:
+                self.account.add(cost)
+        elif kind == "spend_cap" and self.spend_cap is None:
+            self.spend_cap = str(data.get("reason", ""))

@@ -39,6 +39,7 @@ from agent.core.config import (
     read_config_mapping,
     read_yaml_mapping,
 )
+from agent.core.redact import Secrets
 from agent.core.resources import find_shipped_config
 from agent.core.studies.latin import MAX_CONDITIONS
 from agent.core.studies.plan import Design, Plan, make_plan
@@ -47,7 +48,6 @@ NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 NAME_RULE = "a letter or digit, then up to 39 letters, digits, '_', '.' or '-'"
 MAX_GAMES_PER_CONDITION = 20
 MAX_QUOTA = 100_000
-ConsoleMode = Literal["autonomous", "supervised", "wizard"]
 
 ConfigModelOf = Callable[[str], type[GameConfig]]
 """A game's name to its config model; ValueError with one line for an unknown game."""
@@ -64,9 +64,9 @@ class ConditionSpec(StrictModel):
     model: str | None = Field(None, min_length=1, max_length=200, description="Sets llm.model.")
     player: str | None = Field(None, min_length=1, max_length=40, description="Sets player (the game's kinds).")
     prompts_dir: Path | None = Field(None, description="Sets prompts_dir: another folder of prompt templates.")
-    console: ConsoleMode | None = Field(None, description=(
-        "Console takeover: sets console.default_mode; wizard hands every AI turn to the experimenter console "
-        "(Wizard-of-Oz)."))
+    console: str | None = Field(None, min_length=1, max_length=40, description=(
+        "Console takeover: sets console.default_mode, one of the game's console modes (its config checks it; "
+        "tangram: autonomous, supervised, wizard, which hands every AI turn to the experimenter console)."))
     overrides: dict[str, Any] = Field(default_factory=dict, description=(
         "Any other config fields, nested as in a config file, over the config's own."))
     description: str | None = Field(None, max_length=500)
@@ -153,7 +153,8 @@ class Condition:
     name: str
     config: GameConfig
     """Loaded and validated: the config file with the condition's overrides."""
-    console: ConsoleMode | None = None
+    console: str | None = None
+    """The game's console mode for this condition (tangram's ConsoleMode), if the study sets one."""
     description: str | None = None
 
 
@@ -167,6 +168,11 @@ class Study:
     store: Path
     online: OnlineSpec | None = None
     """The study file's online section (None: in-lab only)."""
+
+    def secrets(self) -> Secrets:
+        """Every condition's secrets (API keys, tokens): what a process serving the study masks in
+        its logs, transcripts and pages. The one place they are gathered."""
+        return Secrets(tuple(v for c in self.conditions for v in c.config.secret_values()))
 
     def condition(self, name: str) -> Condition:
         for condition in self.conditions:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.core.llm_check import LLMSample
+from agent.core.llm.check import LLMSample
 from agent.games.boardgame.config import BoardgameConfig
 from agent.games.boardgame.players.base import Turn
 from agent.games.boardgame.players.llm import prompt_context, reply_schema, rules_template

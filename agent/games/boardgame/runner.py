@@ -15,8 +15,8 @@ from agent.core.config import ConfigError
 from agent.core.llm import LLMClient
 from agent.core.prompts import PromptSet
 from agent.core.redact import Secrets
-from agent.core.study import study_metadata
-from agent.core.transcript import Transcript
+from agent.core.studies.metadata import study_metadata
+from agent.core.transcript import transcript_for
 from agent.games.boardgame.client import ClientError, ClientSettings, MatchClient
 from agent.games.boardgame.config import BoardgameConfig
 from agent.games.boardgame.players.base import MovePlayer, Player, TextPlayer
@@ -75,8 +75,7 @@ async def run(config: BoardgameConfig) -> int:
         return make_offline(kind, rules, random.Random(rng.random()), seconds=config.play.search_seconds)
 
     async def play_match(index: int, settings: ClientSettings) -> int:
-        transcript = Transcript(config.resolve_dir(config.transcripts.dir) if config.transcripts.enabled else None,
-                                secrets=secrets, tags=config.tags)
+        transcript = transcript_for(config, secrets)
         await transcript.open()
         transcript.record("session_start", player=config.player, match_index=index, url=settings.url,
                           agent_id=settings.agent_id, board_game=settings.game, match_id=settings.match_id,

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from agent.core.llm_check import LLMSample
+from agent.core.llm.check import LLMSample
 from agent.games.forge.config import ForgeConfig
 from agent.games.forge.factory import load_forge_prompts
 from agent.games.forge.fake.catalogue import catalogue

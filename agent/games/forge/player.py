@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.core.llm import Compact, LLMClient
-from agent.core.llm_records import record_llm_result, record_llm_unfinished
+from agent.core.llm.records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.forge import guard, heuristic

@@ -34,8 +34,8 @@ from agent.core.http_log import QuietHttpLog, short_reason
 from agent.core.limits import Throttle
 from agent.core.net import is_loopback, listen_hosts
 from agent.core.redact import Secrets
-from agent.core.study import study_metadata
-from agent.core.transcript import Transcript
+from agent.core.studies.metadata import study_metadata
+from agent.core.transcript import transcript_for
 from agent.games.forge.config import ForgeConfig
 from agent.games.forge.models import RequestError, parse_request
 from agent.games.forge.player import Decider
@@ -167,8 +167,7 @@ class ForgeServer:
         self._expire()
         cfg = self.config
         slug = re.sub(r"[^A-Za-z0-9_.-]", "_", game_id)[:48] or "game"
-        transcript = Transcript(cfg.transcripts.dir if cfg.transcripts.enabled else None,
-                                session_id=f"forge-{slug}", secrets=self.secrets, tags=cfg.tags)
+        transcript = transcript_for(cfg, self.secrets, session_id=f"forge-{slug}")
         session = GameSession(game_id, transcript, cfg.decision.memory)
         self.sessions[game_id] = session  # before the await: a second request for it finds it
         await transcript.open()

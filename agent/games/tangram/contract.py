@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from agent.core.memory import Memory
-from agent.core.transcript import Transcript
 from agent.games.tangram.geometry.frames import Pose, pose_from_marker, start_pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.protocol import GameFrame, GameState
@@ -117,6 +116,22 @@ def drawer_of(state: GameState) -> dict[str, Pose]:
     return out
 
 
+class SessionLine(Protocol):
+    """What someone watching a session (the experimenter console) may use of it: who it is, and its
+    chat. The session hands itself over as this, and nothing more of it."""
+
+    @property
+    def peer(self) -> str: ...
+
+    @property
+    def player_name(self) -> str: ...
+
+    async def say(self, text: str) -> bool:
+        """Send one chat line now, as the agent's (the console's experimenter writing); False when the
+        session is closed or the line is empty."""
+        ...
+
+
 class Supervisor(Protocol):
     """Someone watching the session who may step in: the experimenter console.
 
@@ -126,10 +141,8 @@ class Supervisor(Protocol):
     session only tells the supervisor that it exists and what each frame brought.
     """
 
-    def attach(self, session: Any) -> Transcript:
-        """The session (:class:`agent.games.tangram.link.session.Session`; typed ``Any`` because this
-        contract sits below the link) is built; returns the transcript it writes to (the same one,
-        watched)."""
+    def attach(self, session: SessionLine) -> None:
+        """The session is built (the supervisor reads its transcript as a listener already)."""
         ...
 
     def frame_in(self, frame: GameFrame) -> None:

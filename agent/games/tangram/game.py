@@ -9,6 +9,7 @@ second signal exits at once.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from typing import TYPE_CHECKING
@@ -84,8 +85,7 @@ def check(config: Config) -> None:
 async def main(config: Config, args: argparse.Namespace) -> int:
     from agent.games.tangram.link.factory import make_player_factory
 
-    factory = make_player_factory(config)
-    return await _serve(config, args, factory, None)
+    return await _serve(config, args, make_player_factory(config), None)
 
 
 async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
@@ -94,7 +94,6 @@ async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
     condition needs the console, so it is started when ``--console`` was not given. With
     ``--browser-game DIR --public HOST:PORT`` it is an online study instead: participants in their own
     browsers, from their links (agent/games/tangram/online/, docs/online-study.md)."""
-    from agent.core.redact import Secrets
     from agent.games.tangram.link.study import StudyLink, StudySetupError
     from agent.games.tangram.online.public import public_request, serve_online
 
@@ -102,10 +101,8 @@ async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
     if request is not None:
         return await serve_online(run, request)
 
-    configs = [c.config for c in run.study.conditions]
-    secrets = Secrets(tuple(v for c in configs for v in c.secret_values()))
     try:
-        link = await StudyLink.build(run, secrets)
+        link = await StudyLink.build(run, run.study.secrets())
     except StudySetupError as exc:
         print(f"error: study {run.study.path}: {exc}", file=sys.stderr)
         return 2
@@ -115,37 +112,54 @@ async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
         log.info("condition %s is Wizard-of-Oz: starting the experimenter console", ", ".join(wizards))
         config = config.model_copy(update={"console": config.console.model_copy(update={"enabled": True})})
     status = await run.status()
-    print(f"Study {run.study.name} ({status.design}, {len(configs)} conditions, plan {status.plan_sha256}): "
+    print(f"Study {run.study.name} ({status.design}, {len(link.seats)} conditions, plan {status.plan_sha256}): "
           f"{status.balance}; active participant: {status.active or 'none yet'}", file=sys.stderr, flush=True)
-    return await _serve(config, args, link.first.factory, link)
+    return await _serve(config, args, None, link)
 
 
-async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactory, study: StudyLink | None) -> int:
-    """Serve games until Ctrl-C or SIGTERM: one config's (``study`` None), or a study's."""
+class _Refused(Exception):
+    """A part of the server could not start; its one line was printed."""
+
+
+async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactory | None,
+                 study: StudyLink | None) -> int:
+    """Serve games until Ctrl-C or SIGTERM: one config's (``factory``), or a study's (``study``).
+    Whatever was started is stopped in reverse order, on every way out (one exit stack)."""
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            await _serve_until_stopped(config, args, factory, study, stack)
+    except _Refused:
+        return 2
+    return 0
+
+
+async def _serve_until_stopped(config: Config, args: argparse.Namespace, factory: PlayerFactory | None,
+                               study: StudyLink | None, stack: contextlib.AsyncExitStack) -> None:
     import asyncio
 
     from agent.core.redact import Secrets
     from agent.games.tangram.link.factory import PlayerSource
     from agent.games.tangram.link.server import AgentServer, ServerSetupError
-    from agent.games.tangram.webgame.launch import BrowserGame, BrowserGameError, request_from
+    from agent.games.tangram.webgame.launch import BrowserGameError, request_from
     from agent.games.tangram.webgame.launch import start as start_browser_game
 
-    secrets = study.secrets if study is not None else Secrets(config.secret_values())
-
-    async def close_players() -> None:
-        await (study.aclose() if study is not None else factory.aclose())
-
-    browser: BrowserGame | None = None
+    if study is not None:
+        stack.push_async_callback(study.aclose)
+        secrets = study.secrets
+    else:
+        assert factory is not None
+        stack.push_async_callback(factory.aclose)
+        secrets = Secrets(config.secret_values())
     browser_request = request_from(args)
+    browser = None
     if browser_request is not None:
         try:
             browser = await start_browser_game(browser_request)
         except BrowserGameError as exc:
-            await close_players()
             print(f"error: {exc}", file=sys.stderr)
-            return 2
-    console = None
-    source: PlayerSource = factory
+            raise _Refused from exc
+        stack.push_async_callback(browser.stop)
+    source: PlayerSource | None = factory
     if config.console.enabled:
         from agent.games.tangram.console.start import ConsoleSetupError, start_console, start_study_console
 
@@ -153,33 +167,33 @@ async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactor
             if study is not None:
                 console = await start_study_console(config, study, secrets)
             else:
+                assert factory is not None
                 console, source = await start_console(config, factory, secrets)
         except ConsoleSetupError as exc:
-            await close_players()
-            if browser is not None:
-                await browser.stop()
             print(f"error: {exc}", file=sys.stderr)
-            return 2
+            raise _Refused from exc
+        stack.push_async_callback(console.stop)
         hub = console.console
-        factory.on_llm_server(lambda _state, line: hub.announce(line))
+        factories = [factory] if study is None else [seat.factory for seat in study.seats.values()]
+        for each in factories:
+            if each is not None:
+                each.on_llm_server(lambda _state, line: hub.announce(line))
         token = f"?token={config.console.token}" if config.console.token else ""
         print(f"Experimenter console: {console.url}{token}", file=sys.stderr, flush=True)
+    if study is not None:
+        source = study.first.players
+    assert source is not None
     server = AgentServer(config, source, secrets, study_link=study)
     with stop_signals() as stop:
         try:
             await server.start()
-            if study is not None:
-                study.prime_soon()
-            else:
-                factory.prime_soon()
         except ServerSetupError as exc:
-            await close_players()
-            if console is not None:
-                await console.stop()
-            if browser is not None:
-                await browser.stop()
             print(f"error: {exc}", file=sys.stderr)
-            return 2
+            raise _Refused from exc
+        if study is not None:
+            study.prime_soon()
+        elif factory is not None:
+            factory.prime_soon()
         model = config.llm.model if config.player == "llm" else "offline planner"
         what = f"study {study.run.study.name}" if study is not None else model
         print(f"Tangram agent ({what}) listening on ws://{config.server.host}:{server.port} - start the game; "
@@ -189,7 +203,7 @@ async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactor
         if study is not None:
             for seat in study.seats.values():
                 cfg = seat.config
-                log.info("condition %s: %s%s", seat.condition,
+                log.info("condition %s: %s%s", seat.name,
                          cfg.llm.model if cfg.player == "llm" else "offline planner",
                          f", transcripts go to {study.run.transcripts_dir}" if cfg.transcripts.enabled else "")
         elif config.transcripts.enabled:
@@ -202,12 +216,6 @@ async def _serve(config: Config, args: argparse.Namespace, factory: PlayerFactor
             await server.shutdown()
     except TimeoutError:
         log.error("shutdown took over %.0f s; exiting anyway", SHUTDOWN_S)
-    if console is not None:
-        await console.stop()
-    if browser is not None:
-        await browser.stop()
-    await close_players()
-    return 0
 
 
 GAME = Game(

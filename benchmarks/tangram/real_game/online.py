@@ -259,8 +259,8 @@ async def main() -> None:
     with sqlite3.connect(out / "study.db") as db:
         people = db.execute("SELECT id, sequence, conditions, state, consent, finished_page_at FROM participants "
                             "ORDER BY number").fetchall()
-        games = db.execute("SELECT participant, position, condition, attempt, completed, end_reason, transcript "
-                           "FROM games ORDER BY id").fetchall()
+        games = db.execute("SELECT participant, position, condition, attempt, ai_turns, completed, end_reason, "
+                           "transcript FROM games ORDER BY id").fetchall()
     for r in results:
         print(json.dumps(r))
     print("participants:")

@@ -10,7 +10,7 @@ import pytest
 
 from agent.core.config import PROJECT_DIR, LLMConfig, RetryConfig
 from agent.core.llm import LLMClient
-from agent.core.llm_records import MATCH_OVER
+from agent.core.llm.records import MATCH_OVER
 from agent.core.prompts import PromptError
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.core.transcript import Transcript

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.core.study import config_hash
+from agent.core.studies.metadata import config_hash
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.server import serve_agent

@@ -27,7 +27,7 @@ from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import Assets, prepare_assets
 from agent.games.tangram.online.deadlines import make_runner
 from agent.games.tangram.online.guard import Limits, RateLimiter
-from agent.games.tangram.online.public import _conditions, planner_play, start_console
+from agent.games.tangram.online.public import close_seats, seats_of, start_console
 from agent.games.tangram.online.sockets import GameSockets
 from tests.tangram.support import MOVE, is_chat_request
 
@@ -90,14 +90,13 @@ async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limi
     assets = prepare_assets(fake_build(tmp_path / "built", wasm_bytes), tmp_path / "cache")
     async with await StudyRun.open(study) as run:
         online = OnlineRun(run)
-        plays, factories = await _conditions(run)
-        planner, planner_factory = planner_play(run)
-        factories.append(planner_factory)
+        seats, planner = await seats_of(run)
+        every = [*seats.values(), planner]
         limiter = RateLimiter(limits)
         images = ImagePool(1)
-        sockets = GameSockets(online, plays, study.conditions[0].config, limiter, images=images,  # type: ignore[arg-type]
+        sockets = GameSockets(online, seats, study.conditions[0].config, limiter, images=images,  # type: ignore[arg-type]
                               planner=planner)
-        console = await start_console(run, online, sockets, factories, Secrets(), 0)
+        console = await start_console(run, online, sockets, every, Secrets(), 0)
         runner = make_runner(make_app(online, assets, sockets, limiter, trusted_proxy), limiter.limits)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -111,8 +110,7 @@ async def served_study(tmp_path: Path, recruitment: str = "invite", limits: Limi
             if console is not None:
                 await console.stop()
             images.close()
-            for factory in factories:
-                await factory.aclose()
+            await close_seats(every)
 
 
 # ---- priced LLM games (the spend caps, the console's notices) ----------------------------------------

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.studies.pricing import Price, missing_prices
+from agent.core.studies.spend import GameSpend
 from agent.core.testing.fake_openai import FakeOpenAI
-from agent.games.tangram.online.spend import MeteredTranscript, missing_prices
+from agent.core.transcript import Transcript
 from agent.games.tangram.sim.client import GameClient
 from tests.tangram.online.support import (
     CALL_USD,
@@ -54,11 +56,13 @@ async def test_over_the_participants_cap_the_planner_plays_their_next_game(tmp_p
 
 
 def test_a_game_is_priced_from_its_recorded_calls() -> None:
-    transcript = MeteredTranscript(None, prices=(2.5, 10.0))
+    spend = GameSpend(Price(2.5, 10.0))
+    transcript = Transcript(None)
+    spend.watch(transcript)
     transcript.record("llm", prompt_tokens=1_000_000, completion_tokens=100_000)
     transcript.record("llm", prompt_tokens=None, completion_tokens="many")  # a malformed record costs nothing
     transcript.record("frame_in", prompt_tokens=5)
-    assert transcript.usd == 3.5
+    assert spend.usd == 3.5
 
 
 def test_caps_without_prices_are_refused_in_one_line(tmp_path: Path) -> None:

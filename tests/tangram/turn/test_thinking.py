@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 from websockets.asyncio.client import connect
 
-from agent.analyze.tables import Price, Transcript, session_rows
+from agent.analyze.tables import TranscriptFile, session_rows
 from agent.core.prompts import PromptError
+from agent.core.studies.pricing import Price
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Decision
@@ -133,7 +134,7 @@ def test_the_analysis_counts_thinking_lines_per_turn_and_session(tmp_path: Path)
                {"kind": "turn_end", "turn": 1, "outcome": "played", "seconds": 9.0, "t": 10.0},
                {"kind": "turn_start", "turn": 2, "t": 11.0},
                {"kind": "turn_end", "turn": 2, "outcome": "played", "seconds": 1.0, "t": 12.0}]
-    tables = session_rows(Transcript(tmp_path / "s.jsonl", records), {"gpt-4o": Price(1.0, 1.0)})
+    tables = session_rows(TranscriptFile(tmp_path / "s.jsonl", records), {"gpt-4o": Price(1.0, 1.0)})
     assert tables.sessions[0]["thinking_lines"] == 1
     assert [row.get("thinking_lines", 0) for row in tables.turns] == [1, 0]
 

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.core import jsonsafe
 from agent.core.llm import Compact, LLMClient, LLMResult
-from agent.core.llm_records import record_llm_result, record_llm_unfinished
+from agent.core.llm.records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.boardgame.players.base import InvalidChoice, Player, PlayerUnavailable, TextPlayer, TextTurn, Turn

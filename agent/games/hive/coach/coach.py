@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agent.core.llm import Compact, LLMClient
-from agent.core.llm_records import MATCH_OVER, record_llm_result, record_llm_unfinished
+from agent.core.llm.records import MATCH_OVER, record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.transcript import Transcript, record_scope
 from agent.games.hive.config import CoachConfig

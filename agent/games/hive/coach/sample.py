@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.core.llm_check import LLMSample
+from agent.core.llm.check import LLMSample
 from agent.games.hive.coach.coach import _sample_context, load_hive_prompts
 from agent.games.hive.config import HiveConfig
 from agent.games.hive.strategy.plan import plan_json_schema

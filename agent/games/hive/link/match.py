@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.redact import Secrets
-from agent.core.study import study_metadata
-from agent.core.transcript import Transcript
+from agent.core.studies.metadata import study_metadata
+from agent.core.transcript import transcript_for
 from agent.games.hive.config import HiveConfig
 from agent.games.hive.link.client import ClientOutcome, play
 from agent.games.hive.link.session import HiveSession
@@ -53,8 +53,7 @@ def _read_log(path: Path) -> MatchLog | None:
 async def play_configured(config: HiveConfig, arena_log: Path | None = None) -> MatchOutcome:
     """Dial the arena from ``config``, play to the end, and say how it went."""
     secrets = Secrets(config.secret_values())
-    transcript = Transcript(config.resolve_dir(config.transcripts.dir) if config.transcripts.enabled else None,
-                            secrets=secrets, tags=config.tags)
+    transcript = transcript_for(config, secrets)
     await transcript.open()
     llm = None
     prompts = None

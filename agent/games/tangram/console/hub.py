@@ -94,7 +94,7 @@ class Console:
         def make(transcript: Transcript) -> Player:
             supervisor = GameSupervisor(game_config, transcript, self._changed, self._game_notice)
             # The player's records (LLM calls, tokens) reach the console too.
-            player = source(supervisor.transcript.as_transcript())
+            player = source(transcript)
             self.games[supervisor.id] = supervisor
             self._changed(supervisor)
             return ConsolePlayer(player, supervisor)

@@ -2,8 +2,9 @@
 
 A :class:`GameSupervisor` is made for each session by the console's player source, together with
 a :class:`ConsolePlayer` that wraps the session's real player. The session finds the supervisor on
-its player (see ``Supervisor`` in the contract module), writes its transcript through a
-:class:`WatchedTranscript` so the supervisor reads along, and hands it every frame that arrives.
+its player (see ``Supervisor`` in the contract module) and hands itself over as a ``SessionLine``
+(who it is, and its chat: nothing more of it); the supervisor listens to the session's transcript
+(``Transcript.listen``) and is handed every frame that arrives.
 
 Modes, per game, switchable at any time:
 
@@ -29,18 +30,15 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal
 
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config, ConsoleMode
 from agent.games.tangram.console.editor import VIEWBOX, Check, check_pose, outline_json, pieces_json, pose_json
 from agent.games.tangram.console.messages import Verdict
-from agent.games.tangram.contract import Decision, Player, TurnView, board_of
+from agent.games.tangram.contract import Decision, Player, SessionLine, TurnView, board_of
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.protocol import GameFrame, GameState, clean_chat_text
-
-if TYPE_CHECKING:
-    from agent.games.tangram.link.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -50,32 +48,6 @@ MAX_REASONING_CHARS = 2000
 CHAT_MARGIN_S = 1.5
 """A chat review closes this long before the session's own chat time-out would answer for it."""
 ReviewKind = Literal["play", "adjust", "chat"]
-
-
-class WatchedTranscript:
-    """The session's transcript, unchanged on disk, with the console reading each record as it is made.
-
-    A proxy rather than a subclass: everything but :meth:`record` goes to the real transcript, so
-    whatever the transcript learns to do later keeps working on the one file and its state.
-    """
-
-    def __init__(self, inner: Transcript, listener: Callable[[str, dict[str, Any]], None]) -> None:
-        self.inner = inner
-        self._listener = listener
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def as_transcript(self) -> Transcript:
-        """This proxy where a :class:`Transcript` is expected (it answers to all of its interface)."""
-        return cast(Transcript, self)
-
-    def record(self, kind: str, **data: Any) -> None:
-        self.inner.record(kind, **data)
-        try:
-            self._listener(kind, data)
-        except Exception:  # the console must never cost the session a record
-            log.exception("console failed on a %s record", kind)
 
 
 @dataclass
@@ -136,11 +108,12 @@ class GameSupervisor:
                  on_notice: Callable[[GameSupervisor, str], None] | None = None) -> None:
         self.config = config
         self.id = transcript.session_id
-        self.transcript = WatchedTranscript(transcript, self._on_record)
+        self.transcript = transcript
+        transcript.listen(self._on_record)  # the console reads along; the file is unchanged
         self._on_change = on_change
         self._on_notice = on_notice
         """A line for the experimenter about this game (a spend cap switched it to the planner)."""
-        self.session: Session | None = None
+        self.session: SessionLine | None = None
         self.mode: ConsoleMode = config.console.default_mode
         self.peer = "?"
         self.player_name = "?"
@@ -173,12 +146,11 @@ class GameSupervisor:
 
     # ------------------------------------------------------------------ the session's side
 
-    def attach(self, session: Session) -> Transcript:
+    def attach(self, session: SessionLine) -> None:
         self.session = session
         self.peer = session.peer
-        self.player_name = session.player.name
+        self.player_name = session.player_name
         self._changed()
-        return self.transcript.as_transcript()
 
     def frame_in(self, frame: GameFrame) -> None:
         if frame.objective:

@@ -28,7 +28,7 @@ import hmac
 import logging
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
@@ -43,15 +43,15 @@ from agent.core.images import ImagePool
 from agent.core.limits import ResourceErrorFilter, Throttle, open_files_limit, raise_open_files_limit
 from agent.core.net import is_loopback, listen_hosts
 from agent.core.redact import MaskingLogger, Secrets
-from agent.core.study import study_metadata
+from agent.core.studies.metadata import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.factory import PlayerSource, make_player_factory
+from agent.games.tangram.link.factory import PlayerFactory, PlayerSource, make_player_factory
+from agent.games.tangram.link.lifecycle import Binding, Fixed, Seat, SessionHost
 from agent.games.tangram.link.session import Session
-from agent.games.tangram.link.study import Bound, StudyLink, WaitingPlayer, judge
+from agent.games.tangram.link.study import StudyLink
 from agent.games.tangram.pictures.repaint import warm_panels
 from agent.games.tangram.turn.lines import turn_lines
-from agent.games.tangram.turn.state import TurnLines
 from agent.games.tangram.turn.thinking import thinking_line
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,6 @@ class AgentServer:
     config: Config
     player_factory: PlayerSource
     secrets: Secrets = field(default_factory=Secrets)
-    sessions: set[Session] = field(default_factory=set)
     _servers: list[Server] = field(default_factory=list)
     _transcripts: deque[Path] = field(default_factory=lambda: deque(maxlen=KEPT_TRANSCRIPT_PATHS))
     study: dict[str, Any] = field(default_factory=dict)
@@ -108,8 +107,6 @@ class AgentServer:
     _rejected: int = 0
     """Clients refused for the token since the last log line about it."""
     _rejection_logged_at: float | None = None
-    images: ImagePool | None = None
-    """The image decoding threads every session shares; made by start()."""
     _warming: asyncio.Future[None] | None = None
     """The empty panels being drawn ahead for ``images.source: redrawn`` (start())."""
     max_connections: int = 0
@@ -127,18 +124,29 @@ class AgentServer:
     _closers: set[asyncio.Task[None]] = field(default_factory=set)
     _full_log: Throttle = field(default_factory=lambda: Throttle(LIMIT_LOG_EVERY_S))
     _resource_filter: ResourceErrorFilter = field(default_factory=lambda: ResourceErrorFilter(LIMIT_LOG_EVERY_S))
-    thinking: str | None = None
-    """The turn's "thinking" chat line (turn.thinking_line), rendered once for every session."""
-    lines: TurnLines | None = None
-    """The words of the turn's own chat lines (turn_lines.j2), loaded and checked once for every session."""
     study_link: StudyLink | None = None
     """Serving a study: each connection's session is made from the condition its first frame is
     bound to (link/study.py), not from ``config`` and ``player_factory``."""
-    _stopping: bool = False
+    host: SessionHost = field(init=False)
+    """The sessions and the lifecycle each connection goes through (link/lifecycle.py)."""
+    seat: Seat = field(init=False)
+    """``config`` and ``player_factory`` as every session of a plain run plays them."""
 
     def __post_init__(self) -> None:
-        self.thinking = thinking_line(self.config)
-        self.lines = turn_lines(self.config)
+        factory = self.player_factory if isinstance(self.player_factory, PlayerFactory) else None
+        # The turn's own lines (turn_lines.j2) and its "thinking" line are rendered once for every session.
+        self.seat = Seat("", self.config, factory, self.player_factory, {}, thinking_line(self.config),
+                         turn_lines(self.config))
+        self.host = SessionHost(self.secrets, on_transcript=self._transcripts.append)
+
+    @property
+    def sessions(self) -> set[Session]:
+        return self.host.sessions
+
+    @property
+    def images(self) -> ImagePool | None:
+        """The image decoding threads every session shares; made by start()."""
+        return self.host.images
 
     @property
     def port(self) -> int:
@@ -173,10 +181,10 @@ class AgentServer:
         if raised is not None and raised[1] != raised[0]:
             log.info("open-files limit raised from %d to %d (the hard limit)", raised[0], raised[1])
         self.max_connections, self.max_sockets = self._fit_connections()
-        self.images = ImagePool(self.config.images.decode_workers)
+        self.host.images = images = ImagePool(self.config.images.decode_workers)
         if self.config.images.source == "redrawn":
             # The empty panels at the model's sizes, drawn in the pool before any game's picture.
-            self._warming = asyncio.ensure_future(self.images.run(warm_panels, self.config.images))
+            self._warming = asyncio.ensure_future(images.run(warm_panels, self.config.images))
             self._warming.add_done_callback(_warmed)
         for name in _LIMIT_LOGGERS:
             logging.getLogger(name).addFilter(self._resource_filter)
@@ -319,114 +327,44 @@ class AgentServer:
             self._rejection_logged_at = now
 
     async def _handle(self, connection: ServerConnection) -> None:
-        if self.study_link is not None:
-            await self._handle_study(connection, self.study_link)
-            return
+        """One connection: its first frame, then the lifecycle (link/lifecycle.py) with this server's
+        binder: the one config, or the study's current participant (waiting while nobody is active)."""
         peer = _peer(connection)
-        # The transcript file is made at the first frame: an idle socket holds one descriptor only.
-        transcript = Transcript(self.config.transcripts.dir if self.config.transcripts.enabled else None,
-                                secrets=self.secrets, tags=self.config.tags, keep_files=self.config.transcripts.images)
-        session = Session(self.config, connection, self.player_factory(transcript), transcript, peer=peer,
-                          study=self.study, thinking=self.thinking, lines=self.lines)
-        session.images = self.images
-        self.sessions.add(session)
-        spoke = False
-        reason = "disconnected"
+        limit = self.config.server.max_frame_bytes
         try:
+            if self.study_link is None:
+                # The session exists from the connection on (the console shows the game); its
+                # transcript file is made at the first frame: an idle socket holds one descriptor only.
+                frames = _Frames(connection, limit, peer, "disconnected", on_first=self._spoke)
+                await self.host.serve(Binding.of(self.seat, metadata=self.study), Fixed(), connection, frames, peer)
+                return
             try:
                 first = await connection.recv()
             finally:
-                self._idle.pop(connection, None)
-            spoke = True
-            await self._open_transcript(transcript)
-            log.info("game connected from %s (session %s)", peer, transcript.session_id)
-            await session.run(_frames(first, connection))
-        except ConnectionClosed as exc:
-            if exc.sent is not None and exc.sent.code == TOO_BIG:
-                # websockets refused the frame from its header, before reading it into memory.
-                log.warning("%s sent a frame over the %d-byte limit; connection closed with 1009 "
-                            "(raise server.max_frame_bytes if this was the game)", peer,
-                            self.config.server.max_frame_bytes)
-                reason = "frame too large"
-            else:
-                reason = f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
-        except Exception:  # never let one session take the server down
-            log.exception("session %s failed", transcript.session_id)
-            reason = "internal error"
+                self._spoke(connection)
+            binding, first = await self._bind(connection, self.study_link, first, peer)
+            if binding is not None:  # None: the agent is stopping
+                frames = _Frames(connection, limit, peer, "game closed the connection", first=first)
+                await self.host.serve(binding, self.study_link, connection, frames, peer)
+        except ConnectionClosed as exc:  # before its first frame, or while it waited for a participant
+            log.debug("connection from %s closed before its game started (%s)", peer, _closed_reason(exc, limit, peer))
         finally:
             self._admitted.discard(connection)
             self._idle.pop(connection, None)
-            await session.close(reason)
-            self.sessions.discard(session)
-            if spoke:
-                log.info("game from %s left (session %s: %s)", peer, transcript.session_id, reason)
-            else:
-                log.debug("connection from %s closed before its first frame (%s)", peer, reason)
 
-    async def _handle_study(self, connection: ServerConnection, link: StudyLink) -> None:
-        """A study's connection: bound at its first frame (waiting while nobody is active), its
-        session made from the condition, its end judged and recorded."""
-        peer = _peer(connection)
-        try:
-            try:
-                raw = await connection.recv()
-            finally:
-                self._idle.pop(connection, None)
-            bound, raw = await self._bind(connection, link, raw, peer)
-        except ConnectionClosed:
-            self._admitted.discard(connection)
-            return
-        if bound is None:  # the agent is stopping
-            self._admitted.discard(connection)
-            return
-        transcript = bound.transcript
-        session = Session(bound.config, connection, bound.players(transcript), transcript, peer=peer,
-                          study=bound.metadata, thinking=bound.thinking, lines=bound.lines)
-        session.images = self.images
-        self.sessions.add(session)
-        a = bound.assignment
-        by_game = False
-        reason = "disconnected"
-        verdict = None
-        try:
-            await self._open_transcript(transcript)
-            log.info("game connected from %s (session %s): participant %s, condition %s (%d of %d), attempt %d",
-                     peer, transcript.session_id, a.participant, a.condition, a.position, a.games_total,
-                     bound.started.attempt)
-            try:
-                await session.run(_frames(raw, connection))
-                reason = "game closed the connection"
-            except ConnectionClosed as exc:
-                reason = f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
-            by_game = not self._stopping
-        except Exception:  # never let one session take the server down
-            log.exception("session %s failed", transcript.session_id)
-            reason = "internal error"
-        finally:
-            verdict = judge(bound.config, closed_by_game=by_game, ai_turn_running=session.machine.busy,
-                            ai_turns_ended=session.stats["turns_ended"], failed=reason == "internal error")
-            transcript.record("study_game_end", completed=verdict.completed, reason=verdict.reason)
-            self._admitted.discard(connection)
-            try:
-                await session.close(reason)
-            finally:
-                self.sessions.discard(session)
-                await link.ended(bound, verdict.completed, verdict.reason)
-        log.info("game from %s left (session %s: %s): participant %s, condition %s %s (%s)", peer,
-                 transcript.session_id, reason, a.participant, a.condition,
-                 "completed" if verdict.completed else "not completed", verdict.reason)
+    def _spoke(self, connection: ServerConnection) -> None:
+        """The connection sent its first frame (or closed): it no longer gives way to a newcomer."""
+        self._idle.pop(connection, None)
 
     async def _bind(self, connection: ServerConnection, link: StudyLink, raw: str | bytes,
-                    peer: str) -> tuple[Bound | None, str | bytes]:
+                    peer: str) -> tuple[Binding | None, str | bytes]:
         """The connection's game, and the frame it starts with. While nobody is active, each frame
         is answered (a chat line; ``finish`` for a ``playRequest``) and the next one asks again."""
         # The frames are answered by a session of their own (its turns end with finish as every turn
         # does), whose player passes with the waiting line and whose transcript is written nowhere.
-        waiting = Session(self.config, connection, WaitingPlayer(link.lines.no_participant), Transcript(None),
-                          peer=peer, thinking=self.thinking, lines=self.lines)
-        waiting.images = self.images
+        waiting = self.host.session(link.waiting(self.seat), connection, Transcript.unwritten(), peer)
         try:
-            while not self._stopping:
+            while not self.host.stopping:
                 bound = await link.bind()
                 if bound is not None:
                     await waiting.quiet()  # its turn ended and its chats answered before the game's session starts
@@ -441,26 +379,15 @@ class AgentServer:
         finally:
             await waiting.close("waiting ended")
 
-    async def _open_transcript(self, transcript: Transcript) -> None:
-        path = transcript.path
-        try:
-            await transcript.open()
-        except OSError as exc:  # an unwritable folder (or no descriptor left) must not cost the game
-            log.error("cannot write the transcript %s (%s); this session runs without one", path, exc.strerror or exc)
-            return
-        if path is not None:
-            self._transcripts.append(path)
-
     async def shutdown(self) -> None:
         """Polite stop: end running turns with finish, close sockets with 1001, flush transcripts."""
-        self._stopping = True
+        self.host.stopping = True
         for server in self._servers:
             # Stop taking new games but keep the open sockets up to say goodbye. (Not
             # Server.close(close_connections=False): close() only acts once, so the 1001 close in
             # stop() would never happen and the server would wait for the game to hang up.)
             server.server.close()
-        await asyncio.gather(*(s.close("server shutdown", polite=True) for s in list(self.sessions)),
-                             return_exceptions=True)
+        await self.host.shutdown()
         await self.stop()
 
     async def stop(self) -> None:
@@ -476,9 +403,9 @@ class AgentServer:
                 await server.wait_closed()
         for name in _LIMIT_LOGGERS:
             logging.getLogger(name).removeFilter(self._resource_filter)
-        if self.images is not None:
-            self.images.close()
-            self.images = None
+        if self.host.images is not None:
+            self.host.images.close()
+            self.host.images = None
 
 
 def _warmed(task: asyncio.Future[None]) -> None:
@@ -487,11 +414,51 @@ def _warmed(task: asyncio.Future[None]) -> None:
                     task.exception())
 
 
-async def _frames(first: str | bytes, connection: ServerConnection) -> AsyncIterator[str | bytes]:
-    """The connection's frames, the one already read first."""
-    yield first
-    async for raw in connection:
-        yield raw
+class _Frames:
+    """A websockets connection's frames (the first one read already, or read by :meth:`ready`), and
+    why they ended."""
+
+    def __init__(self, connection: ServerConnection, max_frame: int, peer: str, reason: str, *,
+                 first: str | bytes | None = None,
+                 on_first: Callable[[ServerConnection], None] | None = None) -> None:
+        self._first = first
+        self._connection = connection
+        self._max_frame = max_frame
+        self._peer = peer
+        self._on_first = on_first
+        self.reason = reason
+        """What a close the game made cleanly is called; a close with an error says its code."""
+
+    async def ready(self) -> bool:
+        if self._first is not None:
+            return True
+        try:
+            self._first = await self._connection.recv()
+        except ConnectionClosed as exc:
+            self.reason = _closed_reason(exc, self._max_frame, self._peer)
+            return False
+        finally:
+            if self._on_first is not None:
+                self._on_first(self._connection)
+        return True
+
+    async def __aiter__(self) -> AsyncIterator[str | bytes]:
+        assert self._first is not None, "ready() first"
+        yield self._first
+        try:
+            async for raw in self._connection:
+                yield raw
+        except ConnectionClosed as exc:
+            self.reason = _closed_reason(exc, self._max_frame, self._peer)
+
+
+def _closed_reason(exc: ConnectionClosed, max_frame: int, peer: str) -> str:
+    if exc.sent is not None and exc.sent.code == TOO_BIG:
+        # websockets refused the frame from its header, before reading it into memory.
+        log.warning("%s sent a frame over the %d-byte limit; connection closed with 1009 "
+                    "(raise server.max_frame_bytes if this was the game)", peer, max_frame)
+        return "frame too large"
+    return f"connection closed ({exc.rcvd.code if exc.rcvd else 'no close frame'})"
 
 
 def _peer(connection: ServerConnection) -> str:

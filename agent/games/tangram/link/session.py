@@ -14,12 +14,12 @@ parallel chat answers capped, so nothing a frame carries grows without bound.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import itertools
 import json
 import logging
-import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any
@@ -28,8 +28,9 @@ from agent.core.images import ImagePool
 from agent.core.memory import Memory, Speaker
 from agent.core.transcript import Transcript, record_scope
 from agent.games.tangram.config import Config
-from agent.games.tangram.contract import Player, Supervisor
+from agent.games.tangram.contract import Player, Supervisor, TurnView
 from agent.games.tangram.geometry.build_check import marker_mismatch
+from agent.games.tangram.link.chat_desk import ChatDesk
 from agent.games.tangram.link.clock import Cancellable, Clock, LoopClock
 from agent.games.tangram.link.inbound import clip, frame_record, type_hint
 from agent.games.tangram.link.movers import Movers
@@ -55,8 +56,6 @@ log = logging.getLogger(__name__)
 
 LARGE_FRAME = 256 * 1024
 """Frames above this are parsed in a worker thread so the event loop keeps serving other games."""
-MAX_OPEN_CHATS = 4
-"""Chat requests answered at once; more (a flood) get a short fixed reply without the LLM."""
 POLITE_SEND_S = 2.0
 """How long a polite close waits to say goodbye to a game that is not reading."""
 
@@ -87,22 +86,36 @@ class Session:
         self._timers: dict[str, Cancellable] = {}
         self._fired: set[asyncio.Task[None]] = set()
         """Timer events on their way into the machine."""
-        self._chat_tasks: set[asyncio.Task[None]] = set()
         self._turn_ids = itertools.count(1)
         self._chat_ids = itertools.count(1)
         self.study = study or {}
         """Study metadata for session_start (agent version, config and template hashes, tags)."""
         self._closed = False
         self._build_warned = False
-        self.stats = {"turns": 0, "turns_ended": 0, "chats": 0, "bad_frames": 0}
+        self._counts = {"turns": 0, "turns_ended": 0, "bad_frames": 0}
         self.views = Views(config, player, self.memory, peer)
         self.movers = Movers()
         """Who moved each piece last, from the plays sent and the boards the game reports."""
         self.views.movers = self.movers
         self.supervisor: Supervisor | None = player.supervisor
         if self.supervisor is not None:
-            self.transcript = self.supervisor.attach(self)
+            self.supervisor.attach(self)
         self.views.transcript = self.transcript
+        self.chat = ChatDesk(config, player, transcript, peer, self._chat_view, self._say, self._remember)
+        """The chat requests, answered beside the turn (chat_desk.py states the rules)."""
+
+    @property
+    def stats(self) -> dict[str, int]:
+        """What the session_end record counts: turns asked, turns ended by finish, chats, bad frames."""
+        return {"turns": self._counts["turns"], "turns_ended": self._counts["turns_ended"],
+                "chats": self.chat.answered, "bad_frames": self._counts["bad_frames"]}
+
+    async def _chat_view(self, frame: GameFrame, drawer: bool) -> TurnView:
+        return await self.views.view(frame, drawer=drawer)
+
+    @property
+    def player_name(self) -> str:
+        return self.player.name
 
     @property
     def images(self) -> ImagePool | None:
@@ -140,7 +153,7 @@ class Session:
         for action in self.machine.handle(ev.Closed(self.clock.now())):
             if isinstance(action, (act.Record, act.CancelPlayer, act.Log)):
                 await self._carry_out_one(action)
-        tasks = [t for t in (*self._asks.values(), *self._fired, *self._chat_tasks) if not t.done()]
+        tasks = [t for t in (*self._asks.values(), *self._fired, *self.chat.pending()) if not t.done()]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -170,7 +183,7 @@ class Session:
         try:
             frame = await asyncio.to_thread(parse_frame, raw) if size > LARGE_FRAME else parse_frame(raw)
         except ProtocolError as exc:
-            self.stats["bad_frames"] += 1
+            self._counts["bad_frames"] += 1
             log.warning("%s: bad frame (%d bytes): %s", self.peer, size, exc)
             hint = type_hint(raw)
             self.transcript.record("bad_frame", reason=str(exc), bytes=size, type_hint=hint)
@@ -197,12 +210,12 @@ class Session:
         if frame.type in ("playRequest", "playFeedback", "chatRequest"):
             self.movers.observe(frame.state, new_turn=frame.type == "playRequest")
         if frame.type == "playRequest":
-            self.stats["turns"] += 1
+            self._counts["turns"] += 1
             await self._feed(ev.TurnRequested(self.clock.now(), ids["turn"], frame))
         elif frame.type == "playFeedback":
             await self._feed(ev.Feedback(self.clock.now(), frame))
         elif frame.type == "chatRequest":
-            await self._chat_request(frame, ids["request"])
+            await self.chat.request(frame, ids["request"])
         else:  # the game reports a problem with one of our frames
             log.warning("%s: game reported an error: %s", self.peer, frame.message[:200])
             self.transcript.record("game_error", message=frame.message[:500])
@@ -223,20 +236,30 @@ class Session:
     # ------------------------------------------------------------------ the machine's transport
 
     async def _feed(self, event: ev.Event) -> None:
-        """One event into the machine, its actions carried out before the next event is handled."""
+        """One event into the machine through its queue: each event's actions are carried out, in
+        order, before the next event is handled, and what carrying them out brings (a frame sent) is
+        queued behind them. The machine is never asked while its actions are being carried out."""
         async with self._act_lock:
-            if not self._closed:
-                await self._carry_out(self.machine.handle(event))
+            queue: collections.deque[ev.Event] = collections.deque([event])
+            while queue and not self._closed:
+                actions = self.machine.handle(queue.popleft())
+                queue.extend(await self._carry_out(actions))
             (self._idle.clear if self.machine.busy else self._idle.set)()
 
-    async def _carry_out(self, actions: list[act.Action]) -> None:
+    async def _carry_out(self, actions: list[act.Action]) -> list[ev.Event]:
+        """Carry out one event's actions; returns the events they bring, for the machine's queue."""
         turn = self.machine.turn_id
+        brought: list[ev.Event] = []
         # Every record made for a turn (decision, repair, frames out, its LLM calls) carries its id.
         with record_scope(turn=turn) if turn is not None else contextlib.nullcontext():
             for action in actions:
-                await self._carry_out_one(action)
+                follow = await self._carry_out_one(action)
+                if follow is not None:
+                    brought.append(follow)
+        return brought
 
-    async def _carry_out_one(self, action: act.Action) -> None:
+    async def _carry_out_one(self, action: act.Action) -> ev.Event | None:
+        """Carry out one action; a frame sent is reported back as the event it returns."""
         match action:
             case act.Say(text=text):
                 await self._say(text)
@@ -244,15 +267,15 @@ class Session:
                 ok = await self._send(play_frame(action.piece, action.x, action.y, action.rotation), "play")
                 if ok:
                     self.movers.sent(action.piece, action.x, action.y, action.rotation)
-                await self._carry_out(self.machine.handle(ev.FrameSent(self.clock.now(), "play", ok)))
+                return ev.FrameSent(self.clock.now(), "play", ok)
             case act.SendFinish():
                 # The one place a finish goes out: the machine asks for it once per turn.
                 counted = self.machine.turn_id is not None
                 ok = await self._send(finish_frame(), "finish")
-                self.stats["turns_ended"] += counted
+                self._counts["turns_ended"] += counted
                 if counted and ok and self.on_turn_ended is not None:
-                    self.on_turn_ended(self.stats["turns_ended"])
-                await self._carry_out(self.machine.handle(ev.FrameSent(self.clock.now(), "finish", ok)))
+                    self.on_turn_ended(self._counts["turns_ended"])
+                return ev.FrameSent(self.clock.now(), "finish", ok)
             case act.AskPlayer():
                 task = asyncio.create_task(self._ask(action), name=f"decide-{action.ask_id}")
                 self._asks[action.ask_id] = task
@@ -275,6 +298,7 @@ class Session:
             case act.Log(level=level, message=message, error=error):
                 exc_info = (type(error), error, error.__traceback__) if error is not None else None
                 log.log(level, "%s: %s", self.peer, message, exc_info=exc_info)
+        return None
 
     def _forget_ask(self, ask_id: int, task: asyncio.Task[None]) -> None:
         if self._asks.get(ask_id) is task:
@@ -293,10 +317,10 @@ class Session:
     async def quiet(self) -> None:
         """Wait until no turn is in progress and every chat request has its answer (each ends by
         its deadline)."""
-        while not self._idle.is_set() or self._chat_tasks:
+        while not self._idle.is_set() or self.chat.busy():
             await self._idle.wait()
-            if self._chat_tasks:
-                await asyncio.wait(set(self._chat_tasks))
+            if self.chat.busy():
+                await asyncio.wait(set(self.chat.tasks))
 
     async def settled(self) -> None:
         """Wait until every timer event that fired has been handled (for tests on a moved clock)."""
@@ -354,51 +378,3 @@ class Session:
     def _remember(self, speaker: Speaker, text: str) -> None:
         # The memory goes into every prompt: one unencodable character would fail every LLM call.
         self.memory.add(speaker, utf8_safe(text))
-
-    # ------------------------------------------------------------------ chat
-
-    async def _chat_request(self, frame: GameFrame, request_id: int) -> None:
-        if len(self._chat_tasks) >= MAX_OPEN_CHATS:
-            log.warning("%s: %d chat requests still being answered; this one gets a short reply",
-                        self.peer, len(self._chat_tasks))
-            busy = "One moment please, I'm still answering your earlier messages."
-            with record_scope(request=request_id):
-                await self._say(busy)
-                self.transcript.record("chat_reply", reply=busy, outcome="busy", seconds=0.0)
-            return
-        task = asyncio.create_task(self._answer_chat(frame, request_id), name="chat")
-        self._chat_tasks.add(task)
-        task.add_done_callback(self._chat_tasks.discard)
-
-    async def _answer_chat(self, frame: GameFrame, request_id: int) -> None:
-        # The LLM call and the chat line sent carry the request's id too.
-        with record_scope(request=request_id):
-            await self._answer_scoped_chat(frame)
-
-    async def _answer_scoped_chat(self, frame: GameFrame) -> None:
-        started = time.monotonic()
-        self.stats["chats"] += 1
-        message = frame.message.strip()
-        if not message:
-            self.transcript.record("chat_reply", reply=None, outcome="empty", seconds=0.0)
-            return
-        self._remember("player", message)
-        outcome = "answered"
-        try:
-            async with asyncio.timeout(self.config.turn.deadline):
-                # Chat prompts show the board, and the drawer too when the config asks for it.
-                view = await self.views.view(frame, drawer=self.config.llm.chat_drawer_image)
-                reply = await self.player.chat(view)
-        except TimeoutError:
-            reply, outcome = "Sorry, I'm slow to answer right now.", "timeout"
-        except asyncio.CancelledError:
-            self.transcript.record("chat_reply", reply=None, outcome="cancelled",
-                                   seconds=round(time.monotonic() - started, 3))
-            raise
-        except Exception as exc:
-            log.exception("%s: chat failed", self.peer)
-            self.transcript.record("error", where="chat", error=f"{type(exc).__name__}: {exc}"[:500])
-            reply, outcome = "Sorry, I couldn't think of an answer just now.", "error"
-        self._remember("agent", reply)
-        await self._say(reply)
-        self.transcript.record("chat_reply", reply=reply, outcome=outcome, seconds=round(time.monotonic() - started, 3))

@@ -30,27 +30,23 @@ This module is the one place a connection meets a study: whoever serves many par
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agent.core.redact import Secrets
 from agent.core.studies.run import Assignment, StartedGame, StoreError, StudyRun
-from agent.core.study import study_metadata
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Decision, Player, TurnView
-from agent.games.tangram.link.factory import PlayerFactory, PlayerSource, make_player_factory
+from agent.games.tangram.link.factory import PlayerSource
+from agent.games.tangram.link.lifecycle import Binding, Outcome, Seat, prepare_seat
+from agent.games.tangram.link.session import Session
 from agent.games.tangram.protocol import MAX_CHAT_CHARS
-from agent.games.tangram.turn.lines import turn_lines
-from agent.games.tangram.turn.state import TurnLines
-from agent.games.tangram.turn.thinking import thinking_line
 
 log = logging.getLogger(__name__)
 
@@ -77,38 +73,6 @@ def load_lines(path: Path = LINES_PATH) -> StudyLines:
         raise StudySetupError(f"{path.name}: {exc}".splitlines()[0]) from exc
 
 
-@dataclass(frozen=True)
-class Seat:
-    """What one condition's sessions are made of, prepared once at start-up."""
-
-    condition: str
-    config: Config
-    factory: PlayerFactory
-    players: PlayerSource
-    """The factory, or the console's wrapping of it."""
-    metadata: dict[str, Any]
-    """The condition's ``study_metadata`` (hashes of its config and templates)."""
-    thinking: str | None
-    lines: TurnLines
-
-
-@dataclass(frozen=True)
-class Bound:
-    """A connection bound to a participant's game: what its session is made of."""
-
-    assignment: Assignment
-    started: StartedGame
-    config: Config
-    """The condition's config, tagged participant, condition and order."""
-    players: PlayerSource
-    transcript: Transcript
-    metadata: dict[str, Any]
-    """What the session's ``session_start`` records: the condition's metadata, the study, the plan's
-    hash, the tags participant/condition/order, and the attempt."""
-    thinking: str | None
-    lines: TurnLines
-
-
 def server_mismatch(configs: Mapping[str, Config]) -> str | None:
     """One line naming a server setting two conditions disagree on, else None."""
     names = list(configs)
@@ -124,7 +88,9 @@ def server_mismatch(configs: Mapping[str, Config]) -> str | None:
 
 
 class StudyLink:
-    """The study run and every condition's seat; shared by all the connections of one server."""
+    """The study run and every condition's seat; shared by all the connections of one server. The
+    lifecycle's binder for a study (link/lifecycle.py): binds a connection to the active participant's
+    next game, records it before the session starts, and judges and records its end."""
 
     def __init__(self, run: StudyRun, seats: Mapping[str, Seat], lines: StudyLines, secrets: Secrets) -> None:
         self.run = run
@@ -136,7 +102,7 @@ class StudyLink:
 
     @classmethod
     async def build(cls, run: StudyRun, secrets: Secrets) -> StudyLink:
-        """Every condition's player factory and metadata; StudySetupError (one line) when the
+        """Every condition's seat (lifecycle.prepare_seat); StudySetupError (one line) when the
         conditions cannot share one server. Call before anything listens."""
         configs: dict[str, Config] = {}
         for condition in run.study.conditions:
@@ -150,13 +116,11 @@ class StudyLink:
         seats: dict[str, Seat] = {}
         try:
             for name, config in configs.items():
-                factory = make_player_factory(config)
-                # Once per condition: it reads every template file to hash it.
-                metadata = await asyncio.to_thread(study_metadata, config, config.prompts_dir)
-                seats[name] = Seat(name, config, factory, factory, metadata, thinking_line(config), turn_lines(config))
+                seats[name] = await prepare_seat(config, name)
         except BaseException:
             for seat in seats.values():
-                await seat.factory.aclose()
+                if seat.factory is not None:
+                    await seat.factory.aclose()
             raise
         return cls(run, seats, lines, secrets)
 
@@ -166,50 +130,79 @@ class StudyLink:
 
     def supervise(self, wrap: Callable[[PlayerSource, Config], PlayerSource]) -> None:
         """Give every condition's sessions through ``wrap`` (the console's supervision)."""
-        self.seats = {name: dataclasses.replace(seat, players=wrap(seat.factory, seat.config))
-                      for name, seat in self.seats.items()}
+        self.seats = {name: seat.supervised(wrap) for name, seat in self.seats.items()}
 
     def prime_soon(self) -> None:
         for seat in self.seats.values():
-            seat.factory.prime_soon()
+            if seat.factory is not None:
+                seat.factory.prime_soon()
 
     async def aclose(self) -> None:
         for seat in self.seats.values():
-            await seat.factory.aclose()
+            if seat.factory is not None:
+                await seat.factory.aclose()
 
-    async def bind(self) -> Bound | None:
-        """The active participant's next game, recorded as started; None when nobody is active
-        (or the database cannot be read: logged). A participant dropped or paused between the
-        two steps is asked about again once."""
-        for _ in range(2):
-            try:
-                assignment = await self.run.current()
-                if assignment is None:
-                    return None
-                seat = self.seats[assignment.condition]
-                config = assignment.config
-                assert isinstance(config, Config)
-                # The study's transcripts go beside its database (core/studies/files.py), not to the
-                # condition's transcripts.dir: the study's folder holds everything of it.
-                transcript = Transcript(self.run.transcripts_dir if config.transcripts.enabled else None,
-                                        secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images)
-                started = await self.run.game_started(assignment, transcript.session_id, transcript.path)
-            except StoreError as exc:
-                log.warning("study %s: %s", self.run.study.name, exc)
-                continue
-            metadata = {**assignment.session_metadata(seat.metadata), "attempt": started.attempt}
-            self._changed()
-            return Bound(assignment, started, config, seat.players, transcript, metadata, seat.thinking, seat.lines)
-        return None
+    def waiting(self, seat: Seat) -> Binding:
+        """What a connection waiting for a participant plays: every turn passes with the waiting line."""
+        line = self.lines.no_participant
+        return Binding.of(seat, players=lambda _transcript: WaitingPlayer(line), metadata={})
 
-    async def ended(self, bound: Bound, completed: bool, reason: str) -> None:
-        """Record the game's end (shielded: an agent stopping still writes it)."""
+    async def bind(self) -> Binding | None:
+        """The active participant's next game, with its condition's seat; None when nobody is active
+        (or the database cannot be read: logged)."""
         try:
-            await asyncio.shield(self.run.game_ended(bound.started, completed, reason))
+            assignment = await self.run.current()
+        except StoreError as exc:
+            log.warning("study %s: %s", self.run.study.name, exc)
+            return None
+        if assignment is None:
+            return None
+        seat = self.seats[assignment.condition]
+        config = assignment.config
+        assert isinstance(config, Config)
+        # The study's transcripts go beside its database (core/studies/files.py), not to the
+        # condition's transcripts.dir: the study's folder holds everything of it.
+        return Binding.of(seat, config=config, metadata=assignment.session_metadata(seat.metadata),
+                          folder=self.run.transcripts_dir, context=assignment)
+
+    async def started(self, binding: Binding, transcript: Transcript) -> bool:
+        """Record the game in the study's database before its first frame is answered. False when
+        the participant was dropped or paused since :meth:`bind` (logged): the connection closes, and
+        the game's next dial binds again."""
+        assignment: Assignment = binding.context
+        try:
+            started = await self.run.game_started(assignment, transcript.session_id, transcript.path)
+        except StoreError as exc:
+            log.warning("study %s: %s", self.run.study.name, exc)
+            return False
+        binding.metadata = {**binding.metadata, "attempt": started.attempt}
+        binding.context = started
+        self._changed()
+        return True
+
+    async def connected(self, binding: Binding, session: Session) -> None:
+        started: StartedGame = binding.context
+        a = started.assignment
+        log.info("game connected from %s (session %s): participant %s, condition %s (%d of %d), attempt %d",
+                 session.peer, session.transcript.session_id, a.participant, a.condition, a.position,
+                 a.games_total, started.attempt)
+
+    async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        """Judge the game's end and record it (shielded: an agent stopping still writes it)."""
+        started: StartedGame = binding.context
+        a = started.assignment
+        verdict = judge(binding.config, closed_by_game=outcome.by_game, ai_turn_running=outcome.ai_turn_running,
+                        ai_turns_ended=outcome.ai_turns_ended, failed=outcome.failed)
+        session.transcript.record("study_game_end", completed=verdict.completed, reason=verdict.reason)
+        try:
+            await asyncio.shield(self.run.game_ended(started, verdict.completed, verdict.reason))
         except StoreError as exc:
             log.error("study %s: the end of %s's game could not be recorded: %s", self.run.study.name,
-                      bound.assignment.participant, exc)
+                      a.participant, exc)
         self._changed()
+        log.info("game from %s left (session %s: %s): participant %s, condition %s %s (%s)", session.peer,
+                 session.transcript.session_id, outcome.reason, a.participant, a.condition,
+                 "completed" if verdict.completed else "not completed", verdict.reason)
 
     def _changed(self) -> None:
         if self.on_change is not None:

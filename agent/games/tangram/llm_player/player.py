@@ -26,8 +26,8 @@ from typing import Any
 
 from agent.core.images import data_url
 from agent.core.llm import Compact, LLMClient, LLMResult
+from agent.core.llm.records import record_llm_result, record_llm_unfinished
 from agent.core.llm.spend_guard import SpendGuard
-from agent.core.llm_records import record_llm_result, record_llm_unfinished
 from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
@@ -38,6 +38,7 @@ from agent.games.tangram.llm_player.replies import contradicts_move, degenerate,
 from agent.games.tangram.llm_player.resolve import move_to_pose
 from agent.games.tangram.llm_player.salvage import Problem, salvage_answer
 from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
+from agent.games.tangram.llm_player.stand_in import StandIn
 from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.planner.player import PlannerPlayer
@@ -68,7 +69,9 @@ class LLMPlayer(Player):
         self.client = client
         self.prompts = prompts
         self.transcript = transcript
-        self.planner = planner
+        self.stand_in = StandIn(config, planner)
+        """The one offline stand-in (stand_in.py): a fallback move, the hint, an answer the model's reply
+        could not give, every turn past a spend cap."""
         self.spend = spend
         """Asked before each LLM call when the session's spend is capped (an online study)."""
         self._spend_cap: str | None = None
@@ -77,10 +80,6 @@ class LLMPlayer(Player):
         """The grid goes on every board picture: the session leaves its encoding to the marks."""
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)
         """This session's recent LLM call times (seconds), to judge whether a re-ask fits the turn."""
-        self._offline: PlannerPlayer | None = None
-        """The offline planner that answers when a chat reply cannot be shown and no planner was given."""
-        self._planner_spoke = False
-        """The offline planner answered a chat in the model's place: its promises are kept by it."""
         self._described: tuple[GameState, asyncio.Future[str]] | None = None
         """The latest board description made, and the state it describes."""
         self._unsubscribe = client.outage.subscribe(self._llm_server_changed)
@@ -90,9 +89,9 @@ class LLMPlayer(Player):
 
     async def play(self, view: TurnView) -> Decision:
         if self._over_cap() is not None:
-            return replace(await self._stand_in().play(view), source="planner-spend-cap")
-        answerer = self.planner if self.planner is not None else self._offline
-        if self._planner_spoke and answerer is not None and answerer.promised():
+            return replace(await self.stand_in.player.play(view), source="planner-spend-cap")
+        answerer = self.stand_in.keeps_promise()
+        if answerer is not None:
             # The offline planner answered a chat for the model and promised this turn's move: it keeps it.
             decision = await answerer.play(view)
             self.transcript.record("promise_kept", by="planner", chat=decision.chat)
@@ -102,7 +101,7 @@ class LLMPlayer(Player):
 
     async def adjust(self, view: TurnView) -> Decision:
         if self._over_cap() is not None:
-            return replace(await self._stand_in().adjust(view), source="planner-spend-cap")
+            return replace(await self.stand_in.player.adjust(view), source="planner-spend-cap")
         view, context, marks = await self._prepare(view, drawer=False,
                                                    max_attempts=self.config.turn.max_feedback_iterations)
         return await self._decide(view, "feedback", context, marks)
@@ -132,7 +131,7 @@ class LLMPlayer(Player):
         the model's place ("don't move my pieces"), and the pieces on the board it keeps where they are:
         the model's later turns are held to it too (the prompt says it, the validator refuses a move
         that breaks it)."""
-        answerer = self.planner if self.planner is not None else self._offline
+        answerer = self.stand_in.existing
         return answerer.constraints(view) if answerer is not None else ([], frozenset())
 
     async def _description(self, view: TurnView) -> str:
@@ -173,7 +172,7 @@ class LLMPlayer(Player):
 
     async def chat(self, view: TurnView) -> str:
         if self._over_cap() is not None:
-            return await self._stand_in().chat(view)
+            return await self.stand_in.player.chat(view)
         wait = self.config.llm.chat_wait
         if not self.client.answers_within(wait):
             # A model that cannot answer in time costs the partner neither the answer nor the wait.
@@ -204,8 +203,8 @@ class LLMPlayer(Player):
             if reason is None:
                 reason = false_claim(reply, view.movers)
             if reason is None:
-                planner = self.planner if self.planner is not None else self._offline
-                if self._planner_spoke and planner is not None and planner.promised():
+                planner = self.stand_in.keeps_promise()
+                if planner is not None:
                     planner.heard(view)  # "your turn" after the planner agreed to "leave the rest to me"
                 return reply
             why = reason
@@ -214,27 +213,16 @@ class LLMPlayer(Player):
     async def _answer_instead(self, view: TurnView, said: str | None, why: str) -> str:
         """The model's reply cannot be shown: answer from what the player knows (the offline
         planner's reading of the line and the board), and record the swap."""
-        answerer = self.planner if self.planner is not None else self._offline_answerer()
         try:
-            reply = await answerer.chat(view)
+            reply = await self.stand_in.player.chat(view)
         except Exception:  # the honest line below still goes out
             log.exception("the offline chat answer failed")
             reply = "Sorry, I couldn't think of an answer just now."
         self.transcript.record("chat_replaced", reason=why, model_reply=None if said is None else said[:300],
                                reply=reply, by="planner")
-        self._planner_spoke = True
+        self.stand_in.spoke = True
         log.info("model chat reply not shown (%s); answered from the planner", why)
         return reply
-
-    def _offline_answerer(self) -> PlannerPlayer:
-        """The offline planner, made on first need when the config gave the player none."""
-        if self._offline is None:
-            self._offline = PlannerPlayer(self.config)
-        return self._offline
-
-    def _stand_in(self) -> PlannerPlayer:
-        """The offline planner that plays in the model's place (the config's, or one of its own)."""
-        return self.planner if self.planner is not None else self._offline_answerer()
 
     def _over_cap(self) -> str | None:
         """Why a spend cap keeps the model from being asked (for the rest of the session), or None.
@@ -351,10 +339,10 @@ class LLMPlayer(Player):
 
     async def _failed(self, view: TurnView, reason: str, marks: Marks | None = None) -> Decision:
         if self._spend_cap is not None:  # crossed by this turn's first call: the planner plays it
-            return replace(await self._stand_in().play(view), source="planner-spend-cap")
+            return replace(await self.stand_in.player.play(view), source="planner-spend-cap")
         log.warning("LLM decision failed: %s", reason)
-        if self.planner is not None and self.config.llm.fallback_to_planner:
-            decision = await self.planner.play(view)
+        if self.stand_in.configured and self.config.llm.fallback_to_planner:
+            decision = await self.stand_in.player.play(view)
             return _seen(Decision(decision.pose, decision.chat, f"planner fallback: {reason}", "planner-fallback"),
                          marks)
         return _seen(Decision(None, "Sorry, I had trouble deciding on a move this turn; your go!", reason, "fallback"),
@@ -381,10 +369,10 @@ class LLMPlayer(Player):
 
     def _planner_hint(self, view: TurnView) -> str | None:
         """The offline planner's suggestion for the prompt (in a worker thread), or None."""
-        if not (self.config.llm.planner_hint and self.planner is not None):
+        if not (self.config.llm.planner_hint and self.stand_in.configured):
             return None
         # suggest() plans on a copy: asking for a hint must not change the planner's own plan.
-        _, hint = self.planner.suggest(view)
+        _, hint = self.stand_in.player.suggest(view)
         return hint or None
 
     # ------------------------------------------------------------------ plumbing
@@ -399,7 +387,7 @@ class LLMPlayer(Player):
         count = self.config.llm.candidates
         if not count:
             return NO_CANDIDATES
-        library = self.planner.planner.library if self.planner is not None else None
+        library = self.stand_in.library
         try:
             return propose_candidates(view.objective, view.board(), count, library=library,
                                       default_figure=self.config.planner.default_figure)

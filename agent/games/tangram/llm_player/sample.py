@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.core.images import prepare_image
-from agent.core.llm_check import LLMSample
+from agent.core.llm.check import LLMSample
 from agent.core.prompts import load_prompts
 from agent.games.tangram.config import Config
 from agent.games.tangram.llm_player.context import TEMPLATE_NAMES, sample_context

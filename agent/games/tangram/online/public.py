@@ -31,19 +31,16 @@ from agent.core.images import ImagePool
 from agent.core.net import is_loopback
 from agent.core.redact import Secrets
 from agent.core.studies.online import OnlineRun
+from agent.core.studies.pricing import missing_prices
 from agent.core.studies.run import StudyRun
-from agent.core.study import study_metadata
 from agent.games.tangram.config import Config
 from agent.games.tangram.console.start import ConsoleServer, ConsoleSetupError, start_online_console, wizard_notice
-from agent.games.tangram.link.factory import PlayerFactory, make_player_factory
+from agent.games.tangram.link.lifecycle import Seat, prepare_seat
 from agent.games.tangram.online.app import make_app
 from agent.games.tangram.online.assets import AssetError, Assets, prepare_assets
 from agent.games.tangram.online.deadlines import make_runner
 from agent.games.tangram.online.guard import RateLimiter, proxy_address
-from agent.games.tangram.online.sockets import ConditionPlay, GameSockets
-from agent.games.tangram.online.spend import missing_prices
-from agent.games.tangram.turn.lines import turn_lines
-from agent.games.tangram.turn.thinking import thinking_line
+from agent.games.tangram.online.sockets import GameSockets
 from agent.games.tangram.webgame.build import BuildError, build_game, default_cache
 
 log = logging.getLogger(__name__)
@@ -103,26 +100,29 @@ def public_request(args: argparse.Namespace) -> PublicRequest | None:
                          None if template is None else Path(template).expanduser())
 
 
-async def _conditions(run: StudyRun) -> tuple[dict[str, ConditionPlay], list[PlayerFactory]]:
-    plays, factories = {}, []
-    for condition in run.study.conditions:
-        config: Config = condition.config  # type: ignore[assignment]
-        factory = make_player_factory(config)
-        factories.append(factory)
-        base = await asyncio.to_thread(study_metadata, config, config.prompts_dir)
-        plays[condition.name] = ConditionPlay(factory, base, thinking_line(config), turn_lines(config))
-    return plays, factories
+async def seats_of(run: StudyRun) -> tuple[dict[str, Seat], Seat]:
+    """Every condition's seat (lifecycle.prepare_seat), and the offline planner's, which plays the games
+    over the spend caps (the first condition's config with ``player: planner``, no LLM client)."""
+    seats: dict[str, Seat] = {}
+    try:
+        for condition in run.study.conditions:
+            config: Config = condition.config  # type: ignore[assignment]
+            seats[condition.name] = await prepare_seat(config, condition.name)
+        first: Config = run.study.conditions[0].config  # type: ignore[assignment]
+        planner = await prepare_seat(first.model_copy(update={"player": "planner"}), "planner", with_client=False)
+    except BaseException:
+        await close_seats(list(seats.values()))
+        raise
+    return seats, planner
 
 
-def planner_play(run: StudyRun) -> tuple[ConditionPlay, PlayerFactory]:
-    """The offline planner, for games over the spend caps."""
-    first: Config = run.study.conditions[0].config  # type: ignore[assignment]
-    config = first.model_copy(update={"player": "planner"})
-    factory = make_player_factory(config, with_client=False)
-    return ConditionPlay(factory, {}, thinking_line(config), turn_lines(config)), factory
+async def close_seats(seats: list[Seat]) -> None:
+    for seat in seats:
+        if seat.factory is not None:
+            await seat.factory.aclose()
 
 
-async def start_console(run: StudyRun, online: OnlineRun, sockets: GameSockets, factories: list[PlayerFactory],
+async def start_console(run: StudyRun, online: OnlineRun, sockets: GameSockets, seats: list[Seat],
                         secrets: Secrets, public_port: int) -> ConsoleServer | None:
     """The experimenter console of the online study, when ``--console`` asks for it or a condition is
     Wizard-of-Oz (the console plays its AI turns), wired to ``sockets``' games; None without it.
@@ -145,8 +145,9 @@ async def start_console(run: StudyRun, online: OnlineRun, sockets: GameSockets, 
     sockets.supervise = hub.wrap
     if hub.study is not None:
         sockets.on_change = hub.study.changed
-    for factory in factories:
-        factory.on_llm_server(lambda _state, line: hub.announce(line))
+    for seat in seats:
+        if seat.factory is not None:
+            seat.factory.on_llm_server(lambda _state, line: hub.announce(line))
     online.spend.subscribe(hub.announce)
     return server
 
@@ -175,45 +176,47 @@ async def serve_online(run: StudyRun, request: PublicRequest) -> int:
 
 async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trusted_proxy: str | None) -> int:
     """Serve the study's participants' origin on ``host:port`` with the prepared ``assets`` until
-    SIGINT or SIGTERM."""
+    SIGINT or SIGTERM. Whatever was started is stopped in reverse order, on every way out (one
+    exit stack)."""
     online = OnlineRun(run)
     first: Config = run.study.conditions[0].config  # type: ignore[assignment]
     missing = missing_prices(run.study)
     if missing is not None:
         print(f"error: {missing}", file=sys.stderr)
         return 2
-    plays, factories = await _conditions(run)
-    planner, planner_factory = planner_play(run)
-    factories.append(planner_factory)
-    secrets = Secrets(tuple(v for c in run.study.conditions for v in c.config.secret_values()))
-    limiter = RateLimiter()
-    images = ImagePool(first.images.decode_workers)
-    sockets = GameSockets(online, plays, first, limiter, secrets, images, planner)
-    try:
-        console = await start_console(run, online, sockets, factories, secrets, port)
-    except OnlineError as exc:
-        images.close()
-        await _close(factories)
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    app = make_app(online, assets, sockets, limiter, trusted_proxy)
-    runner = make_runner(app, limiter.limits)
-    await runner.setup()
-    site = web.TCPSite(runner, host, port, reuse_address=True)
-    sweeper: asyncio.Task[None] | None = None
-    try:
+    async with contextlib.AsyncExitStack() as stack:
+        seats, planner = await seats_of(run)
+        every = [*seats.values(), planner]
+        stack.push_async_callback(close_seats, every)
+        secrets = run.study.secrets()
+        limiter = RateLimiter()
+        images = ImagePool(first.images.decode_workers)
+        stack.callback(images.close)
+        sockets = GameSockets(online, seats, first, limiter, secrets, images, planner)
+        try:
+            console = await start_console(run, online, sockets, every, secrets, port)
+        except OnlineError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        if console is not None:
+            stack.push_async_callback(console.stop)
+        runner = make_runner(make_app(online, assets, sockets, limiter, trusted_proxy), limiter.limits)
+        await runner.setup()
+        stack.push_async_callback(runner.cleanup)
         with stop_signals() as stop:
             try:
-                await site.start()
+                await web.TCPSite(runner, host, port, reuse_address=True).start()
             except OSError as exc:
                 in_use = exc.errno == errno.EADDRINUSE
                 print(f"error: {'port in use' if in_use else 'cannot listen'} on {host}:{port}"
                       f"{'' if in_use else f': {exc.strerror or exc}'}", file=sys.stderr)
                 return 2
             port = int(runner.addresses[0][1])
-            for factory in factories:
-                factory.prime_soon()
+            for seat in every:
+                if seat.factory is not None:
+                    seat.factory.prime_soon()
             sweeper = asyncio.create_task(_sweep(online))
+            stack.callback(sweeper.cancel)
             where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
             spec = online.spec
             entry = (f"open recruitment: http://{where}/join?PROLIFIC_PID=..." if spec.recruitment == "open"
@@ -235,17 +238,4 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(SHUTDOWN_S):
                 await sockets.close_all()
-    finally:
-        if sweeper is not None:
-            sweeper.cancel()
-        await runner.cleanup()
-        if console is not None:
-            await console.stop()
-        images.close()
-        await _close(factories)
     return 0
-
-
-async def _close(factories: list[PlayerFactory]) -> None:
-    for factory in factories:
-        await factory.aclose()

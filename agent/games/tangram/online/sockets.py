@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -39,14 +40,16 @@ from agent.core.images import ImagePool
 from agent.core.limits import Throttle
 from agent.core.redact import Secrets
 from agent.core.studies.online import OnlineRun, digest
-from agent.core.studies.run import Assignment
+from agent.core.studies.pricing import configured_price
+from agent.core.studies.run import Assignment, StartedGame
+from agent.core.studies.spend import GameSpend
 from agent.core.studies.store import StoreError
+from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
-from agent.games.tangram.link.factory import PlayerFactory, PlayerSource
+from agent.games.tangram.link.factory import PlayerSource
+from agent.games.tangram.link.lifecycle import Binding, Outcome, Seat, SessionHost
 from agent.games.tangram.link.session import Session
 from agent.games.tangram.online.guard import Client, RateLimiter
-from agent.games.tangram.online.spend import MeteredTranscript, prices_of
-from agent.games.tangram.turn.state import TurnLines
 
 log = logging.getLogger(__name__)
 
@@ -60,15 +63,13 @@ HEARTBEAT_S = 20.0
 CHAT_MARK = '"chatRequest"'
 
 
-@dataclass(frozen=True)
-class ConditionPlay:
-    """What every game of one condition shares, made once at start."""
+@dataclass
+class OnlineGame:
+    """One connection's game, as the online binder keeps it (a binding's ``context``)."""
 
-    players: PlayerFactory
-    base: dict[str, Any]
-    """The condition's study_metadata (version, config and template hashes)."""
-    thinking: str | None
-    lines: TurnLines
+    assignment: Assignment
+    ticket: str
+    started: StartedGame | None = None
 
 
 class SocketAdapter:
@@ -84,24 +85,32 @@ class SocketAdapter:
 @dataclass
 class GameSockets:
     online: OnlineRun
-    conditions: dict[str, ConditionPlay]
+    conditions: dict[str, Seat]
     config: Config
     """Server-wide settings (frame size, transcripts) of the study's first condition."""
     limiter: RateLimiter
     secrets: Secrets = field(default_factory=Secrets)
     images: ImagePool | None = None
-    planner: ConditionPlay | None = None
-    """Plays a game whose participant or study is over its spend cap (spend.py)."""
+    planner: Seat | None = None
+    """Plays a game whose participant or study is over its spend cap (core/studies/spend.py)."""
     supervise: Callable[[PlayerSource, Config], PlayerSource] | None = None
     """The experimenter console's wrapping of a game's player source (its condition's config), if served."""
     on_change: Callable[[], None] | None = None
     """Called when a game starts or ends (the console's study panel refreshes)."""
     live: dict[str, tuple[web.WebSocketResponse, str]] = field(default_factory=dict)
     """Participant id: their connected socket and its ticket's hash."""
-    sessions: set[Session] = field(default_factory=set)
+    host: SessionHost = field(init=False)
+    """The sessions and the lifecycle each game goes through (link/lifecycle.py)."""
     _chat_log: Throttle = field(default_factory=lambda: Throttle(60.0))
     _counting: dict[str, set[asyncio.Task[None]]] = field(default_factory=dict)
     """Participant id: the AI-turn counts on their way into the database."""
+
+    def __post_init__(self) -> None:
+        self.host = SessionHost(self.secrets, self.images)
+
+    @property
+    def sessions(self) -> set[Session]:
+        return self.host.sessions
 
     async def settle(self, participant: str) -> None:
         """Wait until every AI turn of the participant's games that has ended is counted in the
@@ -110,7 +119,10 @@ class GameSockets:
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
 
-    def _count_turn(self, participant: str, game_id: int, ended: int) -> None:
+    def _count_turn(self, participant: str, game: OnlineGame, ended: int) -> None:
+        if game.started is None:
+            return
+        game_id = game.started.game_id
         task = asyncio.create_task(self.online.run.store.count_ai_turns(game_id, ended), name=f"count-{game_id}")
         tasks = self._counting.setdefault(participant, set())
         tasks.add(task)
@@ -157,59 +169,69 @@ class GameSockets:
             await old[0].close(code=code, message=b"taken over by a newer connection")
 
     async def _play(self, ws: web.WebSocketResponse, assignment: Assignment, client: Client, ticket: str) -> None:
-        play = self.conditions[assignment.condition]
+        frames = _Frames(ws, self._frames(ws, client, assignment.participant))
+        await self.host.serve(await self._bind(assignment, ticket), self, SocketAdapter(ws), frames, client.address)
+
+    async def _bind(self, assignment: Assignment, ticket: str) -> Binding:
+        """The ticket's game: its condition's seat, or the offline planner's when a spend cap is reached
+        already (the one decision: the game's :class:`GameSpend`); tagged, metered, its turns counted."""
+        seat = self.conditions[assignment.condition]
         config: Config = assignment.config  # type: ignore[assignment]  # the study's conditions are tangram's
         meter = self.online.spend
-        capped = await self.online.over_cap(assignment.participant) if config.uses_llm() and meter.capped else None
-        if capped is not None and self.planner is not None:
-            log.warning("%s: the offline planner plays game %d of participant %s (%s) instead of the LLM", capped,
-                        assignment.position, assignment.participant, assignment.condition)
-            config = config.model_copy(update={"player": "planner"})
-            play = ConditionPlay(self.planner.players, play.base, play.thinking, play.lines)
-        account = meter.account(assignment.participant) if meter.capped and config.uses_llm() else None
-        players: PlayerSource = play.players if account is None else play.players.capped(account)
+        spend = None
+        notes: list[tuple[str, dict[str, Any]]] = []
+        if meter.capped and config.uses_llm():
+            await meter.follow(assignment.participant)
+            spend = GameSpend(configured_price(config), meter.account(assignment.participant))
+            capped = spend.refusal()
+            if capped is not None and self.planner is not None:
+                log.warning("%s: the offline planner plays game %d of participant %s (%s) instead of the LLM",
+                            capped, assignment.position, assignment.participant, assignment.condition)
+                config = config.model_copy(update={"player": "planner"})
+                seat = dataclasses.replace(self.planner, metadata=seat.metadata, thinking=seat.thinking,
+                                           lines=seat.lines)
+                notes.append(("spend_cap", {"reason": capped, "player": config.player}))
+                spend = None
+        factory = seat.factory
+        players: PlayerSource = seat.players if spend is None or factory is None else factory.capped(spend)
         if self.supervise is not None:
             players = self.supervise(players, config)
-        transcript = MeteredTranscript(self.online.run.transcripts_dir if config.transcripts.enabled else None,
-                                       secrets=self.secrets, tags=config.tags, keep_files=config.transcripts.images,
-                                       prices=prices_of(config), account=account)
+        game = OnlineGame(assignment, ticket)
+        return Binding(seat, config, players, assignment.session_metadata(seat.metadata),
+                       folder=self.online.run.transcripts_dir, spend=spend, notes=notes, context=game,
+                       on_turn_ended=lambda ended: self._count_turn(assignment.participant, game, ended))
+
+    async def started(self, binding: Binding, transcript: Transcript) -> bool:
+        game: OnlineGame = binding.context
+        a = game.assignment
         try:
-            started = await self.online.run.game_started(assignment, transcript.session_id, transcript.path,
-                                                         digest(ticket))
+            game.started = await self.online.run.game_started(a, transcript.session_id, transcript.path,
+                                                              digest(game.ticket))
         except StoreError as exc:
-            log.info("participant %s: game refused (%s)", assignment.participant, exc)
-            await ws.close(code=LEFT_STUDY, message=b"not in the study")
-            return
+            log.info("participant %s: game refused (%s)", a.participant, exc)
+            ws = self.live.get(a.participant, (None, ""))[0]
+            if ws is not None:
+                await ws.close(code=LEFT_STUDY, message=b"not in the study")
+            return False
         self._changed()
-        session = Session(config, SocketAdapter(ws), players(transcript), transcript, peer=client.address,
-                          study=assignment.session_metadata(play.base), thinking=play.thinking, lines=play.lines,
-                          on_turn_ended=lambda ended: self._count_turn(assignment.participant, started.game_id, ended))
-        session.images = self.images
-        self.sessions.add(session)
-        reason = "disconnected"
-        try:
-            try:
-                await transcript.open()
-            except OSError as exc:
-                log.error("cannot write the transcript %s (%s); this game runs without one", transcript.path,
-                          exc.strerror or exc)
-            if capped is not None:
-                session.transcript.record("spend_cap", reason=capped, player=config.player)
-            log.info("participant %s: game %d of %d (%s) connected, session %s", assignment.participant,
-                     assignment.position, assignment.games_total, assignment.condition, transcript.session_id)
-            await session.run(self._frames(ws, client, assignment.participant))
-            reason = f"connection closed ({ws.close_code})"
-        except Exception:  # one game must never take the server down
-            log.exception("session %s failed", transcript.session_id)
-            reason = "internal error"
-        finally:
-            await session.close(reason)
-            self.sessions.discard(session)
-            # An LLM game a cap switched to the planner mid-game is "llm+planner".
-            player = "llm+planner" if config.player == "llm" and transcript.spend_cap is not None else config.player
-            with contextlib.suppress(Exception):
-                await self.online.run.store.set_game_spend(started.game_id, transcript.usd, player)
-            self._changed()
+        return True
+
+    async def connected(self, binding: Binding, session: Session) -> None:
+        a = binding.context.assignment
+        log.info("participant %s: game %d of %d (%s) connected, session %s", a.participant, a.position,
+                 a.games_total, a.condition, session.transcript.session_id)
+
+    async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        game: OnlineGame = binding.context
+        assert game.started is not None
+        spend = binding.spend
+        # An LLM game a cap switched to the planner mid-game is "llm+planner".
+        config = binding.config
+        player = "llm+planner" if config.player == "llm" and spend is not None and spend.spend_cap is not None \
+            else config.player
+        with contextlib.suppress(Exception):
+            await self.online.run.store.set_game_spend(game.started.game_id, spend.usd if spend else 0.0, player)
+        self._changed()
 
     def _changed(self) -> None:
         if self.on_change is not None:
@@ -234,9 +256,24 @@ class GameSockets:
 
     async def close_all(self) -> None:
         """Polite stop: running turns end with finish, sockets close with 1001."""
-        for session in list(self.sessions):
-            with contextlib.suppress(Exception):
-                await session.close("server shutdown", polite=True)
+        await self.host.shutdown()
         for ws, _ in list(self.live.values()):
             with contextlib.suppress(Exception):
                 await ws.close(code=1001, message=b"server shutdown")
+
+
+class _Frames:
+    """An aiohttp WebSocket's frames (chat lines over the limit dropped), and why they ended."""
+
+    def __init__(self, ws: web.WebSocketResponse, frames: AsyncIterator[str | bytes]) -> None:
+        self._ws = ws
+        self._frames = frames
+        self.reason = "disconnected"
+
+    async def ready(self) -> bool:
+        return True  # the ticket bound the game: its session starts now
+
+    async def __aiter__(self) -> AsyncIterator[str | bytes]:
+        async for data in self._frames:
+            yield data
+        self.reason = f"connection closed ({self._ws.close_code})"

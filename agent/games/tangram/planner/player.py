@@ -29,6 +29,11 @@ class PlannerPlayer(Player):
         self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
         self._warm: asyncio.Future[None] | None = None
 
+    @property
+    def library(self) -> FigureLibrary:
+        """The figures this planner plans with."""
+        return self.planner.library
+
     async def play(self, view: TurnView) -> Decision:
         return self.planner.play(view.objective, view.board(), view.movers)
 

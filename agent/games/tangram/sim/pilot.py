@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.core.redact import Secrets
 from agent.core.studies.run import StudyRun, StudyStatus
 from agent.core.studies.study_file import Study, load_study
 from agent.games.tangram.config import Config
@@ -118,13 +117,13 @@ async def run_pilot(study: Study, participants: list[str], options: RunOptions) 
              f"{c.config.player} player stands in for the experimenter" for c in study.conditions
              if c.console == "wizard"]
     async with await StudyRun.open(study) as run:
-        secrets = Secrets(tuple(v for c in study.conditions for v in c.config.secret_values()))
+        secrets = study.secrets()
         link = await StudyLink.build(run, secrets)
         ended = asyncio.Event()
         link.on_change = ended.set
         first = link.first.config
         config = first.model_copy(update={"server": first.server.model_copy(update={"host": "127.0.0.1", "port": 0})})
-        server = AgentServer(config, link.first.factory, secrets, study_link=link)
+        server = AgentServer(config, link.first.players, secrets, study_link=link)
         games: list[PilotGame] = []
         try:
             await server.start()

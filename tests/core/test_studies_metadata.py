@@ -10,7 +10,7 @@ import pytest
 
 from agent.core.config import ConfigError, GameConfig, apply_tags, load_config, validate_config
 from agent.core.prompts import PromptError, load_prompts
-from agent.core.study import config_hash, effective_config, source_revision, study_metadata, templates_hash
+from agent.core.studies.metadata import config_hash, effective_config, source_revision, study_metadata, templates_hash
 from agent.core.transcript import Transcript, current_scope, record_scope, tags_in_name
 
 
