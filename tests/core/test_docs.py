@@ -178,3 +178,12 @@ def test_the_online_example_study_loads_and_says_who_must_be_at_the_console() ->
     assert [c.name for c in study.conditions if c.console == "wizard"] == ["wizard"]
     assert "someone must be at the experimenter console" in path.read_text(encoding="utf-8")
     assert "Finish" in online.consent and "continue" in online.consent  # how a game ends, for the participant
+
+
+def test_games_md_lists_every_module_and_room_of_the_core() -> None:
+    text = (ROOT / "docs" / "games.md").read_text(encoding="utf-8")
+    listing = text[text.index("  core/ "):text.index("  games/\n")]
+    named = set(re.findall(r"^    (\w+(?:\.py|/))", listing, re.MULTILINE))
+    core = {p.name + ("/" if p.is_dir() else "") for p in (ROOT / "agent" / "core").iterdir()
+            if p.name != "__init__.py" and not p.name.startswith((".", "__pycache__"))}
+    assert named == core

@@ -232,34 +232,6 @@ async def test_several_games_per_condition_are_tagged_with_their_repeat(tmp_path
             ("a", "1", "1"), ("a", "1", "2"), ("b", "2", "1"), ("b", "2", "2")]
 
 
-async def test_playing_records_the_end_however_the_game_block_is_left(study_path: Path) -> None:
-    async with await StudyRun.open(load(study_path)) as run:
-        await run.next_participant("P01")
-        a = await run.current()
-        assert a is not None
-        with pytest.raises(RuntimeError):
-            async with run.playing(a, "s1", None):
-                raise RuntimeError("socket gone")
-
-        async def cancelled_game() -> None:
-            async with run.playing(a, "s2", None):
-                await asyncio.sleep(3600)
-
-        task = asyncio.create_task(cancelled_game())
-        while len(await run.store.games()) < 2:
-            await asyncio.sleep(0.01)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        async with run.playing(a, "s3", None) as outcome:
-            outcome.completed = True
-        games = await run.store.games()
-        assert [(g.session_id, g.completed, g.end_reason) for g in games] == [
-            ("s1", False, "RuntimeError: socket gone"), ("s2", False, "agent stopped"), ("s3", True, None)]
-        after = await run.current()
-        assert after is not None and after.condition == "b"
-
-
 async def test_a_damaged_or_newer_database_is_one_line(study_path: Path) -> None:
     study = load(study_path)
     _write(study.store, "not a database at all " * 100)

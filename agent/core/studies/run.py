@@ -6,11 +6,10 @@ assignment = await run.current()                 # None: no participant is activ
 started = await run.game_started(assignment, transcript.session_id, transcript.path)
 ...  # play with assignment.config (the condition's config, tagged participant/condition/order)
 await run.game_ended(started, completed=True)
-
-async with run.playing(assignment, transcript.session_id, transcript.path) as outcome:
-    ...  # the same, ended uncompleted if the block raises or is cancelled
-    outcome.completed = True
 ```
+
+A game binds a connection to a study through its binder of the session lifecycle (tangram:
+link/study.py in the lab, online/sockets.py online), which makes these calls.
 
 The database is read on every call, so a participant started from the command line while the
 agent serves is the one the next connection gets. Nothing is cached between calls but the study
@@ -20,10 +19,8 @@ event loop.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -37,7 +34,7 @@ from agent.core.studies.plan import Design
 from agent.core.studies.store import GameRow, ParticipantRow, ParticipantState, StoreError, StudyStore
 from agent.core.studies.study_file import NAME, NAME_RULE, Study
 
-__all__ = ["Assignment", "GameOutcome", "StartedGame", "StoreError", "StudyRun", "StudyStatus"]
+__all__ = ["Assignment", "StartedGame", "StoreError", "StudyRun", "StudyStatus"]
 
 
 @dataclass(frozen=True)
@@ -81,15 +78,6 @@ class StartedGame:
     attempt: int
     """1 unless the game at this place was started before and not completed (a killed agent)."""
     session_id: str
-
-
-@dataclass
-class GameOutcome:
-    """What :meth:`StudyRun.playing` records at the end of its block; the game sets it."""
-
-    started: StartedGame
-    completed: bool = False
-    reason: str | None = None
 
 
 class ParticipantStatus(BaseModel):
@@ -256,22 +244,6 @@ class StudyRun:
         game = await self.store.start_game(assignment.participant, slot, session_id,
                                            stored_transcript(self.store.path, transcript), ticket_sha256)
         return StartedGame(assignment, game.id, game.attempt, session_id)
-
-    @contextlib.asynccontextmanager
-    async def playing(self, assignment: Assignment, session_id: str,
-                      transcript: Path | None) -> AsyncIterator[GameOutcome]:
-        """:meth:`game_started` on entry, :meth:`game_ended` on exit: completed when the block set
-        ``outcome.completed``; a block left by an exception or a cancellation (the agent stopping)
-        ends the game uncompleted, with the reason, and the condition is played again next time."""
-        started = await self.game_started(assignment, session_id, transcript)
-        outcome = GameOutcome(started)
-        try:
-            yield outcome
-        except BaseException as exc:
-            reason = "agent stopped" if isinstance(exc, asyncio.CancelledError) else f"{type(exc).__name__}: {exc}"
-            await asyncio.shield(self.game_ended(started, False, outcome.reason or reason))
-            raise
-        await self.game_ended(started, outcome.completed, outcome.reason)
 
     async def game_ended(self, started: StartedGame, completed: bool, reason: str | None = None) -> bool:
         """Record the game's end. ``completed``: the game was played to its end, and the participant

@@ -1,14 +1,15 @@
 """A study's side of the link: each game connection bound to the current participant's condition.
 
 ``python -m agent --study FILE`` serves every condition from one process. At start-up each
-condition gets its :class:`Seat` (its config, a player factory built and primed as a normal run
-does, its ``session_start`` metadata, its turn lines). At a connection's first frame the server
-asks :meth:`StudyLink.bind`: the study run's current assignment (the active participant's next
-game), recorded in the study's database before the game starts (:meth:`StudyRun.game_started`);
-the session then plays that condition's player and config, its transcript tagged participant,
-condition and order, in the study's transcript folder beside its database (``<db>-transcripts/``).
-When the connection ends, :func:`judge` says whether the game was completed and
-:meth:`StudyLink.ended` records it.
+condition gets its seat (lifecycle.prepare_seat: its config, a player factory built and primed as a
+normal run does, its ``session_start`` metadata, its turn lines). :class:`StudyLink` is the study's
+binder of the session lifecycle (link/lifecycle.py): at a connection's first frame the server asks
+:meth:`StudyLink.bind` for the study run's current assignment (the active participant's next game);
+:meth:`StudyLink.started` records it in the study's database before the game starts
+(:meth:`StudyRun.game_started`); the session then plays that condition's player and config, its
+transcript tagged participant, condition and order, in the study's transcript folder beside its
+database (``<db>-transcripts/``). When the connection ends, :func:`judge` says whether the game was
+completed and :meth:`StudyLink.ended` records it.
 
 What "completed" means for tangram: the game has no game-over frame. Its only end is the Finish
 button (on the participant's turn, from the game's third turn, so after two AI turns) and the
@@ -23,8 +24,9 @@ experimenter is setting up, and ``finish`` for a ``playRequest``, so the game ne
 each new frame asks again, so the game already open binds as soon as the experimenter starts a
 participant. Nothing of the study is written for a waiting connection.
 
-This module is the one place a connection meets a study: whoever serves many participants at once
-(identified by a credential) plugs in here, through :meth:`StudyLink.bind`.
+An online study's connections meet their study in the other binder of the same lifecycle
+(online/sockets.py: a ticket names the participant and the game; the server judges the end from the
+AI turns it counted).
 """
 
 from __future__ import annotations

@@ -1,16 +1,18 @@
 """The body of a participant page's call (``POST /api/...``): a flat JSON object of known fields and
 types, checked before anything reads it. Anything else is refused with one line saying what is
-wrong (HTTP 400), never an error of ours: nesting is counted before the parser recurses, and every
-field's type and size is the model's."""
+wrong (HTTP 400), never an error of ours: nesting is counted before the parser recurses (the core's
+jsonsafe), and every field's type and size is the model's."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Literal
 
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from agent.core import jsonsafe
+from agent.core.jsonsafe import JSONDepthError
 
 MAX_JSON_DEPTH = 20
 """A call's body nested deeper is refused before it is parsed (the calls are flat objects; Python's
@@ -33,22 +35,7 @@ class Call(BaseModel):
     """/api/finished: the engine quit, or the participant pressed the page's Continue."""
 
 
-_JSON_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*+"?|[\[\]{}]', re.DOTALL)
-"""A JSON string (to its closing quote, or to the end: linear, whatever the text) or a bracket."""
 _UNSAFE = re.compile(r"[^\w.-]")
-
-
-def json_depth(text: str) -> int:
-    """How deep ``text``'s arrays and objects nest, brackets in strings aside (for JSON that does
-    not parse, an estimate that the parser's own failure makes moot)."""
-    depth = deepest = 0
-    for token in _JSON_TOKENS.findall(text):
-        if token in ("[", "{"):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif token in ("]", "}"):
-            depth -= 1
-    return deepest
 
 
 def parse_call(raw: bytes) -> Call:
@@ -57,11 +44,11 @@ def parse_call(raw: bytes) -> Call:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise web.HTTPBadRequest(text="the body must be JSON in UTF-8\n") from None
-    if json_depth(text) > MAX_JSON_DEPTH:
-        raise web.HTTPBadRequest(text=f"the body nests deeper than {MAX_JSON_DEPTH} levels\n")
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = jsonsafe.loads(text, max_depth=MAX_JSON_DEPTH)
+    except JSONDepthError:
+        raise web.HTTPBadRequest(text=f"the body nests deeper than {MAX_JSON_DEPTH} levels\n") from None
+    except ValueError:
         raise web.HTTPBadRequest(text="the body must be a JSON object\n") from None
     if not isinstance(data, dict):
         raise web.HTTPBadRequest(text="the body must be a JSON object\n")
