@@ -16,9 +16,9 @@ from agent.analyze.__main__ import main as analyse
 from agent.cli import main
 from agent.core.studies.online import OnlineRun, ProlificIds
 from agent.core.studies.run import StudyRun
-from agent.core.transcript import Transcript
 from agent.games import read_study
 from agent.games.tangram.console.study_panel import StudyPanel
+from tests.core.study_games import play_recorded_game
 
 PROLIFIC_PID = "5f0c" * 6
 STUDY = """name: people
@@ -50,16 +50,7 @@ async def _people(path: Path) -> None:
         await online.answer_consent(code, True)
         got = await online.ticket(code)
         assert got is not None
-        assignment = got[1]
-        t = Transcript(run.transcripts_dir, tags=assignment.config.tags)
-        started = await run.game_started(assignment, t.session_id, t.path)
-        await t.open()
-        t.record("session_start", **assignment.session_metadata({"game": "tangram", "tags": {}}))
-        t.record("turn_start", turn=1)
-        t.record("turn_end", turn=1, outcome="played", seconds=1.0)
-        t.record("session_end", reason="disconnected")
-        await t.close()
-        await run.game_ended(started, completed=True)
+        await play_recorded_game(run, got[1])
 
 
 @pytest.fixture

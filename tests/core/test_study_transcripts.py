@@ -15,8 +15,8 @@ import pytest
 from agent.analyze.__main__ import main
 from agent.core.studies.files import resolve_transcript, stored_transcript, transcripts_dir
 from agent.core.studies.run import StudyRun
-from agent.core.transcript import Transcript
 from agent.games import read_study
+from tests.core.study_games import play_recorded_game
 
 STUDY = """name: moving
 design: within
@@ -60,15 +60,7 @@ async def _play(path: Path, folder: Path) -> None:
             for _ in range(games):
                 assignment = await run.current()
                 assert assignment is not None
-                t = Transcript(run.transcripts_dir, tags=assignment.config.tags)
-                started = await run.game_started(assignment, t.session_id, t.path)
-                await t.open()
-                t.record("session_start", **assignment.session_metadata({"game": "tangram", "tags": {}}))
-                t.record("turn_start", turn=1)
-                t.record("turn_end", turn=1, outcome="played", seconds=1.0)
-                t.record("session_end", reason="disconnected")
-                await t.close()
-                await run.game_ended(started, completed=True)
+                await play_recorded_game(run, assignment)
         stored = [g.transcript for g in await run.store.games()]
     assert all(s is not None and s.startswith("study-transcripts/") for s in stored), stored
 

@@ -111,6 +111,17 @@ async def _known_participant(conn: aiosqlite.Connection, pid: str) -> Participan
     return _participant(found)
 
 
+async def _entry(conn: aiosqlite.Connection, table: Literal["invites", "open_entries"],
+                 digest: str) -> tuple[sqlite3.Row | None, ParticipantRow | None]:
+    """Inside an open transaction: the invitation or open visit whose code hashes to ``digest``, and
+    the participant it started already (None, None: no such entry)."""
+    async with conn.execute(f"SELECT * FROM {table} WHERE code_sha256 = ?", (digest,)) as cursor:
+        found = await cursor.fetchone()
+    if found is None or found["participant"] is None:
+        return found, None
+    return found, await _known_participant(conn, found["participant"])
+
+
 def _participant(row: sqlite3.Row) -> ParticipantRow:
     return ParticipantRow(row["id"], row["number"], row["sequence"], tuple(json.loads(row["conditions"])),
                           row["state"], row["replaces"], row["created_at"], row["updated_at"], bool(row["online"]),
@@ -444,12 +455,9 @@ class StudyStore:
         next sequence) when they consent, or start without a consent page; None for no such
         invitation."""
         async with self._write() as conn:
-            async with conn.execute("SELECT * FROM invites WHERE code_sha256 = ?", (digest,)) as cursor:
-                invite = await cursor.fetchone()
-            if invite is None:
-                return None
-            if invite["participant"] is not None:
-                return await _known_participant(conn, invite["participant"])
+            invite, started = await _entry(conn, "invites", digest)
+            if invite is None or started is not None:
+                return started
             number = int(invite["number"])
             row = await self._insert_participant(conn, lambda _: f"L{number:04d}", OnlineEntry("invite", digest))
             await conn.execute("UPDATE invites SET participant = ?, opened_at = ? WHERE number = ?",
@@ -488,12 +496,9 @@ class StudyStore:
         sequence); None for no such visit. StoreError when ``most`` took part already, or when the
         platform's participant took part meanwhile."""
         async with self._write() as conn:
-            async with conn.execute("SELECT * FROM open_entries WHERE code_sha256 = ?", (digest,)) as cursor:
-                found = await cursor.fetchone()
-            if found is None:
-                return None
-            if found["participant"] is not None:
-                return await _known_participant(conn, found["participant"])
+            found, started = await _entry(conn, "open_entries", digest)
+            if found is None or started is not None:
+                return started
             async with conn.execute("SELECT COUNT(*) FROM participants WHERE source = 'open'") as cursor:
                 count = await cursor.fetchone()
             if count is not None and int(count[0]) >= most:
