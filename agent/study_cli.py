@@ -1,4 +1,4 @@
-"""``python -m agent study next|pause|resume|drop ID --study FILE``, ``study status --study FILE
+"""``python -m agent study next|pause|resume|drop|withdraw ID --study FILE``, ``study status --study FILE
 [--json]`` and ``study invite --study FILE --n N``: the experimenter's hands on a study's participants,
 from the command line. Every subcommand takes the study file the same way, ``--study FILE``.
 
@@ -27,7 +27,7 @@ from agent.core.studies.study_file import OnlineSpec, Study
 from agent.games import read_study
 
 ACTIONS = ("next", "pause", "resume", "drop")
-SUBCOMMANDS = (*ACTIONS, "status", "invite")
+SUBCOMMANDS = (*ACTIONS, "status", "invite", "withdraw")
 
 
 def _study_file(command: argparse.ArgumentParser) -> None:
@@ -62,6 +62,13 @@ def _parser() -> argparse.ArgumentParser:
                     "conditions is given at their first visit). The links are printed and written to a CSV "
                     "file (readable by you only); the database keeps only hashes of the codes, so keep the file.")
     _study_file(invite)
+    withdraw = sub.add_parser(
+        "withdraw", help="participant ID withdrew: delete their answers, games and transcripts",
+        description="Honour a participant's withdrawal (e.g. asked by e-mail): their questionnaire answers, game "
+                    "rows, event lines and transcripts are deleted and their platform ids cleared; the study keeps "
+                    "one line (who withdrew and when), and their order sequence goes to the next participant.")
+    withdraw.add_argument("participant", metavar="ID", help="participant id, e.g. P07 or W00012")
+    _study_file(withdraw)
     invite.add_argument("--n", type=int, required=True, help="how many links")
     invite.add_argument("--url", help="the participants' address, e.g. https://study.example.org "
                                       "(default: the study file's online.base_url)")
@@ -113,6 +120,10 @@ async def _run(args: argparse.Namespace) -> str:
     if args.action == "invite":
         return await _invite(args, study)
     async with await StudyRun.open(study) as run:
+        if args.action == "withdraw":
+            deleted = await run.withdraw(args.participant)
+            return (f"{args.participant} withdrew: their answers, games and {deleted} transcript"
+                    f"{'s' if deleted != 1 else ''} deleted; their order sequence goes to the next participant")
         if args.action == "status":
             status = await run.status()
             return status.model_dump_json(indent=2) if args.json else format_status(status)

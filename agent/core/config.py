@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import types
 import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -258,6 +259,40 @@ def _describe_error(model: type[BaseModel], err: Any) -> str:
     return f"field '{field}': {err['msg']}"
 
 
+def _section(annotation: Any, parts: list[Any]) -> Any:
+    """The model an annotation holds at ``parts`` (consumed as it goes): through a mapping's key, a
+    list's index, an optional, and a union's tag (pydantic names a tagged union's member in the
+    error's place, e.g. ``items.0.likert.points``)."""
+    current = annotation
+    while True:
+        origin = typing.get_origin(current)
+        args = typing.get_args(current)
+        if origin is typing.Annotated:
+            current = args[0]
+        elif origin is dict and parts:
+            parts.pop(0)  # the mapping's key: its value's model comes next
+            current = args[1]
+        elif origin is list and parts and isinstance(parts[0], int):
+            parts.pop(0)
+            current = args[0]
+        elif origin in (typing.Union, types.UnionType):
+            models = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
+            tagged = [m for m in models if parts and _tag_of(m) and parts[0] in _tag_of(m)]
+            if tagged:
+                parts.pop(0)
+                return tagged[0]
+            if len(models) == 1:
+                return models[0]
+            return None
+        else:
+            return current
+
+
+def _tag_of(model: type[BaseModel]) -> tuple[Any, ...]:
+    kind = model.model_fields.get("kind")
+    return typing.get_args(kind.annotation) if kind is not None else ()
+
+
 def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     """The field names of the section ``loc`` points to, for "did you mean" (through sections and
     mappings of sections, e.g. a study's ``conditions.<name>``)."""
@@ -268,10 +303,7 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
         fields = getattr(current, "model_fields", None)
         if fields is None or part not in fields:
             return []
-        current = fields[part].annotation
-        if typing.get_origin(current) is dict and parts:
-            parts.pop(0)  # the mapping's key: its value's model comes next
-            current = typing.get_args(current)[1]
+        current = _section(fields[part].annotation, parts)
         if not (isinstance(current, type) and issubclass(current, BaseModel)):
             return []
     fields = getattr(current, "model_fields", None)

@@ -143,8 +143,9 @@ def test_invite_needs_an_address(study: Path, capsys: pytest.CaptureFixture[str]
 def test_every_subcommand_takes_the_study_file_as_study_and_only_so(study: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     subcommands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
-    assert set(subcommands) == {"next", "pause", "resume", "drop", "status", "invite"}
-    args = {"next": ["P01"], "pause": ["P01"], "resume": ["P01"], "drop": ["P01"], "status": [], "invite": ["--n", "2"]}
+    assert set(subcommands) == {"next", "pause", "resume", "drop", "status", "invite", "withdraw"}
+    args = {"next": ["P01"], "pause": ["P01"], "resume": ["P01"], "drop": ["P01"], "status": [], "invite": ["--n", "2"],
+            "withdraw": ["P01"]}
     for name, command in subcommands.items():
         option = next(a for a in command._actions if "--study" in a.option_strings)
         assert option.required and option.metavar == "FILE", name
@@ -154,3 +155,36 @@ def test_every_subcommand_takes_the_study_file_as_study_and_only_so(study: Path,
         assert "--study" in capsys.readouterr().err
     with pytest.raises(SystemExit):  # the study file is never positional
         _parser().parse_args(["invite", str(study), "--n", "2"])
+
+
+def test_withdraw_deletes_the_participants_games_and_frees_their_sequence(study: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", "next", "P01", "--study", str(study)]) == 0
+
+    async def played() -> Path:
+        async with await StudyRun.open(read_study(study)) as run:
+            assignment = await run.current()
+            assert assignment is not None
+            transcript = run.transcripts_dir / "t.jsonl"
+            transcript.parent.mkdir(parents=True, exist_ok=True)
+            transcript.write_text('{"said": "my own words"}\n')
+            started = await run.game_started(assignment, "s1", transcript)
+            await run.game_ended(started, completed=True)
+            return transcript
+
+    transcript = asyncio.run(played())
+    capsys.readouterr()
+    assert main(["study", "withdraw", "P01", "--study", str(study)]) == 0
+    assert "P01 withdrew" in capsys.readouterr().out and not transcript.exists()
+
+    async def after() -> tuple[list, list, list]:
+        async with await StudyRun.open(read_study(study)) as run:
+            return await run.store.games(), await run.store.withdrawals(), await run.store.participants()
+    games, withdrawals, rows = asyncio.run(after())
+    assert games == [] and [w["participant"] for w in withdrawals] == ["P01"]
+    assert (rows[0].state, rows[0].outcome) == ("dropped", "withdrawn")
+    assert main(["study", "withdraw", "P01", "--study", str(study)]) == 2
+    assert "withdrawn already" in capsys.readouterr().err
+    assert main(["study", "next", "P02", "--study", str(study)]) == 0
+    rows = asyncio.run(after())[2]
+    assert rows[1].sequence == rows[0].sequence  # the withdrawn participant's sequence went to the next

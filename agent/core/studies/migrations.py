@@ -99,6 +99,40 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             created_at TEXT NOT NULL)""",
         "CREATE INDEX open_entries_by_session ON open_entries(prolific_session) WHERE prolific_session IS NOT NULL",
     ),
+    (  # 4: questionnaires: each page of a participant's flow as shown and submitted, its answers, how a
+       # participation ended early (screened out, withdrawn), and the one line a withdrawal leaves
+        "ALTER TABLE participants ADD COLUMN language TEXT",
+        "ALTER TABLE participants ADD COLUMN attention_failures INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE participants ADD COLUMN outcome TEXT "
+        "CHECK (outcome IN ('screened_out', 'withdrawn', 'timed_out'))",
+        "ALTER TABLE participants ADD COLUMN place TEXT",
+        """CREATE TABLE pages (
+            participant TEXT NOT NULL REFERENCES participants(id),
+            step INTEGER NOT NULL CHECK (step >= 1),
+            questionnaire TEXT NOT NULL,
+            after_game INTEGER NOT NULL CHECK (after_game >= 0),
+            item_order TEXT NOT NULL,
+            shown_at TEXT NOT NULL,
+            draft TEXT,
+            language TEXT,
+            submitted_at TEXT,
+            seconds REAL,
+            PRIMARY KEY (participant, step))""",
+        """CREATE TABLE answers (
+            participant TEXT NOT NULL REFERENCES participants(id),
+            step INTEGER NOT NULL CHECK (step >= 1),
+            questionnaire TEXT NOT NULL,
+            item TEXT NOT NULL,
+            value TEXT,
+            other TEXT,
+            language TEXT NOT NULL,
+            seconds REAL NOT NULL,
+            submitted_at TEXT NOT NULL,
+            PRIMARY KEY (participant, step, item))""",
+        """CREATE TABLE withdrawals (
+            participant TEXT PRIMARY KEY,
+            withdrawn_at TEXT NOT NULL)""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -39,16 +39,18 @@ Nothing here knows a game or HTTP; the web side is the game's (tangram's online/
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Literal
+from typing import Any, Literal
 
+from agent.core.studies.questionnaires import Step, check_answers
 from agent.core.studies.run import Assignment, StudyRun
 from agent.core.studies.spend import SpendMeter
-from agent.core.studies.store import OnlineEntry, ParticipantRow, StoreError
+from agent.core.studies.store import OnlineEntry, ParticipantRow, StoredAnswer, StoreError
 from agent.core.studies.study_file import OnlineSpec
 
 CODE_BYTES = 18
@@ -58,7 +60,16 @@ PLATFORM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 """Prolific's ids are 24 hex digits; anything else URL-safe and short is kept as given."""
 MAX_INVITES_AT_ONCE = 10_000
 
-Stage = Literal["consent", "play", "done", "refused", "dropped", "paused"]
+Stage = Literal["consent", "questionnaire", "play", "done", "refused", "dropped", "paused", "screened_out",
+                "withdrawn"]
+
+
+class AnswerError(Exception):
+    """A page's answers the server refuses: one line per problem (naming the item)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
 
 
 def new_code() -> str:
@@ -143,8 +154,13 @@ class Visit:
     assignment: Assignment | None = None
     """stage play: the game to play now."""
     completion_code: str | None = None
-    """stage done: the study's completion code, if it has one."""
+    """stage done: the study's completion code, if it has one (screened_out: the screen-out code)."""
     completion_url: str | None = None
+    language: str | None = None
+    """The language of the participant's pages."""
+    page: dict[str, Any] | None = None
+    """stage questionnaire: the page to answer (its step, texts in the participant's language, and what
+    they entered so far)."""
 
 
 class OnlineRun:
@@ -197,13 +213,79 @@ class OnlineRun:
         store = self.run.store
         return await store.by_link(key) is not None or await store.is_invite(key) or await store.is_open_entry(key)
 
-    async def visit(self, code: str) -> Visit | None:
+    async def visit(self, code: str, language: str | None = None) -> Visit | None:
         """Where the link of ``code`` stands (a link not started yet: its first page); None for a
-        code that is no one's. Changes nothing."""
+        code that is no one's. A started participant's ``language`` (one of the study's) is kept for
+        their pages. Changes nothing else (a questionnaire page is recorded as shown)."""
         row = await self._by_code(code)
         if row is not None:
+            if language is not None and language != row.language and language in self.languages:
+                await self.run.store.set_place(row.id, row.place or "", language)
+                row = dataclasses.replace(row, language=language)
             return await self._visit(row)
-        return self._not_started() if await self.known(code) else None
+        return self._not_started(language) if await self.known(code) else None
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        q = self.run.study.questionnaires
+        return q.languages if q is not None else ("en",)
+
+    def _language(self, wanted: str | None) -> str:
+        return wanted if wanted in self.languages else self.languages[0]
+
+    async def current_step(self, row: ParticipantRow) -> Step | None:
+        """The participant's place in the flow: the first questionnaire page not submitted or game not
+        completed (None: the flow is done, or the study has no questionnaires)."""
+        q = self.run.study.questionnaires
+        if q is None:
+            return None
+        done = await self.run.store.completed_games(row.id)
+        submitted = await self.run.store.submitted_steps(row.id)
+        for step in q.steps(self.run.study.plan.slots(row.sequence - 1)):
+            if (step.kind == "game" and step.position > done) or (step.kind == "page" and step.index not in submitted):
+                return step
+        return None
+
+    async def submit(self, code: str, step: int, language: str | None, answers: dict[str, Any],
+                     other: dict[str, str]) -> Visit | None:
+        """The participant's answers to their page ``step``: checked (AnswerError naming each problem,
+        nothing stored), saved at once, and the participant's next place; None for a code that is no
+        one's. StoreError when ``step`` is not the participant's current page."""
+        row = await self._by_code(code)
+        if row is None:
+            return None
+        q = self.run.study.questionnaires
+        current = await self.current_step(row)
+        if q is None or current is None or current.kind != "page" or current.index != step or \
+                row.state not in ("active", "completed"):
+            raise StoreError("this page is not your current page: reload to see where you are")
+        assert current.questionnaire is not None
+        checked, problems = check_answers(q.specs[current.questionnaire], answers, other, len(row.conditions))
+        if problems:
+            raise AnswerError(problems)
+        stored = [StoredAnswer(a.item, a.value, a.other, a.failed_check) for a in checked]
+        lang = self._language(language or row.language)
+        await self.run.store.submit_page(row.id, step, lang, stored, q.attention.allowed_failures)
+        fresh = await self.run.store.participant(row.id)
+        return None if fresh is None else await self._visit(fresh)
+
+    async def draft(self, code: str, step: int, answers: dict[str, Any], other: dict[str, str]) -> bool:
+        """What the participant entered on their current page ``step`` so far (kept unchecked, for a
+        reload); False when ``step`` is not their open page."""
+        row = await self._by_code(code)
+        if row is None:
+            return False
+        return await self.run.store.save_draft(row.id, step, {"answers": answers, "other": other})
+
+    async def withdraw(self, code: str) -> bool:
+        """The participant asked to stop and have their data deleted (see :meth:`StudyRun.withdraw`);
+        False for a code that is no one's started participant."""
+        row = await self._by_code(code)
+        if row is None:
+            return False
+        if row.outcome != "withdrawn":
+            await self.run.withdraw(row.id)
+        return True
 
     async def start(self, code: str) -> Visit | None:
         """The participant of ``code``, started now if the link was not yet (given the plan's next
@@ -324,24 +406,48 @@ class OnlineRun:
         assert code is not None
         return await self.run.store.by_link(digest(code))
 
-    def _not_started(self) -> Visit:
-        """A link whose participant has not started: the consent page, or the way to the first game."""
+    def _not_started(self, language: str | None = None) -> Visit:
+        """A link whose participant has not started: the consent page, or the way to the first game
+        (or the first questionnaire: the participant starts when they ask for it)."""
         total = self.run.study.plan.games_per_participant()
-        return Visit(None, "consent" if self.spec.consent is not None else "play", 0, total)
+        return Visit(None, "consent" if self.spec.consent is not None else "play", 0, total,
+                     language=self._language(language))
 
     async def _visit(self, row: ParticipantRow) -> Visit:
         total = self.run.study.plan.games_per_participant()
         done = await self.run.store.completed_games(row.id)
-        if row.state == "completed":
-            await self.run.store.mark_finished_page(row.id)
-            return Visit(row.id, "done", done, total, None, self.spec.completion_code, self.spec.completion_url)
+        lang = self._language(row.language)
+        if row.outcome == "withdrawn":
+            return Visit(row.id, "withdrawn", done, total, language=lang)
+        if row.outcome == "screened_out":
+            return Visit(row.id, "screened_out", done, total, None, self.spec.screen_out_code,
+                         self.spec.screen_out_url, lang)
         if row.consent == "refused":
-            return Visit(row.id, "refused", done, total)
+            return Visit(row.id, "refused", done, total, language=lang)
         if row.state in ("dropped", "paused"):
-            return Visit(row.id, row.state, done, total)
+            return Visit(row.id, row.state, done, total, language=lang)
         if self.spec.consent is not None and row.consent is None:
-            return Visit(row.id, "consent", done, total)
+            return Visit(row.id, "consent", done, total, language=lang)
+        step = await self.current_step(row)
+        if step is not None and step.kind == "page":
+            return await self._page(row, step, done, total, lang)
+        if step is not None and row.place != step.describe():
+            await self.run.store.set_place(row.id, step.describe())
         slot = await self.run.store.next_slot(row)
-        if slot is None:  # every game completed, the state not yet updated: done
-            return Visit(row.id, "done", done, total, None, self.spec.completion_code, self.spec.completion_url)
-        return Visit(row.id, "play", done, total, self.run.assignment_of(row, slot.position))
+        if row.state == "completed" or slot is None:  # every game completed (the state perhaps not yet updated)
+            if row.place != "done":
+                await self.run.store.set_place(row.id, "done")
+            await self.run.store.mark_finished_page(row.id)
+            return Visit(row.id, "done", done, total, None, self.spec.completion_code, self.spec.completion_url, lang)
+        return Visit(row.id, "play", done, total, self.run.assignment_of(row, slot.position), language=lang)
+
+    async def _page(self, row: ParticipantRow, step: Step, done: int, total: int, lang: str) -> Visit:
+        q = self.run.study.questionnaires
+        assert q is not None and step.questionnaire is not None
+        order = q.item_order(step.questionnaire, row.id, step.index)
+        page = await self.run.store.open_page(row.id, step.index, step.questionnaire, step.position, order)
+        if row.place != step.describe():
+            await self.run.store.set_place(row.id, step.describe())
+        view = q.render(step.questionnaire, lang, page.item_order, len(row.conditions))
+        view.update(step=step.index, draft=page.draft)
+        return Visit(row.id, "questionnaire", done, total, language=lang, page=view)

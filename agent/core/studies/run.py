@@ -19,7 +19,9 @@ event loop.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -251,6 +253,15 @@ class StudyRun:
         the game had already been ended (replaced by a newer connection, participant dropped)."""
         return await self.store.end_game(started.game_id, completed, reason)
 
+    async def withdraw(self, pid: str) -> int:
+        """Participant ``pid`` withdrew (their page's "stop and delete my data", or ``study withdraw``):
+        their answers, games and event lines leave the store, and their transcripts (with the files kept
+        beside them) are deleted; the study keeps one line, who withdrew and when, and their order
+        sequence goes to the next participant. Returns the transcript files deleted."""
+        stored = await self.store.withdraw(pid)
+        paths = [p for p in (resolve_transcript(self.store.path, s) for s in stored) if p is not None]
+        return await asyncio.to_thread(_delete_transcripts, paths)
+
     async def _row(self, pid: str) -> ParticipantRow:
         row = await self.store.participant(pid)
         if row is None:
@@ -317,6 +328,18 @@ class StudyRun:
                            active=next((r.id for r in rows if r.state == "active"), None),
                            counts=counts, balanced=balanced, balance=balance,  # type: ignore[arg-type]
                            sequences=sequences, by_condition=conditions, participants=people)
+
+
+def _delete_transcripts(paths: list[Path]) -> int:
+    deleted = 0
+    for path in paths:
+        shutil.rmtree(path.with_name(f"{path.stem}.files"), ignore_errors=True)
+        try:
+            path.unlink()
+            deleted += 1
+        except FileNotFoundError:
+            pass
+    return deleted
 
 
 def _check_id(pid: str) -> None:

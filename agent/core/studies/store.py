@@ -74,6 +74,13 @@ class ParticipantRow:
     """The game the participant's current game credential is for."""
     left_at: str | None = None
     """When their page said it was closing, until they are back."""
+    language: str | None = None
+    """The language of their pages (None: the study's default)."""
+    attention_failures: int = 0
+    outcome: str | None = None
+    """How a participation ended early: screened_out, withdrawn, timed_out (state dropped); None otherwise."""
+    place: str | None = None
+    """Where they are in the flow, as the console shows it (e.g. "questionnaire partner (after game 1)")."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,55 @@ def _participant(row: sqlite3.Row) -> ParticipantRow:
     return ParticipantRow(row["id"], row["number"], row["sequence"], tuple(json.loads(row["conditions"])),
                           row["state"], row["replaces"], row["created_at"], row["updated_at"], bool(row["online"]),
                           row["source"], row["prolific_pid"], row["prolific_study"], row["prolific_session"],
-                          row["consent"], row["ticket_position"], row["left_at"])
+                          row["consent"], row["ticket_position"], row["left_at"], row["language"],
+                          row["attention_failures"], row["outcome"], row["place"])
+
+
+@dataclass(frozen=True)
+class PageRow:
+    """A questionnaire page of a participant's flow, as shown (and submitted)."""
+
+    participant: str
+    step: int
+    questionnaire: str
+    after_game: int
+    item_order: tuple[str, ...]
+    shown_at: str
+    draft: dict[str, Any] | None
+    language: str | None
+    submitted_at: str | None
+    seconds: float | None
+
+
+def _page(row: sqlite3.Row) -> PageRow:
+    return PageRow(row["participant"], row["step"], row["questionnaire"], row["after_game"],
+                   tuple(json.loads(row["item_order"])), row["shown_at"],
+                   json.loads(row["draft"]) if row["draft"] else None, row["language"], row["submitted_at"],
+                   row["seconds"])
+
+
+@dataclass(frozen=True)
+class StoredAnswer:
+    item: str
+    value: Any
+    """JSON-ready: a number, a text, a list of option values, or None (left out)."""
+    other: str | None = None
+    failed_check: bool = False
+
+
+@dataclass(frozen=True)
+class Submitted:
+    """What submitting a page did."""
+
+    seconds: float
+    failures: int
+    """The participant's failed attention checks so far."""
+    screened_out: bool
+
+
+def _seconds_between(start: str, end: str) -> float:
+    fmt = "%Y-%m-%dT%H:%M:%S.%fZ"
+    return round((datetime.strptime(end, fmt) - datetime.strptime(start, fmt)).total_seconds(), 3)
 
 
 @dataclass(frozen=True)
@@ -223,6 +278,7 @@ class StudyStore:
         conn.row_factory = sqlite3.Row
         await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         await conn.execute("PRAGMA foreign_keys = ON")
+        await conn.execute("PRAGMA secure_delete = ON")  # a withdrawal's rows are overwritten, not just freed
         return cls(path, plan, conn)
 
     async def close(self) -> None:
@@ -612,3 +668,126 @@ class StudyStore:
         else:
             rows = await self._rows("SELECT COALESCE(SUM(spend_usd), 0) AS s FROM games WHERE participant = ?", (pid,))
         return float(rows[0]["s"])
+
+    # ------------------------------------------------------------------ questionnaires and withdrawal
+
+    async def set_place(self, pid: str, place: str, language: str | None = None) -> None:
+        """Where the participant is in the flow (and the language of their pages, when given)."""
+        async with self._write() as conn:
+            await conn.execute("UPDATE participants SET place = ?, language = COALESCE(?, language) WHERE id = ?",
+                               (place[:MAX_REASON_CHARS], language, pid))
+
+    async def open_page(self, pid: str, step: int, questionnaire: str, after_game: int,
+                        item_order: Sequence[str]) -> PageRow:
+        """The participant's page ``step``, recorded as shown now if it was not yet (its items' order
+        as drawn, the moment it was first shown)."""
+        async with self._write() as conn:
+            await conn.execute("INSERT OR IGNORE INTO pages (participant, step, questionnaire, after_game, item_order,"
+                               " shown_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               (pid, step, questionnaire, after_game, json.dumps(list(item_order)), now()))
+            async with conn.execute("SELECT * FROM pages WHERE participant = ? AND step = ?", (pid, step)) as cursor:
+                found = await cursor.fetchone()
+        assert found is not None
+        return _page(found)
+
+    async def pages(self, pid: str | None = None) -> list[PageRow]:
+        if pid is None:
+            rows = await self._rows("SELECT * FROM pages ORDER BY participant, step")
+        else:
+            rows = await self._rows("SELECT * FROM pages WHERE participant = ? ORDER BY step", (pid,))
+        return [_page(r) for r in rows]
+
+    async def submitted_steps(self, pid: str) -> set[int]:
+        rows = await self._rows("SELECT step FROM pages WHERE participant = ? AND submitted_at IS NOT NULL", (pid,))
+        return {int(r["step"]) for r in rows}
+
+    async def save_draft(self, pid: str, step: int, draft: dict[str, Any]) -> bool:
+        """What the participant has entered on page ``step`` so far (not yet checked: the page shows it
+        again after a reload); False when the page is not open or was submitted."""
+        async with self._write() as conn:
+            cursor = await conn.execute("UPDATE pages SET draft = ? WHERE participant = ? AND step = ? AND "
+                                        "submitted_at IS NULL", (json.dumps(draft), pid, step))
+            changed = cursor.rowcount
+            await cursor.close()
+        return bool(changed)
+
+    async def submit_page(self, pid: str, step: int, language: str, answers: Sequence[StoredAnswer],
+                          allowed_failures: int) -> Submitted:
+        """Save page ``step``'s checked answers, in one transaction with the checks that the page is the
+        participant's open one (shown, not submitted, the participant still in the study). Failed
+        attention checks add up; one more than ``allowed_failures`` ends the participation as screened
+        out (dropped: their order sequence goes to the next participant). StoreError otherwise."""
+        async with self._write() as conn:
+            row = await _known_participant(conn, pid)
+            if row.state not in ("active", "completed"):
+                raise StoreError(f"participant {pid} is {row.state}: no page takes answers")
+            async with conn.execute("SELECT * FROM pages WHERE participant = ? AND step = ?", (pid, step)) as cursor:
+                found = await cursor.fetchone()
+            if found is None or found["submitted_at"] is not None:
+                raise StoreError("this page is not the participant's current page (submitted already, or not yet "
+                                 "reached)")
+            page = _page(found)
+            stamp = now()
+            seconds = _seconds_between(page.shown_at, stamp)
+            await conn.executemany(
+                "INSERT INTO answers (participant, step, questionnaire, item, value, other, language, seconds, "
+                "submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(pid, step, page.questionnaire, a.item, json.dumps(a.value), a.other, language, seconds, stamp)
+                 for a in answers])
+            await conn.execute("UPDATE pages SET submitted_at = ?, seconds = ?, language = ?, draft = NULL "
+                               "WHERE participant = ? AND step = ?", (stamp, seconds, language, pid, step))
+            failures = row.attention_failures + sum(a.failed_check for a in answers)
+            out = failures > allowed_failures
+            await conn.execute("UPDATE participants SET attention_failures = ?, updated_at = ? WHERE id = ?",
+                               (failures, stamp, pid))
+            await self._log(conn, pid, "page", f"{page.questionnaire} (step {step}) submitted after {seconds:g} s")
+            if out and row.state == "active":
+                await conn.execute("UPDATE participants SET state = 'dropped', outcome = 'screened_out', "
+                                   "ticket_sha256 = NULL, updated_at = ? WHERE id = ?", (stamp, pid))
+                await conn.execute("UPDATE games SET ended_at = ?, completed = 0, end_reason = 'screened out' "
+                                   "WHERE participant = ? AND ended_at IS NULL", (stamp, pid))
+                await self._log(conn, pid, "screened_out",
+                                f"{failures} failed attention checks ({allowed_failures} allowed)")
+        return Submitted(seconds, failures, out and row.state == "active")
+
+    async def answers(self, pid: str | None = None) -> list[dict[str, Any]]:
+        """Every answer as stored (value decoded), in the order of participants and pages."""
+        where, params = ("WHERE a.participant = ?", (pid,)) if pid is not None else ("", ())
+        rows = await self._rows(
+            "SELECT a.* FROM answers a JOIN participants p ON p.id = a.participant "
+            f"{where} ORDER BY p.number, a.step, a.rowid", params)
+        return [{**dict(r), "value": json.loads(r["value"]) if r["value"] is not None else None} for r in rows]
+
+    async def withdrawals(self) -> list[dict[str, Any]]:
+        return [dict(r) for r in await self._rows("SELECT * FROM withdrawals ORDER BY withdrawn_at")]
+
+    async def withdraw(self, pid: str) -> list[str]:
+        """The participant withdrew: their answers, pages, games and event lines are deleted, their
+        platform ids and consent cleared; they count as dropped out (their order sequence goes to the
+        next participant), and the study keeps one line, who withdrew and when. Returns the stored
+        transcript paths of their games (the caller deletes the files). StoreError for no such
+        participant or one withdrawn already."""
+        async with self._write() as conn:
+            row = await _known_participant(conn, pid)
+            if row.outcome == "withdrawn":
+                raise StoreError(f"participant {pid} has withdrawn already")
+            async with conn.execute("SELECT transcript FROM games WHERE participant = ? AND transcript IS NOT NULL",
+                                    (pid,)) as cursor:
+                transcripts = [str(r[0]) for r in await cursor.fetchall()]
+            for table in ("answers", "pages", "games", "events"):
+                await conn.execute(f"DELETE FROM {table} WHERE participant = ?", (pid,))
+            await conn.execute("DELETE FROM open_entries WHERE participant = ?", (pid,))
+            stamp = now()
+            await conn.execute(
+                "UPDATE participants SET state = 'dropped', outcome = 'withdrawn', prolific_pid = NULL, "
+                "prolific_study = NULL, prolific_session = NULL, consent = NULL, consent_at = NULL, "
+                "ticket_sha256 = NULL, ticket_position = NULL, left_at = NULL, finished_page_at = NULL, "
+                "language = NULL, attention_failures = 0, place = NULL, created_at = ?, updated_at = ? WHERE id = ?",
+                (stamp, stamp, pid))
+            await conn.execute("INSERT INTO withdrawals (participant, withdrawn_at) VALUES (?, ?)", (pid, stamp))
+        async with self._lock:
+            # The write-ahead log still holds the pages as they were: moved into the database (whose
+            # freed space secure_delete zeroes) and emptied, unless a reader holds it (then at the
+            # next checkpoint).
+            await self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return transcripts

@@ -43,6 +43,16 @@ from agent.core.redact import Secrets
 from agent.core.resources import find_shipped_config
 from agent.core.studies.latin import MAX_CONDITIONS
 from agent.core.studies.plan import Design, Plan, make_plan
+from agent.core.studies.questionnaires import (
+    LANGUAGE,
+    MAX_QUESTIONNAIRES,
+    AttentionSpec,
+    FlowSpec,
+    Questionnaires,
+    QuestionnaireSpec,
+    check_questionnaires,
+    questionnaires_of,
+)
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 NAME_RULE = "a letter or digit, then up to 39 letters, digits, '_', '.' or '-'"
@@ -106,6 +116,10 @@ class OnlineSpec(StrictModel):
         "played by the offline planner."))
     spend_cap_study_usd: float | None = Field(None, gt=0, le=1_000_000, description=(
         "LLM spend of the whole study beyond which every next game is played by the offline planner."))
+    screen_out_code: str | None = Field(None, pattern=r"^[A-Za-z0-9_-]{1,64}$", description=(
+        "Shown to a participant screened out by failed attention checks (Prolific's screen-out code)."))
+    screen_out_url: str | None = Field(None, pattern=r"^https://[^\s\"'<>]{1,2000}$", description=(
+        "Where a screened-out participant is sent, a few seconds after their page says why."))
 
 
 class StudyFile(StrictModel):
@@ -119,6 +133,25 @@ class StudyFile(StrictModel):
     seed: int | None = Field(None, ge=0, le=2**63 - 1, description="Shuffles the conditions' places in the plan.")
     store: Path | None = Field(None, description="The SQLite database (default: <study file name>.db beside it).")
     online: OnlineSpec | None = Field(None, description="Participants in their own browsers (docs/online-study.md).")
+    languages: list[str] = Field(["en"], min_length=1, max_length=10, description=(
+        "The languages the participants' pages offer, the first the default (en, pt, ...)."))
+    questionnaires: dict[str, QuestionnaireSpec] = Field(default_factory=dict, max_length=MAX_QUESTIONNAIRES,
+                                                         description="Name: questionnaire (docs/study.md).")
+    flow: FlowSpec | None = Field(None, description="Which questionnaire comes before, between and after the games.")
+    attention: AttentionSpec | None = Field(None, description=(
+        "How many failed attention checks a participant may have."))
+    partner_places: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "How a language other than en and pt names the partners by place: {de: [der erste Partner, ...]}."))
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, value: list[str]) -> list[str]:
+        for lang in value:
+            if not re.match(LANGUAGE, lang):
+                raise ValueError(f"{lang!r} is not a language code (two or three lowercase letters: en, pt)")
+        if len(set(value)) != len(value):
+            raise ValueError("a language is listed twice")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -168,6 +201,8 @@ class Study:
     store: Path
     online: OnlineSpec | None = None
     """The study file's online section (None: in-lab only)."""
+    questionnaires: Questionnaires | None = None
+    """The questionnaires and the flow (None: games only)."""
 
     def secrets(self) -> Secrets:
         """Every condition's secrets (API keys, tokens): what a process serving the study masks in
@@ -230,6 +265,10 @@ def _design_problems(spec: StudyFile) -> list[str]:
             problems.append(f"field 'order': {', '.join(twice)} listed more than once")
         if missing:
             problems.append(f"field 'order': leaves out {', '.join(missing)} (every condition, once)")
+    if spec.questionnaires or spec.flow is not None:
+        partners = len(spec.conditions) if spec.design != "between" else 1
+        problems += check_questionnaires(spec.languages, spec.questionnaires, spec.flow, known, partners,
+                                         spec.partner_places)
     return problems
 
 
@@ -349,4 +388,7 @@ def load_study(path: str | Path, config_model_of: ConfigModelOf, default_game: s
                      order=spec.order, quotas=spec.quotas, seed=spec.seed)
     store = spec.store if spec.store is not None else Path(f"{path.stem}.db")
     store = store if store.is_absolute() else path.parent / store
-    return Study(spec.name, path.resolve(), game, tuple(conditions), plan, store.resolve(), spec.online)
+    questionnaires = (questionnaires_of(spec.languages, spec.questionnaires, spec.flow, spec.attention,
+                                        spec.partner_places) if spec.questionnaires else None)
+    return Study(spec.name, path.resolve(), game, tuple(conditions), plan, store.resolve(), spec.online,
+                 questionnaires)

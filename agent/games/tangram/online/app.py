@@ -8,6 +8,7 @@
 | ``/g/<hash>/<file>`` | the engine and pack: immutable, gzip when accepted |
 | ``/s/<file>`` | our page's scripts and styles (revalidated by ETag) |
 | ``POST /api/visit|consent|game|finished|leave`` | the page's calls (JSON, the link's code in the body) |
+| ``POST /api/answers|draft|withdraw`` | a questionnaire page's answers, what it holds so far, stop and delete |
 | ``/ws?ticket=<ticket>`` | the agent's socket (sockets.py) |
 
 Nothing else is served: no directory, no path outside these files, no console. Request bodies
@@ -33,12 +34,13 @@ from typing import Any
 from aiohttp import web
 from aiohttp.abc import AbstractStreamWriter
 from aiohttp.web_protocol import RequestPayloadError
+from pydantic import BaseModel
 
-from agent.core.studies.online import EndClaim, OnlineRun, ProlificIds, Visit, well_formed
+from agent.core.studies.online import AnswerError, EndClaim, OnlineRun, ProlificIds, Visit, well_formed
 from agent.core.studies.store import StoreError
 from agent.games.tangram.config import Config
 from agent.games.tangram.online.assets import Assets
-from agent.games.tangram.online.calls import parse_call
+from agent.games.tangram.online.calls import AnswersCall, Call, DraftCall, WithdrawCall, parse_call
 from agent.games.tangram.online.deadlines import DeadlineHandler
 from agent.games.tangram.online.guard import Client, Kind, RateLimiter, client_of
 from agent.games.tangram.online.sockets import GameSockets
@@ -46,6 +48,8 @@ from agent.games.tangram.online.sockets import GameSockets
 log = logging.getLogger(__name__)
 
 MAX_BODY = 16 * 1024
+MAX_ANSWERS_BODY = 64 * 1024
+"""A questionnaire page's answers (its free text bounded by the study file: MAX_PAGE_CHARS)."""
 STATIC_FILES = ("participant.html", "participant.js", "participant.css", "play.js", "play.css")
 COMMON_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
@@ -112,7 +116,13 @@ def _closing(request: web.Request, answer: web.HTTPException) -> web.HTTPExcepti
 
 def visit_json(visit: Visit, online: OnlineRun) -> dict[str, Any]:
     out: dict[str, Any] = {"stage": visit.stage, "game": min(visit.games_done + 1, visit.games_total),
-                           "games": visit.games_total}
+                           "games": visit.games_total, "language": visit.language,
+                           "languages": list(online.languages)}
+    if visit.stage == "questionnaire":
+        out["page"] = visit.page
+    if visit.stage == "screened_out":
+        out["completion_code"] = visit.completion_code
+        out["completion_url"] = visit.completion_url
     if visit.stage == "consent" and online.spec.consent is not None:
         out["consent"] = {"text": online.spec.consent, "agree": online.spec.consent_button,
                           "decline": online.spec.decline_button}
@@ -174,12 +184,12 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
                           "?" if resource is None else resource.canonical)
             return web.Response(status=500, text="internal error\n")
 
-    async def body_of(request: web.Request) -> dict[str, Any]:
-        """The call's validated fields (:class:`Call`, unset ones None): 413 over ``MAX_BODY``, 408
-        (and the connection closed) when it is slower than ``body_s``, 400 when it is no JSON
-        object of the call's fields and types, 403 for a code no link can have."""
-        if request.content_length is not None and request.content_length > MAX_BODY:
-            raise web.HTTPRequestEntityTooLarge(max_size=MAX_BODY, actual_size=request.content_length)
+    async def body_of(request: web.Request, model: type[BaseModel] = Call, most: int = MAX_BODY) -> dict[str, Any]:
+        """The call's validated fields (``model``, :class:`Call` by default, unset ones None): 413 over
+        ``most`` bytes, 408 (and the connection closed) when it is slower than ``body_s``, 400 when it
+        is no JSON object of the call's fields and types, 403 for a code no link can have."""
+        if request.content_length is not None and request.content_length > most:
+            raise _closing(request, web.HTTPRequestEntityTooLarge(max_size=most, actual_size=request.content_length))
         try:
             async with asyncio.timeout(body_s):
                 raw = await request.read()
@@ -189,8 +199,10 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
         except RequestPayloadError:
             raise _closing(request, web.HTTPBadRequest(
                 text="the body could not be read (its encoding is broken)\n")) from None
-        call = parse_call(raw)
-        if not well_formed(call.code):
+        if len(raw) > most:
+            raise web.HTTPRequestEntityTooLarge(max_size=most, actual_size=len(raw))
+        call = parse_call(raw, model)
+        if not well_formed(getattr(call, "code", None)):
             raise web.HTTPForbidden(text="this link is not part of the study\n")
         return call.model_dump()
 
@@ -242,7 +254,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @limited("api")
     async def api_visit(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
-        visit = await online.visit(data["code"])
+        visit = await online.visit(data["code"], data["language"])
         if visit is None:
             raise web.HTTPForbidden(text="this link is not part of the study\n")
         if visit.stage == "play":
@@ -307,6 +319,41 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
         return web.json_response(visit_json(visit, online))
 
     @limited("api")
+    async def api_answers(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request, AnswersCall, MAX_ANSWERS_BODY)
+        try:
+            visit = await online.submit(data["code"], data["step"], data["language"], data["answers"], data["other"])
+        except AnswerError as exc:
+            return web.json_response({"error": "answers refused", "problems": exc.problems}, status=422)
+        except StoreError as exc:
+            return web.json_response({"error": "not the current page", "problems": [str(exc)]}, status=409)
+        if visit is None:
+            raise web.HTTPForbidden(text="this link is not part of the study\n")
+        return web.json_response(visit_json(visit, online))
+
+    @limited("api")
+    async def api_draft(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request, DraftCall, MAX_ANSWERS_BODY)
+        if not await online.draft(data["code"], data["step"], data["answers"], data["other"]):
+            return web.json_response({"error": "not the current page"}, status=409)
+        return web.Response(status=204)
+
+    @limited("api")
+    async def api_withdraw(request: web.Request, client: Client) -> web.StreamResponse:
+        data = await body_of(request, WithdrawCall)
+        visit = await online.visit(data["code"])
+        if visit is None or visit.participant is None:
+            # Not started: nothing of theirs is stored (an open visit keeps only its platform ids).
+            return web.json_response({"stage": "withdrawn"})
+        old = sockets.live.get(visit.participant)
+        if old is not None and not old[0].closed:
+            await old[0].close(code=4002, message=b"the participant withdrew")
+        await sockets.settle(visit.participant)
+        await online.withdraw(data["code"])
+        log.info("participant %s withdrew: their data was deleted", visit.participant)
+        return web.json_response({"stage": "withdrawn"})
+
+    @limited("api")
     async def api_leave(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
         await online.left(data["code"])
@@ -319,7 +366,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     async def no_icon(request: web.Request) -> web.StreamResponse:
         return web.Response(status=204, headers={"Cache-Control": "public, max-age=86400"})
 
-    app = web.Application(middlewares=[headers, errors], client_max_size=MAX_BODY)
+    app = web.Application(middlewares=[headers, errors], client_max_size=MAX_ANSWERS_BODY)
     app.router.add_get("/p/{code}", participant_page)
     app.router.add_get("/join", join)
     app.router.add_get("/play", play)
@@ -330,6 +377,9 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     app.router.add_post("/api/game", api_game)
     app.router.add_post("/api/finished", api_finished)
     app.router.add_post("/api/leave", api_leave)
+    app.router.add_post("/api/answers", api_answers)
+    app.router.add_post("/api/draft", api_draft)
+    app.router.add_post("/api/withdraw", api_withdraw)
     app.router.add_get("/ws", socket)
     app.router.add_get("/favicon.ico", no_icon)
     return app

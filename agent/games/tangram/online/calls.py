@@ -6,13 +6,14 @@ jsonsafe), and every field's type and size is the model's."""
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal, TypeVar
 
 from aiohttp import web
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat, StrictInt, ValidationError
 
 from agent.core import jsonsafe
 from agent.core.jsonsafe import JSONDepthError
+from agent.core.studies.questionnaires import LANGUAGE, MAX_ITEMS, MAX_LONG_CHARS, MAX_OPTIONS, MAX_SHORT_CHARS
 
 MAX_JSON_DEPTH = 20
 """A call's body nested deeper is refused before it is parsed (the calls are flat objects; Python's
@@ -33,13 +34,51 @@ class Call(BaseModel):
     """/api/finished: the engine's exit code."""
     how: Literal["exit", "continue"] | None = None
     """/api/finished: the engine quit, or the participant pressed the page's Continue."""
+    language: str | None = Field(None, pattern=LANGUAGE)
+    """/api/visit: the language the participant chose (or their link's ``lang=``)."""
+
+
+AnswerValue = Annotated[StrictInt | StrictFloat | Annotated[str, Field(max_length=MAX_LONG_CHARS)]
+                        | Annotated[list[Annotated[str, Field(max_length=40)]], Field(max_length=MAX_OPTIONS + 1)]
+                        | None, Field(union_mode="left_to_right")]
+
+
+class DraftCall(BaseModel):
+    """``POST /api/draft``: what the participant entered on their current page so far (kept for a reload)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    code: str = Field(max_length=200)
+    step: int = Field(ge=1, le=10_000)
+    answers: dict[Annotated[str, Field(max_length=40)], AnswerValue] = Field(default_factory=dict,
+                                                                             max_length=MAX_ITEMS)
+    other: dict[Annotated[str, Field(max_length=40)], Annotated[str, Field(max_length=MAX_SHORT_CHARS)]] = Field(
+        default_factory=dict, max_length=MAX_ITEMS)
+
+
+class AnswersCall(DraftCall):
+    """``POST /api/answers``: the participant's answers to their current page (``step``), checked by the server."""
+
+    language: str | None = Field(None, pattern=LANGUAGE)
+
+
+class WithdrawCall(BaseModel):
+    """``POST /api/withdraw``: stop and delete my data (the page asks the participant to confirm first)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    code: str = Field(max_length=200)
+    confirm: Literal[True]
 
 
 _UNSAFE = re.compile(r"[^\w.-]")
 
 
-def parse_call(raw: bytes) -> Call:
-    """A call's body; HTTPBadRequest with one line saying what is wrong with it."""
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_call(raw: bytes, model: type[M] = Call) -> M:  # type: ignore[assignment]
+    """A call's body as ``model``; HTTPBadRequest with one line saying what is wrong with it."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -53,7 +92,7 @@ def parse_call(raw: bytes) -> Call:
     if not isinstance(data, dict):
         raise web.HTTPBadRequest(text="the body must be a JSON object\n")
     try:
-        return Call.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         first = errors[0]
