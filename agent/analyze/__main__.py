@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from agent.analyze.replays import FileResult, analyse_file, page_names
 from agent.analyze.tables import combine, find_transcripts
@@ -17,6 +19,8 @@ from agent.core.studies.pricing import Price, load_prices
 
 MAX_FILES = 100_000
 MAX_JOBS = 8
+KEY_FILE = "key.csv"
+"""``--with-platform-ids``: the participants' platform ids, apart from the tables."""
 CHUNK = 8
 """Transcripts handed to a worker at a time."""
 
@@ -37,9 +41,9 @@ def _parser() -> argparse.ArgumentParser:
                         help="a study file: join its participants and games (condition, order, the condition "
                              "before, completion) and group the summary by condition and by order")
     parser.add_argument("--with-platform-ids", action="store_true",
-                        help="with --study: the participants table carries Prolific's ids (prolific_pid, "
-                             "prolific_study, prolific_session); left out by default, so the tables are "
-                             "pseudonymous")
+                        help="with --study: write Prolific's ids (prolific_pid, prolific_study, "
+                             "prolific_session) beside each participant's id to a separate key file, key.csv "
+                             "(never into the tables, which stay pseudonymous; keep the key apart)")
     parser.add_argument("--prices", type=Path,
                         help="YAML of model: {input: USD, output: USD} per million tokens (default: shipped list)")
     parser.add_argument("--jobs", type=int, default=0, metavar="N",
@@ -58,6 +62,21 @@ def analyse_files(paths: Sequence[Path], out: Path, prices: Mapping[str, Price],
     with ProcessPoolExecutor(max_workers=min(jobs, MAX_JOBS)) as pool:
         return list(pool.map(analyse_file, paths, names, [out] * len(paths), [prices] * len(paths),
                              chunksize=CHUNK))
+
+
+def write_key(keys: Sequence[Mapping[str, Any]], out: Path) -> Path:
+    """``key.csv``: each participant's id beside their platform ids (owner-only permissions)."""
+    from agent.analyze.study_join import PLATFORM_IDS
+    from agent.core.studies.store import private
+
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / KEY_FILE
+    private(path)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=["participant", *PLATFORM_IDS])
+        writer.writeheader()
+        writer.writerows(keys)
+    return path
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"study {study.study}: {len(study.participants)} participants, {len(study.games)} games started, "
               f"{matched} of them among these transcripts")
     written = write_summary(tables, args.out, args.by, source, links, columns)
+    if study is not None and args.with_platform_ids:
+        key = write_key(study.keys, args.out)
+        print(f"wrote {key} (Prolific's ids: keep it apart from the tables, which do not hold them)")
     guards = sum(int(s.get("guard_overrides") or 0) for s in tables.sessions)
     plays = [s for s in tables.sessions if s.get("candidate_plays") is not None]
     offered = (f", {sum(s['candidate_plays'] for s in plays)} candidate and {sum(s['own_plays'] for s in plays)} "

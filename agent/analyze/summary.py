@@ -30,8 +30,13 @@ if TYPE_CHECKING:
     from agent.analyze.replays import ReplayLink
 
 TABLES = ("sessions", "turns", "chats", "llm_calls")
-STUDY_TABLES = ("participants", "study_games")
-"""Written only with ``--study``."""
+STUDY_TABLES = ("participants", "study_games", "answers", "scores", "items")
+"""Written only with ``--study`` (the last three: a study with questionnaires)."""
+FREE_TEXT = ("short_text", "long_text")
+WHOLE = ("order", "game_position", "step", "position", "games", "games_completed", "max_chars")
+"""Columns of the questionnaire tables that hold whole numbers."""
+MAX_TEXT_ROWS = 500
+"""Free-text answers shown on the page (answers.csv keeps all)."""
 ALL = "all sessions"
 MAX_SESSIONS_PLOTTED = 200
 """Per-session bar plots stop here (a page with thousands of bars helps nobody); tables keep all."""
@@ -47,7 +52,16 @@ def frames(tables: Tables) -> dict[str, pd.DataFrame]:
     import pandas as pd
 
     extra = [name for name in STUDY_TABLES if getattr(tables, name)]
-    return {name: pd.DataFrame(getattr(tables, name)) for name in (*TABLES, *extra)}
+    dfs = {name: pd.DataFrame(getattr(tables, name)) for name in (*TABLES, *extra)}
+    for name in ("answers", "scores", "items"):
+        # Whole numbers that may be missing (a page before the first game has no order): not 1.0.
+        if name not in dfs:
+            continue
+        df = dfs[name]
+        for col in WHOLE:
+            if col in df.columns:
+                df[col] = df[col].astype("Int64")
+    return dfs
 
 
 def played(dfs: dict[str, pd.DataFrame]) -> tuple[dict[str, pd.DataFrame], list[str]]:
@@ -241,22 +255,49 @@ def render_html(dfs: dict[str, pd.DataFrame], tables: Tables, by: Sequence[str],
                          "llm_failures", "guard_overrides", "thinking_lines", "candidate_plays", "own_plays",
                          "est_cost_usd", "final_pieces_on_board", "end_reason",
                          "config_sha256", "templates_sha256", "agent_version") if c in sessions.columns]
+    scales, texts = questionnaire_tables(dfs)
     template = (resources.files("agent.analyze") / "templates" / "summary.html.j2").read_text(encoding="utf-8")
     env = Environment(autoescape=select_autoescape(default=True, default_for_string=True), undefined=StrictUndefined)
     return env.from_string(template).render(
         source=str(source), n_sessions=len(sessions), sections=sections,
         sessions_table=_html_table(sessions[shown]) if not sessions.empty else "",
         skipped=tables.skipped, files=[f.name for f in files],
-        replays=sorted(replays, key=lambda link: (link.label, link.href)), without_turn=list(without_turn))
+        replays=sorted(replays, key=lambda link: (link.label, link.href)), without_turn=list(without_turn),
+        scales_table=scales, texts_table=texts)
+
+
+def questionnaire_tables(dfs: dict[str, pd.DataFrame]) -> tuple[str, str]:
+    """The questionnaires on the page, as HTML (escaped: a participant's free text shows as text,
+    never as markup): each scale's mean per condition, and the free-text answers."""
+    import pandas as pd
+
+    scales = ""
+    scores = dfs.get("scores", pd.DataFrame())
+    columns = [c for c in scores.columns if c.startswith("score_")]
+    if columns:
+        means = scores.groupby("condition")[columns].agg(["mean", "count"])
+        means.columns = [f"{c.removeprefix('score_')} ({stat})" for c, stat in means.columns]
+        scales = _html_table(means.reset_index())
+    texts = ""
+    answers = dfs.get("answers", pd.DataFrame())
+    if not answers.empty:
+        free = answers[answers["kind"].isin(FREE_TEXT) | answers["other"].notna()]
+        free = free[free["value"].notna()][["participant", "condition", "questionnaire", "item", "value", "other"]]
+        if not free.empty:
+            texts = _html_table(free.head(MAX_TEXT_ROWS))
+    return scales, texts
 
 
 def write_summary(tables: Tables, out: Path, by: Sequence[str], source: Path,
                   replays: Sequence[ReplayLink] = (), columns: Sequence[str] = ()) -> Written:
     """``columns``: group by these session columns (a study's condition and order) besides the tags
     asked for with ``by``; without either, by every tag that varies."""
+    from agent.analyze.package import write_package
+
     out.mkdir(parents=True, exist_ok=True)
     dfs = frames(tables)
     files = write_tables(dfs, out)
+    files.append(write_package(dfs, out, tables.meta))
     dfs, without_turn = played(dfs)
     sessions = dfs["sessions"]
     present = [c for c in columns if c in sessions.columns and sessions[c].notna().any()]

@@ -44,6 +44,14 @@ class Tables:
     participants: list[dict[str, Any]] = field(default_factory=list)
     """A study's participants (``--study``; see study_join.py), else empty."""
     study_games: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    """A study's questionnaire answers, long (see answers.py), else empty."""
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    """One row per participant and condition: scale scores and game measures (wide)."""
+    items: list[dict[str, Any]] = field(default_factory=list)
+    """The questionnaires' items (the codebook's items table)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The study's name, plan hash and conditions' config hashes, for the data package."""
     skipped: list[str] = field(default_factory=list)
     """One line per file or line that could not be used, for the summary."""
 

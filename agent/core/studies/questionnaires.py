@@ -345,6 +345,10 @@ class Questionnaires:
             items.append(view)
         return {"title": say(spec.title), "intro": say(spec.intro) if spec.intro else None, "items": items}
 
+    def place_name(self, place: int, lang: str) -> str:
+        """How ``lang`` names the partner at ``place`` (1-based) of the participant's order."""
+        return self._place(place, lang)
+
     def _place(self, place: int, lang: str) -> str:
         names = self.places.get(lang) or PLACES.get(lang) or PLACES["en"]
         return names[place - 1] if place <= len(names) else f"#{place}"

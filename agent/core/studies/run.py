@@ -33,7 +33,16 @@ from agent.core.config import GameConfig, apply_tags
 from agent.core.studies.files import resolve_transcript, stored_transcript, transcripts_dir
 from agent.core.studies.metadata import with_study
 from agent.core.studies.plan import Design
-from agent.core.studies.store import GameRow, ParticipantRow, ParticipantState, StoreError, StudyStore
+from agent.core.studies.questionnaires import Step, check_answers
+from agent.core.studies.store import (
+    GameRow,
+    ParticipantRow,
+    ParticipantState,
+    StoredAnswer,
+    StoreError,
+    StudyStore,
+    Submitted,
+)
 from agent.core.studies.study_file import NAME, NAME_RULE, Study
 
 __all__ = ["Assignment", "StartedGame", "StoreError", "StudyRun", "StudyStatus"]
@@ -261,6 +270,31 @@ class StudyRun:
         stored = await self.store.withdraw(pid)
         paths = [p for p in (resolve_transcript(self.store.path, s) for s in stored) if p is not None]
         return await asyncio.to_thread(_delete_transcripts, paths)
+
+    def steps_of(self, row: ParticipantRow) -> list[Step]:
+        """The participant's flow (questionnaire pages and games, in order; empty: no questionnaires)."""
+        q = self.study.questionnaires
+        return [] if q is None else q.steps(self.study.plan.slots(row.sequence - 1))
+
+    async def answer_page(self, pid: str, step: Step, language: str, answers: Mapping[str, Any],
+                          other: Mapping[str, str] | None = None) -> Submitted:
+        """Answer the participant's questionnaire page ``step`` as their page would: shown (its items'
+        order drawn and recorded), the answers checked as the online server checks them, and saved.
+        For the lab and the simulator's pilot, where no page enforces the flow: the caller keeps to
+        it. StoreError naming every problem, nothing stored, for answers the server would refuse."""
+        q = self.study.questionnaires
+        if q is None or step.kind != "page" or step.questionnaire is None:
+            raise StoreError("this study has no such questionnaire page")
+        row = await self._row(pid)
+        spec = q.specs[step.questionnaire]
+        checked, problems = check_answers(spec, dict(answers), dict(other or {}), len(row.conditions))
+        if problems:
+            raise StoreError("; ".join(problems))
+        await self.store.open_page(pid, step.index, step.questionnaire, step.position,
+                                   q.item_order(step.questionnaire, pid, step.index))
+        stored = [StoredAnswer(a.item, a.value, a.other, a.failed_check) for a in checked]
+        return await self.store.submit_page(pid, step.index, q.language(language), stored,
+                                            q.attention.allowed_failures)
 
     async def _row(self, pid: str) -> ParticipantRow:
         row = await self.store.participant(pid)

@@ -137,3 +137,36 @@ def test_a_pilot_never_reuses_a_database(tmp_path: Path, capsys: pytest.CaptureF
     (tmp_path / "p.db").write_text("")
     assert main(["--study", str(study), "--store", str(tmp_path / "p.db")]) == 2
     assert "exists" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(300)
+def test_a_pilot_of_twelve_answers_the_questionnaires_and_its_effect_shows_in_the_exports(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.questionnaire_study import QUESTIONNAIRES
+
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump({
+        "player": "planner", "transcripts": {"dir": str(tmp_path / "transcripts")}}))
+    study = tmp_path / "study.yaml"
+    study.write_text(yaml.safe_dump({
+        "name": "pilot-asked", "design": "within", "store": "pilot.db",
+        "conditions": {"planner": {"config": "base.yaml"},
+                       "quiet": {"config": "base.yaml", "overrides": {"turn": {"thinking_line": False}}}}},
+        sort_keys=False) + QUESTIONNAIRES)
+    db = tmp_path / "pilot.db"
+    assert main(["--study", str(study), "--participants", "12", "--turns", "2", "--store", str(db),
+                 "--no-progress", "--effect", "planner=+1.5"]) == 0, capsys.readouterr().out
+    capsys.readouterr()
+    assert len(rows(db, "pages")) == 12 * 4 and all(p["submitted_at"] for p in rows(db, "pages"))
+    assert {a["language"] for a in rows(db, "answers")} == {"en", "pt"}
+    out = tmp_path / "out"
+    assert analyse(["--study", str(study), "--out", str(out), "--jobs", "1"]) == 0
+    with (out / "answers.csv").open() as f:
+        answers = list(csv.DictReader(f))
+    assert len({a["participant"] for a in answers}) == 12 and len(answers) == 12 * (3 + 4 + 4 + 2)
+    with (out / "scores.csv").open() as f:
+        scores = list(csv.DictReader(f))
+    assert len(scores) == 24
+    mean = {c: sum(float(r["score_help"]) for r in scores if r["condition"] == c) / 12 for c in ("planner", "quiet")}
+    # Likert 1-5 around 3; the effect put in (1.5 points) shows, within the noise of 12 participants.
+    assert 0.9 < mean["planner"] - mean["quiet"] < 2.1, mean
+    assert abs(mean["quiet"] - 3) < 0.6, mean

@@ -51,6 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "participants (its own database, the conditions' transcript folders; docs/study.md)")
     p.add_argument("--participants", type=int, default=None, metavar="N",
                    help="with --study: participants to pilot (default: one per order sequence of the design)")
+    p.add_argument("--effect", action="append", default=[], metavar="CONDITION=POINTS",
+                   help="with --study: simulated questionnaire answers after CONDITION's games are drawn POINTS "
+                        "scale points higher on every scale, e.g. planner=+1.0 (repeatable; default 0)")
     p.add_argument("--participant-prefix", default="P", metavar="TEXT",
                    help="with --study: participant ids are TEXT01, TEXT02, ... (default P)")
     p.add_argument("--store", type=Path, metavar="FILE",
@@ -147,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _pilot(args: argparse.Namespace) -> int:
     from agent.core.studies.report import format_status
+    from agent.core.studies.simulated import parse_effects
     from agent.core.studies.store import StoreError
     from agent.games.tangram.link.study import StudySetupError
     from agent.games.tangram.sim.pilot import (
@@ -169,8 +173,9 @@ def _pilot(args: argparse.Namespace) -> int:
                              chat_timeout=args.chat_timeout, tween=args.tween, state_layout=args.state_layout,
                              build=args.build, stale_collisions=args.stale_collisions,
                              feedback_delay=args.feedback_delay, false_tint=args.false_tint)
+        effects = parse_effects(args.effect, study.plan.conditions)
         study = pilot_study(study, args.store or pilot_store(study), ids, args.turns)
-        result = asyncio.run(run_pilot(study, ids, options))
+        result = asyncio.run(run_pilot(study, ids, options, effects))
     except (ConfigError, ValueError, PilotError, StoreError, StudySetupError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

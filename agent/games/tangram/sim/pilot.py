@@ -12,6 +12,13 @@ The pilot never touches the study's own database: it writes its own (``--store``
 ``<study>-pilot-<UTC time>.db`` beside the study's), so the real participants start from nothing.
 A Wizard-of-Oz condition has nobody at the console in a pilot: its config's own player stands in
 for the experimenter (said in the output).
+
+A study with questionnaires: each participant answers every page of their flow at its place (before
+the first game, after each, after the last), through the store as a participant's page would
+(``StudyRun.answer_page``: shown, checked, saved), with answers drawn per condition and the effect
+``--effect CONDITION=POINTS`` puts on its scales (core/studies/simulated.py); participants take the
+study's languages in turn. The lab's pages are not built, so nothing enforces the flow: the pilot
+keeps to it.
 """
 
 from __future__ import annotations
@@ -19,11 +26,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime
+import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent.core.studies.run import StudyRun, StudyStatus
+from agent.core.studies.simulated import simulated_answers
 from agent.core.studies.study_file import Study, load_study
 from agent.games.tangram.config import Config
 from agent.games.tangram.link.server import AgentServer
@@ -109,9 +119,39 @@ def pilot_study(study: Study, store: Path, participants: list[str], turns: int) 
     return dataclasses.replace(study, store=store.resolve())
 
 
-async def run_pilot(study: Study, participants: list[str], options: RunOptions) -> PilotResult:
+async def _answer_pages(run: StudyRun, pid: str, before: int | None, effects: Mapping[str, float],
+                        rng: random.Random) -> int:
+    """Answer the participant's questionnaire pages not yet answered that come before their game at
+    ``before`` (None: every page left), as their page would (core/studies/simulated.py). In the lab
+    no page enforces the flow: the pilot keeps to it. Returns the pages answered."""
+    q = run.study.questionnaires
+    row = await run.store.participant(pid)
+    if q is None or row is None:
+        return 0
+    done = await run.store.submitted_steps(pid)
+    answered = 0
+    for step in run.steps_of(row):
+        if step.kind == "game":
+            if before is not None and step.position >= before:
+                break
+            continue
+        if step.index in done or step.questionnaire is None:
+            continue
+        answers, other = simulated_answers(q.specs[step.questionnaire], step.condition, effects, rng,
+                                           len(row.conditions))
+        language = q.languages[(row.number - 1) % len(q.languages)]  # every language gets its share
+        await run.answer_page(pid, step, language, answers, other)
+        answered += 1
+    return answered
+
+
+async def run_pilot(study: Study, participants: list[str], options: RunOptions,
+                    effects: Mapping[str, float] | None = None) -> PilotResult:
     """Serve ``study`` (from :func:`pilot_study`) in-process and play every participant's games
-    in turn."""
+    in turn; with questionnaires, each participant answers every page of their flow, drawn with
+    ``effects`` (condition -> scale points added to its scales; core/studies/simulated.py)."""
+    effects = dict(effects or {})
+    rng = random.Random(options.seed)
     store = study.store
     notes = [f"condition {c.name!r} is Wizard-of-Oz: nobody is at the console in a pilot, so its config's "
              f"{c.config.player} player stands in for the experimenter" for c in study.conditions
@@ -132,6 +172,7 @@ async def run_pilot(study: Study, participants: list[str], options: RunOptions) 
             for pid in participants:
                 await run.next_participant(pid)
                 while (assignment := await run.current()) is not None and assignment.participant == pid:
+                    await _answer_pages(run, pid, assignment.position, effects, rng)
                     attempts = sum(1 for g in await run.store.games(pid) if g.position == assignment.position)
                     if attempts >= MAX_ATTEMPTS:
                         raise PilotError(f"participant {pid}: game {assignment.position} ({assignment.condition}) "
@@ -140,6 +181,7 @@ async def run_pilot(study: Study, participants: list[str], options: RunOptions) 
                     ended.clear()
                     result = await play_game(server.url, index, options)
                     games.append(await _recorded(run, pid, result, ended))
+                await _answer_pages(run, pid, None, effects, rng)
         finally:
             await server.shutdown()
             await link.aclose()
