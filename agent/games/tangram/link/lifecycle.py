@@ -18,7 +18,8 @@ request through one ``send``, over thin transports):
 | the session | :meth:`SessionHost.session` (the one ``Session(...)``) |
 | the frames until the transport says the connection ended | :meth:`Session.run` |
 | what the server saw (turns ended, a turn running) | :class:`Outcome`, read before the session closes |
-| the end recorded and judged | :meth:`Binder.ended` |
+| the end judged, into the transcript | :meth:`Binder.closing` (a study's verdict) |
+| the end recorded | :meth:`Binder.ended`, once the session is closed |
 
 The binders say only what differs: :class:`Fixed` (one config, ``python -m agent``), the study's
 (link/study.py: the active participant's next condition, judged at the end) and the online study's
@@ -151,8 +152,12 @@ class Binder(Protocol):
         """The session is made and its transcript open (a log line)."""
         ...
 
+    def closing(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        """The session is about to close: the last records its transcript takes (a study's verdict)."""
+        ...
+
     async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
-        """The session is closed: record and judge the end."""
+        """The session is closed: record the end."""
         ...
 
 
@@ -165,6 +170,9 @@ class Fixed:
 
     async def connected(self, binding: Binding, session: Session) -> None:
         log.info("game connected from %s (session %s)", session.peer, session.transcript.session_id)
+
+    def closing(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        pass
 
     async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
         if outcome.spoke:
@@ -222,6 +230,7 @@ class SessionHost:
             if outcome is None:  # cancelled: the agent is stopping
                 outcome = self._outcome(session, "agent stopped", spoke, failed=False)
             try:
+                binder.closing(binding, session, outcome)
                 await session.close(outcome.reason)
             finally:
                 self.sessions.discard(session)

@@ -89,6 +89,15 @@ def server_mismatch(configs: Mapping[str, Config]) -> str | None:
     return None
 
 
+@dataclass
+class StudyGame:
+    """One connection's game, as the study's binder keeps it (a binding's ``context``)."""
+
+    assignment: Assignment
+    started: StartedGame | None = None
+    verdict: Verdict | None = None
+
+
 class StudyLink:
     """The study run and every condition's seat; shared by all the connections of one server. The
     lifecycle's binder for a study (link/lifecycle.py): binds a connection to the active participant's
@@ -165,37 +174,46 @@ class StudyLink:
         # The study's transcripts go beside its database (core/studies/files.py), not to the
         # condition's transcripts.dir: the study's folder holds everything of it.
         return Binding.of(seat, config=config, metadata=assignment.session_metadata(seat.metadata),
-                          folder=self.run.transcripts_dir, context=assignment)
+                          folder=self.run.transcripts_dir, context=StudyGame(assignment))
 
     async def started(self, binding: Binding, transcript: Transcript) -> bool:
         """Record the game in the study's database before its first frame is answered. False when
         the participant was dropped or paused since :meth:`bind` (logged): the connection closes, and
         the game's next dial binds again."""
-        assignment: Assignment = binding.context
+        game: StudyGame = binding.context
+        assignment = game.assignment
         try:
             started = await self.run.game_started(assignment, transcript.session_id, transcript.path)
         except StoreError as exc:
             log.warning("study %s: %s", self.run.study.name, exc)
             return False
         binding.metadata = {**binding.metadata, "attempt": started.attempt}
-        binding.context = started
+        game.started = started
         self._changed()
         return True
 
     async def connected(self, binding: Binding, session: Session) -> None:
-        started: StartedGame = binding.context
+        game: StudyGame = binding.context
+        assert game.started is not None
+        started = game.started
         a = started.assignment
         log.info("game connected from %s (session %s): participant %s, condition %s (%d of %d), attempt %d",
                  session.peer, session.transcript.session_id, a.participant, a.condition, a.position,
                  a.games_total, started.attempt)
 
-    async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
-        """Judge the game's end and record it (shielded: an agent stopping still writes it)."""
-        started: StartedGame = binding.context
-        a = started.assignment
+    def closing(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        """Judge the game's end while its transcript is still open, and write the verdict there."""
         verdict = judge(binding.config, closed_by_game=outcome.by_game, ai_turn_running=outcome.ai_turn_running,
                         ai_turns_ended=outcome.ai_turns_ended, failed=outcome.failed)
         session.transcript.record("study_game_end", completed=verdict.completed, reason=verdict.reason)
+        binding.context.verdict = verdict
+
+    async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        """Record the game's end as :meth:`closing` judged it (shielded: an agent stopping still writes it)."""
+        game: StudyGame = binding.context
+        started, verdict = game.started, game.verdict
+        assert started is not None and verdict is not None
+        a = started.assignment
         try:
             await asyncio.shield(self.run.game_ended(started, verdict.completed, verdict.reason))
         except StoreError as exc:

@@ -221,6 +221,9 @@ class GameSockets:
         log.info("participant %s: game %d of %d (%s) connected, session %s", a.participant, a.position,
                  a.games_total, a.condition, session.transcript.session_id)
 
+    def closing(self, binding: Binding, session: Session, outcome: Outcome) -> None:
+        pass  # an online game ends when its page's claim is judged (OnlineRun.finish), not here
+
     async def ended(self, binding: Binding, session: Session, outcome: Outcome) -> None:
         game: OnlineGame = binding.context
         assert game.started is not None
