@@ -83,3 +83,42 @@ def test_answers_are_checked_by_kind_range_and_required(tmp_path: Path) -> None:
     assert problems == ["preferred: '3' is none of the options", "why: at most 500 characters"]
     helped, hindered = partner.items[0], partner.items[1]
     assert scored(helped, 4) == 4 and scored(hindered, 4) == 2 and scored(partner.items[3], "blue") is None
+
+
+@pytest.mark.parametrize("name", ["study-example.yaml", "study-online-example.yaml"])
+def test_the_shipped_examples_ask_before_after_each_and_after_the_last_game_in_english_and_portuguese(
+        name: str) -> None:
+    from agent.core.resources import PROJECT_DIR
+    from agent.core.studies.questionnaires import _texts
+
+    study = read_study(PROJECT_DIR / "configs" / name)
+    q = study.questionnaires
+    assert q is not None and q.languages == ("en", "pt") and q.attention.allowed_failures == 1
+    flow = q.flow
+    assert isinstance(flow.after_each, str) and flow.before_first and flow.after_last
+    assert len({flow.before_first, flow.after_each, flow.after_last}) == 3
+    steps = q.steps(study.plan.slots(1))
+    games = len(study.conditions)
+    assert [(s.kind, s.questionnaire) for s in steps] == [
+        ("page", flow.before_first), *[(k, n) for _ in range(games) for k, n in
+                                       (("game", None), ("page", flow.after_each))], ("page", flow.after_last)]
+    # One attention check, counting towards no scale; a partner page with scales and a reverse-keyed item.
+    checks = [(n, i.id) for n, s in q.specs.items() for i in s.items if getattr(i, "correct", None) is not None]
+    assert len(checks) == 1
+    partner = q.specs[flow.after_each].items
+    assert 4 <= len(partner) <= 6 and any(i.reverse for i in partner) and len({i.scale for i in partner} - {None}) >= 2
+    # The final page names the partners by place (never by condition) and takes a free-text comment.
+    final = q.specs[flow.after_last].items
+    assert any(getattr(i, "options", None) == "partners" for i in final)
+    assert any(i.kind == "long_text" and not i.required for i in final)
+    # Every text in English and Portuguese, each its own.
+    for qname, spec in q.specs.items():
+        for where, text in _texts(spec):
+            assert set(text) == {"en", "pt"} and all(t.strip() for t in text.values()), f"{qname}.{where}"
+        assert spec.title["en"] != spec.title["pt"]
+    view = q.render(flow.after_last, "pt", q.item_order(flow.after_last, "P01", len(steps)), games)
+    texts = " ".join(i["text"] for i in view["items"])
+    assert "o primeiro parceiro" in texts and not any(c in texts for c in [c.name for c in study.conditions])
+    if study.online is not None:
+        assert study.online.screen_out_code and study.online.screen_out_url
+        assert study.online.screen_out_code in study.online.screen_out_url
