@@ -41,12 +41,12 @@ import yaml
 
 sys.path.insert(0, str(Path.cwd()))
 
+from agent.games.tangram.dialogue.language import load_languages
+from agent.games.tangram.dialogue.phrases import load_phrases
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.planner import Planner, load_library
-from agent.games.tangram.planner.language import load_languages
 from agent.games.tangram.planner.library import FigureLibrary
-from agent.games.tangram.planner.phrases import load_phrases
 from agent.games.tangram.planner.understand import warm
 
 TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"

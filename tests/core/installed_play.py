@@ -58,8 +58,8 @@ def other_templates_and_data(where: Path) -> None:
     simulator's report, the console's static files, the figure library and phrases."""
     from importlib import resources as importlib_resources
 
+    from agent.games.tangram.dialogue.phrases import load_phrases
     from agent.games.tangram.planner.library import load_library
-    from agent.games.tangram.planner.phrases import load_phrases
 
     for package, name in (("agent.core.studies", "prices.yaml"), ("agent.analyze", "templates/summary.html.j2"),
                           ("agent.games.hive", "replay_page.html.j2"),

@@ -14,9 +14,9 @@ import pytest
 from agent.core.local_model import MODEL_ALIAS, LocalModelServer
 from agent.core.memory import Memory
 from agent.games.tangram.contract import TurnView
+from agent.games.tangram.dialogue.language import load_languages
 from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.llm_player.replies import degenerate
-from agent.games.tangram.planner.language import load_languages
 from agent.games.tangram.protocol import GameState
 from benchmarks.llm_real import runs
 from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS, Recorder

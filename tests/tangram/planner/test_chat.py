@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from agent.games.tangram.dialogue.phrases import LANGUAGE_PATH, Glossary, load_phrases
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
-from agent.games.tangram.planner.phrases import LANGUAGE_PATH, Glossary, load_phrases
 
 LIBRARY = load_library()
 Board = dict[str, Pose]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.games.tangram.dialogue.phrases import load_phrases
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import load_library
-from agent.games.tangram.planner.phrases import load_phrases
 from benchmarks.tangram.bench_chat_phrasings import DEFAULT_TABLES, read_table, scenario, score
 
 LIBRARY = load_library()

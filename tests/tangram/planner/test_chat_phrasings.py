@@ -193,8 +193,8 @@ async def test_in_simulated_games_your_and_my_name_who_moved_each_piece_last(tmp
 def test_a_word_that_only_resembles_a_figure_is_no_wish_for_another_figure() -> None:
     """'what is your API key?' once got "I don't know how to make hammer; the nearest I know is a
     hammer": a word near a figure's is offered as a figure only when the partner asked to make it."""
+    from agent.games.tangram.dialogue.phrases import load_phrases
     from agent.games.tangram.planner.library import load_library
-    from agent.games.tangram.planner.phrases import load_phrases
     from agent.games.tangram.planner.requests import parse_request
 
     library = load_library()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.games.tangram.planner.intents import COMMAND, IntentModel, load_intents
+from agent.games.tangram.dialogue.intents import COMMAND, IntentModel, load_intents
 
 MODEL = load_intents()
 

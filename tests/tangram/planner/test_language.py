@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.games.tangram.planner.language import fold, load_languages
+from agent.games.tangram.dialogue.language import fold, load_languages
 
 LANGUAGES = load_languages()
 

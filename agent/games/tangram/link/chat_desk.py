@@ -2,10 +2,12 @@
 
 - a chat request is answered in its own task, also while a turn runs (the game allows a chat at any
   moment), and never touches the turn machine;
-- at most ``MAX_OPEN_CHATS`` are answered at once: one more (a flood) gets ``BUSY`` at once, without
-  the player;
-- each answer comes within the turn's deadline (``turn.deadline``): past it, ``SLOW``; a player that
-  fails gets ``FAILED`` (logged, and an ``error`` record); an empty line gets no answer;
+- at most ``MAX_OPEN_CHATS`` are answered at once: one more (a flood) gets the ``busy`` line at once,
+  without the player;
+- each answer comes within the turn's deadline (``turn.deadline``): past it, the ``slow`` line; a player
+  that fails gets the ``failed`` line (logged, and an ``error`` record); an empty line gets no answer;
+- those three lines are the conversation's (``dialogue/words/partner_lines.yaml``), said in the
+  language of the request they answer (English or Portuguese);
 - every request ends with one ``chat_reply`` record (reply, outcome, seconds), under the request's id;
 - the partner's line and the reply go into the conversation memory, as the partner's and the agent's.
 """
@@ -22,15 +24,17 @@ from agent.core.memory import Speaker
 from agent.core.transcript import Transcript, record_scope
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Player, TurnView
+from agent.games.tangram.dialogue import line_language, partner_line
 from agent.games.tangram.protocol import GameFrame
 
 log = logging.getLogger(__name__)
 
 MAX_OPEN_CHATS = 4
 """Chat requests answered at once; more (a flood) get a short fixed reply without the LLM."""
-BUSY = "One moment please, I'm still answering your earlier messages."
-SLOW = "Sorry, I'm slow to answer right now."
-FAILED = "Sorry, I couldn't think of an answer just now."
+BUSY = partner_line("busy")
+SLOW = partner_line("slow")
+FAILED = partner_line("failed")
+"""The three lines in English (the game's language); each request gets them in its own language."""
 
 
 class ChatDesk:
@@ -56,9 +60,10 @@ class ChatDesk:
         if len(self.tasks) >= MAX_OPEN_CHATS:
             log.warning("%s: %d chat requests still being answered; this one gets a short reply",
                         self.peer, len(self.tasks))
+            busy = partner_line("busy", await asyncio.to_thread(line_language, frame.message))
             with record_scope(request=request_id):
-                await self._say(BUSY)
-                self.transcript.record("chat_reply", reply=BUSY, outcome="busy", seconds=0.0)
+                await self._say(busy)
+                self.transcript.record("chat_reply", reply=busy, outcome="busy", seconds=0.0)
             return
         task = asyncio.create_task(self._answer(frame, request_id), name="chat")
         self.tasks.add(task)
@@ -84,7 +89,7 @@ class ChatDesk:
                 view = await self._view(frame, self.config.llm.chat_drawer_image)
                 reply = await self.player.chat(view)
         except TimeoutError:
-            reply, outcome = SLOW, "timeout"
+            reply, outcome = partner_line("slow", await asyncio.to_thread(line_language, message)), "timeout"
         except asyncio.CancelledError:
             self.transcript.record("chat_reply", reply=None, outcome="cancelled",
                                    seconds=round(time.monotonic() - started, 3))
@@ -92,7 +97,7 @@ class ChatDesk:
         except Exception as exc:
             log.exception("%s: chat failed", self.peer)
             self.transcript.record("error", where="chat", error=f"{type(exc).__name__}: {exc}"[:500])
-            reply, outcome = FAILED, "error"
+            reply, outcome = partner_line("failed", await asyncio.to_thread(line_language, message)), "error"
         self._remember("agent", reply)
         await self._say(reply)
         self.transcript.record("chat_reply", reply=reply, outcome=outcome, seconds=round(time.monotonic() - started, 3))

@@ -18,8 +18,8 @@ from typing import Any
 
 from wordnet_lookup import is_wordnet_term
 
+from agent.games.tangram.dialogue.language import load_languages
 from agent.games.tangram.geometry.pieces import PIECE_NAMES, PIECES
-from agent.games.tangram.planner.language import load_languages
 from agent.games.tangram.planner.matching import STOPWORDS
 
 MIN_LETTERS = 2
@@ -157,7 +157,7 @@ def _other_language(text: str, words: list[str], partner: Sequence[str]) -> str 
 
 def partner_language(partner: Sequence[str]) -> str | None:
     """The language the partner writes in: the language of the line being answered when the offline
-    chat's reading (:mod:`agent.games.tangram.planner.language`: its markers, then the identifier)
+    chat's reading (:mod:`agent.games.tangram.dialogue.language`: its markers, then the identifier)
     finds one other than English; else English when a line of theirs is mostly English words,
     else the surest guess over their lines; the game's own language when their lines are too short
     to tell; None when they are long enough but no guess is sure (then only the script is judged)."""

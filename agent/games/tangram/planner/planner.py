@@ -13,20 +13,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from agent.games.tangram.contract import Decision
+from agent.games.tangram.dialogue.intents import IntentModel
+from agent.games.tangram.dialogue.language import Languages
+from agent.games.tangram.dialogue.phrases import MAX_LINE_CHARS, Phrases
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Fit, fit_anchor
-from agent.games.tangram.planner.chat import ChatMixin
-from agent.games.tangram.planner.intents import IntentModel, load_intents
-from agent.games.tangram.planner.language import Languages, load_languages
+from agent.games.tangram.planner.conversation import Conversation
 from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, normalize_text
 from agent.games.tangram.planner.matching import find_figure, match_objective
-from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases, load_phrases
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
-from agent.games.tangram.planner.steps import Step, next_step
+from agent.games.tangram.planner.steps import Step, build_order, next_step
 from agent.games.tangram.protocol import clean_chat_text
 
 SOURCE = "planner"
@@ -37,31 +37,49 @@ _TURN_ROOM_PX = 45.0
 _LARGE = "large triangle"
 
 
-class Planner(ChatMixin):
-    """Plans moves and chat for one session. ``default_figure`` is used for unknown objectives."""
+class Planner:
+    """Plans moves for one session, and holds its :class:`~agent.games.tangram.planner.conversation.Conversation`
+    (the chat, which sees the plan through a narrow interface). ``default_figure`` is used for
+    unknown objectives; ``phrases``, ``languages`` and ``intents`` go to the conversation."""
 
     def __init__(self, library: FigureLibrary | None = None, phrases: Phrases | None = None,
                  default_figure: str | None = None, languages: Languages | None = None,
                  intents: IntentModel | None = None) -> None:
         self.library = library or load_library()
-        self.phrases = phrases or load_phrases()
-        """The English lines and the words the planner understands."""
-        self.languages = languages or load_languages()
-        self.intents = intents or load_intents()
         self.default_figure = default_figure
         self.state = PlanState()
         self.last_step: Step | None = None
         self.last_fit: Fit | None = None
-        self.last_reply_kind = ""
-        """The kind (phrase key) of the last chat reply, for tests and records."""
+        self.conversation = Conversation(self, phrases, languages, intents)
 
-    # ------------------------------------------------------------ plan bookkeeping
+    # ------------------------------------------------------------ the conversation's, for callers
+
+    def chat(self, objective: str, board: Mapping[str, Pose], message: str,
+             movers: Mapping[str, str] | None = None) -> str:
+        """One reply to ``message`` (:meth:`Conversation.chat`)."""
+        return self.conversation.chat(objective, board, message, movers)
+
+    def hear(self, objective: str, board: Mapping[str, Pose], message: str,
+             movers: Mapping[str, str] | None = None) -> None:
+        """A line another speaker answered (:meth:`Conversation.hear`)."""
+        self.conversation.hear(objective, board, message, movers)
+
+    @property
+    def last_reply_kind(self) -> str:
+        """The kind (phrase key) of the last chat reply, for tests and records."""
+        return self.conversation.last_reply_kind
+
+    @property
+    def phrases(self) -> Phrases:
+        """The English lines (the conversation's)."""
+        return self.conversation.phrases
 
     @property
     def lines(self) -> Phrases:
-        """The lines in the partner's language (the language of their last chat line)."""
-        lang = self.state.lang
-        return self.phrases if lang == self.phrases.lang else load_phrases(lang=lang)
+        """The lines in the partner's language (the conversation's)."""
+        return self.conversation.lines
+
+    # ------------------------------------------------------------ plan bookkeeping
 
     def skip(self, board: Mapping[str, Pose]) -> frozenset[str]:
         """Pieces the partner asked to leave where they are ("leave Red where it is"): never moved."""
@@ -89,7 +107,7 @@ class Planner(ChatMixin):
         assert self.state.figure is not None
         return self.state.figure
 
-    def _set_figure(self, figure: Figure, exact: bool, announced: bool) -> None:
+    def set_figure(self, figure: Figure, exact: bool, announced: bool) -> None:
         st = self.state
         st.figure, st.exact, st.announced = figure, exact, announced
         st.anchor, st.around_said = None, False
@@ -111,7 +129,7 @@ class Planner(ChatMixin):
         if st.figure is None or key != st.objective or restarted:
             st.objective = key
             figure, exact = match_objective(objective, self.library, self.default_figure)
-            self._set_figure(figure, exact, announced=False)
+            self.set_figure(figure, exact, announced=False)
             st.ours.clear()
             st.skip_turns = 0
             st.keep_human = False
@@ -183,12 +201,38 @@ class Planner(ChatMixin):
         fit = self.fit(board)
         if st.size_first and (st.first is None or st.first in fit.matched or st.first in self.keep(board)):
             st.first = None  # the promised piece was taken: the strategy picks again
-            self._promise(self._by_size(self._open(fit, board), st.size_first)[:3], fit, board)
+            self.promise(self.by_size(self.open_pieces(fit, board), st.size_first)[:3], fit, board)
         step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=st.first,
                          skip=self.skip(board))
         if step.piece is not None and step.piece == st.first:
             st.first = None
         return self._from_step(step, fit, board, prefix)
+
+    def promise(self, choices: list[str], fit: Fit, board: Mapping[str, Pose]) -> Step | None:
+        """The first of ``choices`` the planner can really play next on this board, made the piece
+        it plays next (``first``): what the chat then says is what the next turn does."""
+        st = self.state
+        for piece in choices:
+            step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=piece,
+                             skip=self.skip(board))
+            if step.piece == piece and step.action in ("place", "move"):
+                st.first = piece
+                return step
+        return None
+
+    def open_pieces(self, fit: Fit, board: Mapping[str, Pose]) -> list[str]:
+        """Pieces still to put in place that the planner may touch, drawer pieces first, in build order."""
+        barred = self.skip(board) | self.keep(board)
+        todo = [p for p in build_order(self.figure, fit) if p not in fit.matched and p not in barred]
+        return [p for p in todo if p not in board] + [p for p in todo if p in board]
+
+    @staticmethod
+    def by_size(pieces: list[str], size: str) -> list[str]:
+        """``pieces`` biggest first (``size`` "big") or smallest first, in their order within a size
+        (sizes in small triangles, 1, 2 or 4: the square and the medium triangle are one size)."""
+        unit = shapes.piece_area("Green")
+        sizes = {p: round(shapes.piece_area(p) / unit) for p in pieces}
+        return sorted(pieces, key=lambda p: -sizes[p] if size == "big" else sizes[p])
 
     def promised(self) -> bool:
         """Whether a chat answer promised something for the agent's next turns: a move or turn of a

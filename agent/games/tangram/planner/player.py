@@ -11,9 +11,9 @@ import asyncio
 
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Decision, Player, TurnView
+from agent.games.tangram.dialogue.phrases import Phrases
 from agent.games.tangram.planner.hint import planner_hint
 from agent.games.tangram.planner.library import FigureLibrary, load_library
-from agent.games.tangram.planner.phrases import Phrases
 from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.understand import warm
 

@@ -17,10 +17,10 @@ from typing import Literal
 from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
+from agent.games.tangram.dialogue.phrases import Phrases
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
 from agent.games.tangram.planner.matching import STOPWORDS, find_figure, match_text
-from agent.games.tangram.planner.phrases import Phrases
 
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
                  "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",

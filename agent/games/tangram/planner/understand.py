@@ -16,10 +16,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from agent.games.tangram.planner.intents import COMMAND, MIN_SCORE, IntentModel, Reading, load_intents
-from agent.games.tangram.planner.language import DEFAULT, UNKNOWN, Languages, fold, load_languages
+from agent.games.tangram.dialogue.intents import COMMAND, MIN_SCORE, IntentModel, Reading, load_intents
+from agent.games.tangram.dialogue.language import DEFAULT, UNKNOWN, Languages, fold, load_languages
+from agent.games.tangram.dialogue.phrases import Phrases, load_phrases
 from agent.games.tangram.planner.library import Figure, FigureLibrary
-from agent.games.tangram.planner.phrases import Phrases, load_phrases
 from agent.games.tangram.planner.requests import (
     PROMISES,
     STRONG,

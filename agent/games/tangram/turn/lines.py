@@ -20,7 +20,9 @@ from agent.games.tangram.turn.state import LINE_NAMES, LineName
 TURN_LINES_TEMPLATE = "turn_lines"
 MAX_LINE_CHARS = 300
 """A line is clipped to this: the game's chat box, not a paragraph."""
-SAMPLE = {"line": LINE_NAMES[0], "piece": "Green", "reason": "There was no room for Green near (50, 50)."}
+SAMPLE = {"line": LINE_NAMES[0], "piece": "Green", "reason": "There was no room for Green near (50, 50).", "lang": "en"}
+LANGUAGES = ("en", "pt")
+"""The languages the shipped template speaks (``lang``); a folder's own template may speak only English."""
 
 
 @dataclass(frozen=True)
@@ -29,8 +31,8 @@ class TemplateLines:
 
     prompts: PromptSet
 
-    def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "") -> str:
-        text = self.prompts.render(TURN_LINES_TEMPLATE, {"line": line, "piece": piece, "reason": reason})
+    def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "", lang: str = "en") -> str:
+        text = self.prompts.render(TURN_LINES_TEMPLATE, {"line": line, "piece": piece, "reason": reason, "lang": lang})
         return " ".join(text.split())[:MAX_LINE_CHARS]
 
 
@@ -38,8 +40,10 @@ def load_turn_lines(folder: Path) -> TemplateLines:
     """The lines of ``folder``'s ``turn_lines.j2``; :class:`PromptError` when one renders empty."""
     lines = TemplateLines(load_prompts(folder, SAMPLE, [TURN_LINES_TEMPLATE]))
     for name in LINE_NAMES:
-        if not lines(name, piece=SAMPLE["piece"], reason=SAMPLE["reason"]):
-            raise PromptError(f"template {folder / (TURN_LINES_TEMPLATE + '.j2')}: the line {name!r} is empty")
+        for lang in LANGUAGES:
+            if not lines(name, piece=SAMPLE["piece"], reason=SAMPLE["reason"], lang=lang):
+                raise PromptError(f"template {folder / (TURN_LINES_TEMPLATE + '.j2')}: the line {name!r} "
+                                  f"is empty ({lang})")
     return lines
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-INTENTS_PATH = Path(__file__).resolve().parent / "intents.yaml"
+INTENTS_PATH = Path(__file__).resolve().parent / "words" / "intents.yaml"
 MIN_SCORE = 0.34
 """Below this cosine similarity to its nearest examples a line is not read by meaning."""
 MIN_MARGIN = 0.03

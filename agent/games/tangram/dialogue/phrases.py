@@ -16,8 +16,8 @@ from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATION_DOCS
 from agent.games.tangram.protocol import clean_chat_text
 
-PHRASES_PATH = Path(__file__).resolve().parent / "phrases.yaml"
-LANGUAGE_PATH = Path(__file__).resolve().parent / "phrases.{lang}.yaml"
+PHRASES_PATH = Path(__file__).resolve().parent / "words" / "phrases.yaml"
+LANGUAGE_PATH = Path(__file__).resolve().parent / "words" / "phrases.{lang}.yaml"
 MAX_LINE_CHARS = 199
 
 

@@ -1,19 +1,22 @@
-"""The offline planner's chat: one line for each message, read by :mod:`.requests`, worded by
-``phrases.yaml``. A mixin of :class:`~agent.games.tangram.planner.planner.Planner`: it answers from,
-and for requests changes, the planner's plan (:class:`~agent.games.tangram.planner.plan_state.PlanState`)."""
+"""The offline partner's chat: one line for each message, read by :mod:`.understand`, worded by
+``dialogue/words/phrases.yaml`` (and ``phrases.<lang>.yaml``). :class:`Conversation` sits beside the planner
+(:class:`~agent.games.tangram.planner.planner.Planner`), which it sees through the narrow
+:class:`Plan`: it answers from, and for requests changes, the plan
+(:class:`~agent.games.tangram.planner.plan_state.PlanState`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
 
+from agent.games.tangram.dialogue.intents import IntentModel, load_intents
+from agent.games.tangram.dialogue.language import Languages, load_languages
+from agent.games.tangram.dialogue.phrases import MAX_LINE_CHARS, Phrases, load_phrases
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import Fit
-from agent.games.tangram.planner.intents import IntentModel
-from agent.games.tangram.planner.language import Languages
 from agent.games.tangram.planner.library import Figure, FigureLibrary
-from agent.games.tangram.planner.phrases import MAX_LINE_CHARS, Phrases
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.requests import Request
 from agent.games.tangram.planner.steps import Step, build_order, next_step
@@ -37,53 +40,74 @@ def _showcase(names: tuple[str, ...]) -> list[str]:
     return (first + [n for n in names if n not in first])[:SHOWCASE]
 
 
-class ChatMixin:
-    """The chat half of the planner (the other half plays turns)."""
+class Plan(Protocol):
+    """What the conversation needs of the planner: its plan and figure, the figure library, and the
+    board as the plan sees it (fit, whose pieces, what may not be moved). The conversation reads
+    these and, for requests, changes the plan's state; it never plans a move itself."""
 
     state: PlanState
-    phrases: Phrases
     library: FigureLibrary
-    languages: Languages
-    intents: IntentModel
-    last_reply_kind: str
 
-    if TYPE_CHECKING:  # the planner's own, used here
-        @property
-        def figure(self) -> Figure: ...
+    @property
+    def figure(self) -> Figure: ...
 
-        def sync(self, objective: str, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> None:
-            ...
+    def sync(self, objective: str, board: Mapping[str, Pose], movers: Mapping[str, str] | None = None) -> None:
+        ...
 
-        def fit(self, board: Mapping[str, Pose], commit: bool = True) -> Fit: ...
+    def fit(self, board: Mapping[str, Pose], commit: bool = True) -> Fit: ...
 
-        def ours(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
+    def ours(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
 
-        def keep(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
+    def keep(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
 
-        def _set_figure(self, figure: Figure, exact: bool, announced: bool) -> None: ...
+    def skip(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
 
-        @property
-        def lines(self) -> Phrases: ...
+    def set_figure(self, figure: Figure, exact: bool, announced: bool) -> None: ...
 
-        def skip(self, board: Mapping[str, Pose]) -> frozenset[str]: ...
+    def promise(self, choices: list[str], fit: Fit, board: Mapping[str, Pose]) -> Step | None: ...
+
+    def open_pieces(self, fit: Fit, board: Mapping[str, Pose]) -> list[str]: ...
+
+    def by_size(self, pieces: list[str], size: str) -> list[str]: ...
+
+
+class Conversation:
+    """One session's chat with the partner, beside its :class:`Plan`: it owns the language resources
+    (the lines, the language markers, the meanings' model) and answers each line from the plan."""
+
+    def __init__(self, plan: Plan, phrases: Phrases | None = None, languages: Languages | None = None,
+                 intents: IntentModel | None = None) -> None:
+        self.plan = plan
+        self.phrases = phrases or load_phrases()
+        """The English lines and the words the conversation understands."""
+        self.languages = languages or load_languages()
+        self.intents = intents or load_intents()
+        self.last_reply_kind = ""
+        """The kind (phrase key) of the last chat reply, for tests and records."""
+
+    @property
+    def lines(self) -> Phrases:
+        """The lines in the partner's language (the language of their last chat line)."""
+        lang = self.plan.state.lang
+        return self.phrases if lang == self.phrases.lang else load_phrases(lang=lang)
 
     def chat(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> str:
         """One reply to ``message``; :attr:`last_reply_kind` says which kind of answer it is."""
-        st = self.state
+        st = self.plan.state
         made = st.announced_pose
         if made is not None and made.piece in board and shapes.placement_error(board[made.piece], made) <= 1.0:
             made = st.announced_pose = None  # the game shows it
         if made is not None:
             board = {**board, made.piece: made}
             movers = {**(movers or {}), made.piece: "agent"} if movers else None
-        self.sync(objective, board, movers)
-        fig = self.figure
-        fit = self.fit(board, commit=False)
+        self.plan.sync(objective, board, movers)
+        fig = self.plan.figure
+        fit = self.plan.fit(board, commit=False)
         order = build_order(fig, fit)
         todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
         slot_order = [fit.slot_of[p] for p in todo_first]
-        heard = understand(message, fig, self.library, self.phrases, self.languages, self.intents,
+        heard = understand(message, fig, self.plan.library, self.phrases, self.languages, self.intents,
                            order=slot_order, prefer=todo_first, last_piece=st.last_piece, offer=st.offer is not None)
         req = heard.request
         if req.intent == "other_language":
@@ -99,17 +123,17 @@ class ChatMixin:
              movers: Mapping[str, str] | None = None) -> None:
         """A line another speaker (the model) answered: a pass this planner agreed to for the rest of
         the game ("leave the rest to me") ends when the line asks the agent to play again."""
-        st = self.state
+        st = self.plan.state
         if st.skip_turns <= 1:
             return
-        self.sync(objective, board, movers)
-        self._resume_if_asked(understand(message, self.figure, self.library, self.phrases, self.languages,
+        self.plan.sync(objective, board, movers)
+        self._resume_if_asked(understand(message, self.plan.figure, self.plan.library, self.phrases, self.languages,
                                          self.intents, last_piece=st.last_piece).request)
 
     def _resume_if_asked(self, req: Request) -> None:
         """After "leave the rest to me", a request to play ends the pass."""
-        if self.state.skip_turns > 1 and req.intent in _RESUMES:
-            self.state.skip_turns = 0
+        if self.plan.state.skip_turns > 1 and req.intent in _RESUMES:
+            self.plan.state.skip_turns = 0
 
     def _say(self, key: str, **values: Any) -> str:
         """A chat line by key, in the partner's language, remembered as the kind of the last reply
@@ -118,7 +142,7 @@ class ChatMixin:
         return self.lines.raw("chat", key, **values)
 
     def _progress(self, fit: Fit, board: Mapping[str, Pose]) -> str:
-        fig = self.figure
+        fig = self.plan.figure
         missing = [fig.parts[fit.slot_of[p]] for p in build_order(fig, fit) if p not in fit.matched]
         return self.lines.raw("chat", "progress", placed=len(fit.matched), on_board=len(board), missing=missing[:4],
                               more=max(0, len(missing) - 4), figure=fig.name)
@@ -132,150 +156,54 @@ class ChatMixin:
 
     def _piece_facts(self, piece: str, fit: Fit, board: Mapping[str, Pose]) -> dict[str, Any]:
         """What is true of ``piece`` now: its part, where that is, whether it is in place, who moved it."""
-        fig = self.figure
+        fig = self.plan.figure
         return {"piece": piece, "part": fig.parts[fit.slot_of[piece]], "place": self._place_word(fit, piece),
                 "in_place": piece in fit.matched, "on_board": piece in board,
-                "mover": self.state.movers.get(piece, "") if piece in board else ""}
+                "mover": self.plan.state.movers.get(piece, "") if piece in board else ""}
 
     def _switch(self, figure: Figure) -> str:
-        previous = self.figure.name
-        self._set_figure(figure, exact=True, announced=True)
-        self.state.switched = True
+        previous = self.plan.figure.name
+        self.plan.set_figure(figure, exact=True, announced=True)
+        self.plan.state.switched = True
         return self._say("switch", figure=figure.name, description=figure.description, previous=previous)
 
     def _answer(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
-        st = self.state
-        fig = self.figure
-        base: dict[str, Any] = {"figure": fig.name, "description": fig.description}
-        say = self._say
+        """The reply of the meaning's handler (:data:`HANDLERS`); a handler that cannot answer this
+        line (None: no piece named, no offer open) leaves it to the question or fallback line."""
+        fig = self.plan.figure
         piece = req.piece
         if piece is None and req.slot is not None and req.intent in ("move", "rotate", "where", "unclear", "for_you"):
             piece = fit.piece_for_slot(req.slot)
-        if req.intent == "switch" and req.figure is not None:
-            return self._switch(req.figure)
-        if req.intent == "switch_offer" and req.figure is not None:
-            st.offer = req.figure
-            key = "switch_offer" if req.exact else "switch_related"
-            return say(key, figure=req.figure.name, previous=fig.name, what=req.what)
-        if req.intent == "yes" and st.offer is not None:
-            return self._switch(st.offer)
-        if req.intent == "no" and st.offer is not None:
-            st.offer = None
-            return say("switch_declined", **base)
-        if req.intent == "switch_same":
-            return say("switch_same", **base)
-        if req.intent == "pieces_question":
-            return say("pieces_question", what=req.what, piece=piece or "", kept=st.keep_human,
-                       mover=self._piece_facts(piece, fit, board)["mover"] if piece is not None else "", **base)
-        if req.intent == "switch_unknown":
-            return say("switch_unknown", what=req.what, names=", ".join(_showcase(self.library.names)),
-                       more=max(0, len(self.library) - SHOWCASE), **base)
-        if req.intent == "assign" and piece is not None:
-            return self._assign(piece, req, fit)
-        if req.intent in ("move", "rotate") and piece is not None:
-            if piece not in board:
-                return self._from_drawer(req, piece, fit, board)
-            st.pending = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
-            if req.intent == "move":
-                return say("move_ok", piece=piece, direction=req.direction)
-            return say("rotate_ok", piece=piece)
-        if req.intent == "place_near" and piece is not None:
-            return self._place_near(req, piece, board)
-        if req.intent == "where" and piece is not None:
-            return say("where", **{**base, **self._piece_facts(piece, fit, board)})
-        if req.intent == "unclear" and piece is not None:
-            return say("unclear", **{**base, **self._piece_facts(piece, fit, board)})
-        if req.intent == "prefer" and piece is not None:
-            part = fig.parts[fit.slot_of[piece]]
-            if piece in fit.matched:
-                return say("prefer_done", piece=piece, part=part)
-            st.first = piece
-            return say("prefer_move" if piece in board else "prefer_ok", piece=piece, part=part)
-        if req.intent == "keep":
-            st.keep_human = True
-            return say("keep_ok", **base)
-        if req.intent == "keep_piece" and piece is not None:
-            st.frozen.add(piece)
-            if st.first == piece:
-                st.first = None
-            if st.pending is not None and st.pending.piece == piece:
-                st.pending = None
-            if st.after_place is not None and st.after_place.piece == piece:
-                st.after_place = None
-            return say("keep_piece_ok", piece=piece, on_board=piece in board)
-        if req.intent == "strategy":
-            return self._strategy(req, fit, board)
-        if req.intent == "vague":
-            return self._vague(req.direction, fit, board, kind=req.what)
-        if req.intent == "spatial":
-            return self._spatial(req, fit, board)
-        if req.intent == "unknown_figure":
-            nearest = req.figure if req.figure is not None and req.figure.name != fig.name else None
-            st.offer = nearest
-            return say("unknown_figure", what=req.what, nearest=nearest.name if nearest else "",
-                       same=req.figure is not None and req.figure.name == fig.name, **base)
-        if req.intent == "release":
-            st.keep_human = False
-            return say("release_ok", **base)
-        if req.intent == "why":
-            return say("why", last=st.last_line) if st.last_line else say("why_nothing")
-        if req.intent == "disagree":
-            example = piece or st.last_piece or next(iter(fit.slot_of))
-            return say("disagree", last=st.last_line, piece=example, part=fig.parts[fit.slot_of[example]])
-        if req.intent == "undo":
-            example = piece or st.last_piece or next(iter(board), "Red")
-            other = next((p for p in board if p != example), next(p for p in fit.slot_of if p != example))
-            return say("undo", piece=example, other=other)
-        if req.intent == "resize":
-            return say("resize", **base)
-        if req.intent == "wait" and req.what:  # the partner plays the next piece, or the rest
-            st.skip_turns = HANDOVER_TURNS if req.what == "rest" else 1
-            return say("handover_ok", rest=req.what == "rest")
-        if req.intent == "wait":
-            st.skip_turns = 1
-            return say("wait_ok")
-        if req.intent == "next":
-            return self._next(fit, board)
-        if req.intent == "for_you":
-            return self._for_you(piece, fit, board)
-        if req.intent == "plan":
-            return say("plan", progress=self._progress(fit, board), **base)
-        if req.intent == "progress":
-            if len(fit.matched) == len(fit.slot_of):  # "are we done?" on a finished figure: yes
-                return say("next_done", **base)
-            self.last_reply_kind = "progress"
-            return self._progress(fit, board)
-        if req.intent in ("thanks", "praise", "how_are_you", "ack", "smalltalk"):
-            return say(req.intent, progress=self._progress(fit, board))
-        if req.intent in ("greeting", "bye", "identity", "help"):
-            return say(req.intent, **base)
-        if req.intent == "unknown_piece":
-            return say("unknown_piece", direction=req.direction)
+        heard = Heard(req, fit, board, piece, {"figure": fig.name, "description": fig.description})
+        handler = HANDLERS.get(req.intent)
+        reply = handler(self, heard) if handler is not None else None
+        if reply is not None:
+            return reply
         if req.question:
-            return say("unclear_question", progress=self._progress(fit, board), **base)
-        return say("fallback", placed=len(fit.matched), on_board=len(board), **base)
+            return self._say("unclear_question", progress=self._progress(fit, board), **heard.base)
+        return self._say("fallback", placed=len(fit.matched), on_board=len(board), **heard.base)
 
     def _from_drawer(self, req: Request, piece: str, fit: Fit, board: Mapping[str, Pose]) -> str:
         """A move or turn of a piece still in the drawer: placed next where the figure has it, then
         moved or turned on the turn after (or, when it cannot be placed next, said so)."""
-        step = self._promise([piece], fit, board)
+        step = self.plan.promise([piece], fit, board)
         if step is None or step.slot is None or step.action != "place":
             return self._say(f"{req.intent}_not_on_board", piece=piece)
-        self.state.after_place = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
-        return self._say(f"{req.intent}_place_first", piece=piece, part=self.figure.parts[step.slot],
+        self.plan.state.after_place = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
+        return self._say(f"{req.intent}_place_first", piece=piece, part=self.plan.figure.parts[step.slot],
                          direction=req.direction)
 
     def _next(self, fit: Fit, board: Mapping[str, Pose]) -> str:
-        st = self.state
-        fig = self.figure
+        st = self.plan.state
+        fig = self.plan.figure
         if st.pending is not None:
             if st.pending.kind == "place":
                 return self._say("place_near_ok", piece=st.pending.piece, relation=st.pending.direction,
                                  owner="", anchor=st.pending.anchor)
             key = "move_ok" if st.pending.kind == "move" else "rotate_ok"
             return self._say(key, piece=st.pending.piece, direction=st.pending.direction)
-        step = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=st.first,
-                         skip=self.skip(board))
+        step = next_step(fig, fit, board, self.plan.ours(board), keep=self.plan.keep(board), first=st.first,
+                         skip=self.plan.skip(board))
         if step.action == "complete":
             return self._say("next_done", figure=fig.name, description=fig.description)
         if step.piece is None or step.slot is None:
@@ -288,7 +216,7 @@ class ChatMixin:
     def _for_you(self, piece: str | None, fit: Fit, board: Mapping[str, Pose]) -> str:
         """A suggestion for the partner's own turn: the piece they asked about, else the first piece
         not in place (the agent's own next piece is left for the agent)."""
-        fig = self.figure
+        fig = self.plan.figure
         todo = [p for p in build_order(fig, fit) if p not in fit.matched]
         choice = piece if piece is not None and piece not in fit.matched else (todo[0] if todo else None)
         if choice is None:
@@ -298,7 +226,7 @@ class ChatMixin:
 
     def _place_near(self, req: Request, piece: str, board: Mapping[str, Pose]) -> str:
         """Put ``piece`` against the piece the partner named (or "my piece": the partner's last)."""
-        st = self.state
+        st = self.plan.state
         anchor = req.anchor
         owner = req.anchor_owner
         if anchor is None and req.anchor_owner:
@@ -316,42 +244,16 @@ class ChatMixin:
         st.pending = Pending("place", piece, direction=req.relation_words, relation=req.relation, anchor=anchor)
         return self._say("place_near_ok", anchor=anchor, **{**values, "owner": owner})
 
-    def _promise(self, choices: list[str], fit: Fit, board: Mapping[str, Pose]) -> Step | None:
-        """The first of ``choices`` the planner can really play next on this board, made the piece
-        it plays next (``first``): what the chat then says is what the next turn does."""
-        st = self.state
-        for piece in choices:
-            step = next_step(self.figure, fit, board, self.ours(board), keep=self.keep(board), first=piece,
-                             skip=self.skip(board))
-            if step.piece == piece and step.action in ("place", "move"):
-                st.first = piece
-                return step
-        return None
-
-    def _open(self, fit: Fit, board: Mapping[str, Pose]) -> list[str]:
-        """Pieces still to put in place that the planner may touch, drawer pieces first, in build order."""
-        barred = self.skip(board) | self.keep(board)
-        todo = [p for p in build_order(self.figure, fit) if p not in fit.matched and p not in barred]
-        return [p for p in todo if p not in board] + [p for p in todo if p in board]
-
-    @staticmethod
-    def _by_size(pieces: list[str], size: str) -> list[str]:
-        """``pieces`` biggest first (``size`` "big") or smallest first, in their order within a size
-        (sizes in small triangles, 1, 2 or 4: the square and the medium triangle are one size)."""
-        unit = shapes.piece_area("Green")
-        sizes = {p: round(shapes.piece_area(p) / unit) for p in pieces}
-        return sorted(pieces, key=lambda p: -sizes[p] if size == "big" else sizes[p])
-
     def _strategy(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
         """"Start with the big ones", "the roof first", "from the bottom": the next piece follows it."""
-        fig = self.figure
-        todo = self._open(fit, board)
+        fig = self.plan.figure
+        todo = self.plan.open_pieces(fit, board)
         if req.what == "theirs" and req.slot is not None:  # "I'll do the tail": its pieces are left to the partner
             # "the tail": that part, not the tail roots too; "the walls": both
             slots = [s for s in fig.order if fig.parts[s] == req.part.rstrip("s")] or \
                 fig.pieces_with_part(req.part) or [req.slot]
             pieces = [fit.piece_for_slot(s) for s in slots]
-            st = self.state
+            st = self.plan.state
             st.frozen.update(pieces)
             if st.first in pieces:
                 st.first = None
@@ -364,16 +266,16 @@ class ChatMixin:
             part = fig.parts[fit.slot_of[piece]]
             if piece in fit.matched:
                 return self._say("prefer_done", piece=piece, part=part)
-            step = self._promise([piece], fit, board)
+            step = self.plan.promise([piece], fit, board)
             if step is not None:
                 return self._say("strategy_part", piece=piece, part=part, move=step.action == "move")
         if req.what == "where":
             return self._vague(req.direction, fit, board, key="strategy_where")
         size = req.what if req.what in ("big", "small") else "big"
-        self.state.size_first = size  # kept: a piece the partner takes meanwhile is replaced by the next
-        ranked = self._by_size(todo, size)
+        self.plan.state.size_first = size  # kept: a piece the partner takes meanwhile is replaced by the next
+        ranked = self.plan.by_size(todo, size)
         wanted = "large triangle" if size == "big" else "small triangle"
-        step = self._promise(ranked[:_TRIES], fit, board)
+        step = self.plan.promise(ranked[:_TRIES], fit, board)
         if step is None or step.piece is None:
             return self._next(fit, board)
         values = {"piece": step.piece, "part": fig.parts[step.slot] if step.slot else "", "move": step.action == "move"}
@@ -384,15 +286,16 @@ class ChatMixin:
     def _vague(self, region: str, fit: Fit, board: Mapping[str, Pose], key: str = "vague_ok", kind: str = "") -> str:
         """"Put a piece near the top": the piece still to place whose part lies most that way (a
         triangle when the partner said one)."""
-        fig = self.figure
-        todo = self._open(fit, board)
+        fig = self.plan.figure
+        todo = self.plan.open_pieces(fit, board)
         if kind:
             named = [p for p in fit.slot_of if kind in shapes.kind(p)]
             todo = [p for p in todo if p in named] or todo
             done = [p for p in named if p in fit.matched]
             if done and len(done) == len(named):  # "do something with the big triangle": both are in place
-                then = next_step(fig, fit, board, self.ours(board), keep=self.keep(board), first=self.state.first,
-                                 skip=self.skip(board))
+                plan = self.plan
+                then = next_step(fig, fit, board, plan.ours(board), keep=plan.keep(board), first=plan.state.first,
+                                 skip=plan.skip(board))
                 return self._say("vague_in_place", pieces=done, done_parts=[fig.parts[fit.slot_of[p]] for p in done],
                                  figure=fig.name, piece=then.piece or "", move=then.action == "move",
                                  part=fig.parts[then.slot] if then.slot else "")
@@ -406,7 +309,7 @@ class ChatMixin:
             return {"top": cy, "bottom": -cy, "left": cx, "right": -cx,
                     "middle": abs(cx - mid[0]) + abs(cy - mid[1])}.get(region, 0.0)
 
-        step = self._promise(sorted(todo, key=score)[:_TRIES], fit, board)
+        step = self.plan.promise(sorted(todo, key=score)[:_TRIES], fit, board)
         if step is None or step.piece is None or step.slot is None:
             return self._next(fit, board)
         if key == "vague_ok" and step.action == "move":
@@ -416,8 +319,8 @@ class ChatMixin:
 
     def _spatial(self, req: Request, fit: Fit, board: Mapping[str, Pose]) -> str:
         """Space, symmetry or a part of the figure: what the figure does there, and how to change it."""
-        fig = self.figure
-        example = req.piece or self.state.last_piece or fig.order[0]
+        fig = self.plan.figure
+        example = req.piece or self.plan.state.last_piece or fig.order[0]
         base = {"figure": fig.name, "description": fig.description, "piece": example}
         if req.what == "space":
             return self._say("spatial_space", **base)
@@ -427,16 +330,16 @@ class ChatMixin:
                                          place=self._place_word(fit, p)) for p in req.pieces[:3])
         other = next((p for p in board if p != example), next(p for p in fig.order if p != example))
         # The pieces the partner named are the ones played next, each where the figure has it.
-        open_named = [p for p in self._open(fit, board) if p in req.pieces]
-        step = self._promise(open_named[:_TRIES], fit, board)
+        open_named = [p for p in self.plan.open_pieces(fit, board) if p in req.pieces]
+        step = self.plan.promise(open_named[:_TRIES], fit, board)
         promised = {"next": step.piece, "next_part": fig.parts[step.slot], "move": step.action == "move"} \
             if step is not None and step.piece is not None and step.slot is not None else {"next": ""}
         return self._say("spatial_part", facts=facts, other=other, **promised, **base)
 
     def _assign(self, piece: str, req: Request, fit: Fit) -> str:
-        fig = self.figure
+        fig = self.plan.figure
         ph = self.phrases
-        st = self.state
+        st = self.plan.state
         if req.slot is None:
             parts = ", ".join(fig.parts[s] for s in fig.order)
             if req.what == "place" and req.part and piece not in fit.matched and piece not in st.frozen:
@@ -467,6 +370,270 @@ class ChatMixin:
         if req.what == "place" and piece not in st.frozen:
             st.first = piece  # "put yellow in the tail": played next, as that part
         return self._say("assign_ok", piece=piece, part=part)
+
+
+# ---------------------------------------------------------------- one handler per meaning
+
+
+@dataclass(frozen=True)
+class Heard:
+    """A line's request on its board: what every handler reads."""
+
+    req: Request
+    fit: Fit
+    board: Mapping[str, Pose]
+    piece: str | None
+    """The piece the line is about: named, or the one of the part it named."""
+    base: dict[str, Any]
+    """The figure's name and description, which many lines say."""
+
+
+Handler = Callable[[Conversation, Heard], "str | None"]
+HANDLERS: dict[str, Handler] = {}
+"""The handler of each meaning (``Request.intent``): its reply, or None when it cannot answer."""
+
+
+def meaning(*intents: str) -> Callable[[Handler], Handler]:
+    """Declare ``handler`` as the answer to ``intents`` (each meaning has one handler)."""
+    def register(handler: Handler) -> Handler:
+        for intent in intents:
+            if intent in HANDLERS:
+                raise ValueError(f"meaning {intent!r} has two handlers")
+            HANDLERS[intent] = handler
+        return handler
+    return register
+
+
+@meaning("switch")
+def _switch_to(c: Conversation, h: Heard) -> str | None:
+    return c._switch(h.req.figure) if h.req.figure is not None else None
+
+
+@meaning("switch_offer")
+def _switch_offer(c: Conversation, h: Heard) -> str | None:
+    if h.req.figure is None:
+        return None
+    c.plan.state.offer = h.req.figure
+    key = "switch_offer" if h.req.exact else "switch_related"
+    return c._say(key, figure=h.req.figure.name, previous=c.plan.figure.name, what=h.req.what)
+
+
+@meaning("yes")
+def _yes(c: Conversation, h: Heard) -> str | None:
+    offer = c.plan.state.offer
+    return c._switch(offer) if offer is not None else None
+
+
+@meaning("no")
+def _no(c: Conversation, h: Heard) -> str | None:
+    if c.plan.state.offer is None:
+        return None
+    c.plan.state.offer = None
+    return c._say("switch_declined", **h.base)
+
+
+@meaning("switch_same")
+def _switch_same(c: Conversation, h: Heard) -> str | None:
+    return c._say("switch_same", **h.base)
+
+
+@meaning("pieces_question")
+def _pieces_question(c: Conversation, h: Heard) -> str | None:
+    piece = h.piece
+    mover = c._piece_facts(piece, h.fit, h.board)["mover"] if piece is not None else ""
+    return c._say("pieces_question", what=h.req.what, piece=piece or "", kept=c.plan.state.keep_human,
+                  mover=mover, **h.base)
+
+
+@meaning("switch_unknown")
+def _switch_unknown(c: Conversation, h: Heard) -> str | None:
+    library = c.plan.library
+    return c._say("switch_unknown", what=h.req.what, names=", ".join(_showcase(library.names)),
+                  more=max(0, len(library) - SHOWCASE), **h.base)
+
+
+@meaning("assign")
+def _assign(c: Conversation, h: Heard) -> str | None:
+    return c._assign(h.piece, h.req, h.fit) if h.piece is not None else None
+
+
+@meaning("move", "rotate")
+def _move_or_turn(c: Conversation, h: Heard) -> str | None:
+    req, piece = h.req, h.piece
+    if piece is None:
+        return None
+    if piece not in h.board:
+        return c._from_drawer(req, piece, h.fit, h.board)
+    c.plan.state.pending = Pending(req.intent, piece, req.dx, req.dy, req.degrees, req.direction)
+    if req.intent == "move":
+        return c._say("move_ok", piece=piece, direction=req.direction)
+    return c._say("rotate_ok", piece=piece)
+
+
+@meaning("place_near")
+def _place_near(c: Conversation, h: Heard) -> str | None:
+    return c._place_near(h.req, h.piece, h.board) if h.piece is not None else None
+
+
+@meaning("where", "unclear")
+def _about_piece(c: Conversation, h: Heard) -> str | None:
+    if h.piece is None:
+        return None
+    return c._say(h.req.intent, **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})
+
+
+@meaning("prefer")
+def _prefer(c: Conversation, h: Heard) -> str | None:
+    piece = h.piece
+    if piece is None:
+        return None
+    part = c.plan.figure.parts[h.fit.slot_of[piece]]
+    if piece in h.fit.matched:
+        return c._say("prefer_done", piece=piece, part=part)
+    c.plan.state.first = piece
+    return c._say("prefer_move" if piece in h.board else "prefer_ok", piece=piece, part=part)
+
+
+@meaning("keep")
+def _keep(c: Conversation, h: Heard) -> str | None:
+    c.plan.state.keep_human = True
+    return c._say("keep_ok", **h.base)
+
+
+@meaning("keep_piece")
+def _keep_piece(c: Conversation, h: Heard) -> str | None:
+    piece, st = h.piece, c.plan.state
+    if piece is None:
+        return None
+    st.frozen.add(piece)
+    if st.first == piece:
+        st.first = None
+    if st.pending is not None and st.pending.piece == piece:
+        st.pending = None
+    if st.after_place is not None and st.after_place.piece == piece:
+        st.after_place = None
+    return c._say("keep_piece_ok", piece=piece, on_board=piece in h.board)
+
+
+@meaning("strategy")
+def _strategy(c: Conversation, h: Heard) -> str | None:
+    return c._strategy(h.req, h.fit, h.board)
+
+
+@meaning("vague")
+def _vague(c: Conversation, h: Heard) -> str | None:
+    return c._vague(h.req.direction, h.fit, h.board, kind=h.req.what)
+
+
+@meaning("spatial")
+def _spatial(c: Conversation, h: Heard) -> str | None:
+    return c._spatial(h.req, h.fit, h.board)
+
+
+@meaning("unknown_figure")
+def _unknown_figure(c: Conversation, h: Heard) -> str | None:
+    req, fig = h.req, c.plan.figure
+    nearest = req.figure if req.figure is not None and req.figure.name != fig.name else None
+    c.plan.state.offer = nearest
+    return c._say("unknown_figure", what=req.what, nearest=nearest.name if nearest else "",
+                  same=req.figure is not None and req.figure.name == fig.name, **h.base)
+
+
+@meaning("release")
+def _release(c: Conversation, h: Heard) -> str | None:
+    c.plan.state.keep_human = False
+    return c._say("release_ok", **h.base)
+
+
+def _last_said(c: Conversation, h: Heard) -> str:
+    """The agent's last turn line, to quote in the partner's language: as said when it was said in
+    that language; else (said before the partner wrote in another) its move said again in theirs."""
+    st = c.plan.state
+    last = st.last_line
+    if not last:
+        return last
+    said_in = c.languages.detect(last)  # an English line may read as no language at all: kept
+    if said_in == st.lang or (st.lang == c.phrases.lang and said_in not in c.languages.data.answered):
+        return last
+    piece = st.last_piece
+    if piece is None or piece not in h.fit.slot_of:
+        return ""
+    return c.lines.raw("chat", "last_move", piece=piece, part=c.plan.figure.parts[h.fit.slot_of[piece]])
+
+
+@meaning("why")
+def _why(c: Conversation, h: Heard) -> str | None:
+    last = _last_said(c, h)
+    return c._say("why", last=last) if last else c._say("why_nothing")
+
+
+@meaning("disagree")
+def _disagree(c: Conversation, h: Heard) -> str | None:
+    st = c.plan.state
+    example = h.piece or st.last_piece or next(iter(h.fit.slot_of))
+    return c._say("disagree", last=_last_said(c, h), piece=example,
+                  part=c.plan.figure.parts[h.fit.slot_of[example]])
+
+
+@meaning("undo")
+def _undo(c: Conversation, h: Heard) -> str | None:
+    board = h.board
+    example = h.piece or c.plan.state.last_piece or next(iter(board), "Red")
+    other = next((p for p in board if p != example), next(p for p in h.fit.slot_of if p != example))
+    return c._say("undo", piece=example, other=other)
+
+
+@meaning("resize")
+def _resize(c: Conversation, h: Heard) -> str | None:
+    return c._say("resize", **h.base)
+
+
+@meaning("wait")
+def _wait(c: Conversation, h: Heard) -> str | None:
+    st = c.plan.state
+    if h.req.what:  # the partner plays the next piece, or the rest
+        st.skip_turns = HANDOVER_TURNS if h.req.what == "rest" else 1
+        return c._say("handover_ok", rest=h.req.what == "rest")
+    st.skip_turns = 1
+    return c._say("wait_ok")
+
+
+@meaning("next")
+def _next(c: Conversation, h: Heard) -> str | None:
+    return c._next(h.fit, h.board)
+
+
+@meaning("for_you")
+def _for_you(c: Conversation, h: Heard) -> str | None:
+    return c._for_you(h.piece, h.fit, h.board)
+
+
+@meaning("plan")
+def _plan(c: Conversation, h: Heard) -> str | None:
+    return c._say("plan", progress=c._progress(h.fit, h.board), **h.base)
+
+
+@meaning("progress")
+def _progress(c: Conversation, h: Heard) -> str | None:
+    if len(h.fit.matched) == len(h.fit.slot_of):  # "are we done?" on a finished figure: yes
+        return c._say("next_done", **h.base)
+    c.last_reply_kind = "progress"
+    return c._progress(h.fit, h.board)
+
+
+@meaning("thanks", "praise", "how_are_you", "ack", "smalltalk")
+def _remark(c: Conversation, h: Heard) -> str | None:
+    return c._say(h.req.intent, progress=c._progress(h.fit, h.board))
+
+
+@meaning("greeting", "bye", "identity", "help")
+def _social(c: Conversation, h: Heard) -> str | None:
+    return c._say(h.req.intent, **h.base)
+
+
+@meaning("unknown_piece")
+def _unknown_piece(c: Conversation, h: Heard) -> str | None:
+    return c._say("unknown_piece", direction=h.req.direction)
 
 
 def _line(text: str) -> str:

@@ -1,0 +1,84 @@
+"""The partner's lines that are not the offline planner's phrases (``words/partner_lines.yaml``):
+each line once, with its words in every language the agent answers in. Loading checks that every
+line has every language and renders (StrictUndefined), so a line in one language only stops the
+start, not a participant's game. Rendering is pure (templates made once, cached)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import Environment, StrictUndefined, Template
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+from agent.games.tangram.protocol import clean_chat_text
+
+WORDS_DIR = Path(__file__).resolve().parent / "words"
+LINES_PATH = WORDS_DIR / "partner_lines.yaml"
+LANGUAGES = ("en", "pt")
+"""The languages every line is written in; the first is the game's own (the default)."""
+MAX_LINE_CHARS = 300
+"""A line is clipped to this: the game's chat box, not a paragraph."""
+
+
+class PartnerLineFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    languages: list[str]
+    lines: dict[str, dict[str, str]]
+
+    @field_validator("languages")
+    @classmethod
+    def _known(cls, v: list[str]) -> list[str]:
+        if tuple(v) != LANGUAGES:
+            raise ValueError(f"languages must be {list(LANGUAGES)}")
+        return v
+
+    @model_validator(mode="after")
+    def _every_language(self) -> PartnerLineFile:
+        for key, words in self.lines.items():
+            missing = [lang for lang in self.languages if not (words.get(lang) or "").strip()]
+            extra = sorted(set(words) - set(self.languages))
+            if missing or extra:
+                raise ValueError(f"line {key!r}: missing {missing}, unknown languages {extra}")
+        return self
+
+
+class PartnerLines:
+    """Renders a line by key in a language (the game's own for a language the lines lack)."""
+
+    def __init__(self, data: PartnerLineFile) -> None:
+        env = Environment(undefined=StrictUndefined, autoescape=False)
+        self._templates: dict[tuple[str, str], Template] = {
+            (key, lang): env.from_string(text) for key, words in data.lines.items() for lang, text in words.items()}
+        self.keys = tuple(data.lines)
+
+    def __call__(self, key: str, lang: str = LANGUAGES[0], /, **values: Any) -> str:
+        template = self._templates.get((key, lang)) or self._templates[(key, LANGUAGES[0])]
+        return clean_chat_text(template.render(**values), MAX_LINE_CHARS)
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: Path) -> PartnerLines:
+    return PartnerLines(PartnerLineFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+
+
+def load_partner_lines(path: str | Path | None = None) -> PartnerLines:
+    """The lines of ``path`` (default: the shipped ``words/partner_lines.yaml``); ValueError when one
+    lacks a language."""
+    return _load(Path(path or LINES_PATH).resolve())
+
+
+def partner_line(key: str, lang: str = LANGUAGES[0], /, **values: Any) -> str:
+    """One shipped line in ``lang``."""
+    return load_partner_lines()(key, lang, **values)
+
+
+def line_language(message: str) -> str:
+    """The language a reply to ``message`` is said in: one of :data:`LANGUAGES` (the offline chat's
+    reading of the line), the game's own for any other (CPU work: the first call loads dictionaries)."""
+    from agent.games.tangram.dialogue.language import load_languages
+
+    lang = load_languages().detect(message)
+    return lang if lang in LANGUAGES else LANGUAGES[0]

@@ -1,0 +1,145 @@
+"""The offline partner's replies, each in its situation, written out for a blind judge (issue 68, item 3).
+
+Each line of a reply set (``benchmarks/tangram/replies/heldback_replies.yaml``: its header says the
+format) is typed into a game of its objective at its stage, played by the offline planner (the
+agent's turns) and a cooperative partner (the participant's: the pieces the line names as theirs,
+else the figure's next missing piece, put where the figure has it), after the lines said earlier
+in that game. The reply is recorded with the situation a judge needs (objective, the board: each
+piece, who moved it, the part it stands for when in place; the agent's last move; the earlier
+lines) and the set's ``right_when``; the judge marks each right or wrong by ``replies/rubric.md``
+and never sees the code or the reply's kind. The score is the judge's marks, counted by
+``--score``.
+
+    python -m benchmarks.tangram.bench_replies --set FILE --out SHEET.jsonl    # play and record
+    python -m benchmarks.tangram.bench_replies --score SHEET.jsonl MARKS.yaml  # count the marks
+
+MARKS.yaml: ``{id: {right: true|false, rule: 1-5, note: ...}}``. The held-back set is run once,
+after the work it measures; sets for trying the harness are written apart from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+sys.path.insert(0, str(Path.cwd()))
+
+from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.planner import Planner, load_library
+from agent.games.tangram.planner.library import FigureLibrary
+from agent.games.tangram.planner.understand import warm
+
+STAGE_ROUNDS = {"start": 0, "early": 1, "mid": 2}
+"""Rounds (the agent's turn, then the participant's) played before the line; "done": the figure complete."""
+
+
+def _partner_places(planner: Planner, board: dict[str, Pose], movers: dict[str, str], wanted: list[str]) -> None:
+    """The participant's turn: a piece of ``wanted`` still in the drawer, else the figure's next
+    missing piece, where the figure (as the agent builds it) has it."""
+    fit = planner.fit(board, commit=False)
+    for piece in [p for p in wanted if p not in board] + [p for p in fit.slot_of if p not in board]:
+        board[piece] = fit.targets[piece]
+        movers[piece] = "partner"
+        return
+
+
+def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[Planner, dict[str, Pose], dict[str, str]]:
+    """The game of ``item`` just before its line."""
+    planner = Planner(library)
+    objective = item["objective"]
+    board: dict[str, Pose] = {}
+    movers: dict[str, str] = {}
+    wanted = list(item.get("partner") or [])
+    if item["stage"] == "done":
+        for _ in range(12):
+            d = planner.play(objective, board, movers)
+            if d.pose is not None:
+                board[d.pose.piece] = d.pose
+                movers[d.pose.piece] = "agent"
+            if len(board) == 7 and len(planner.fit(board, commit=False).matched) == 7:
+                break
+    for _ in range(STAGE_ROUNDS.get(item["stage"], 0)):
+        d = planner.play(objective, board, movers)
+        if d.pose is not None:
+            board[d.pose.piece] = d.pose
+            movers[d.pose.piece] = "agent"
+        _partner_places(planner, board, movers, wanted)
+    for line in item.get("before") or []:
+        planner.chat(objective, board, line, movers)
+        d = planner.play(objective, board, movers)
+        if d.pose is not None:
+            board[d.pose.piece] = d.pose
+            movers[d.pose.piece] = "agent"
+    return planner, board, movers
+
+
+def describe(planner: Planner, board: dict[str, Pose], movers: dict[str, str]) -> list[str]:
+    """The board as a judge reads it: each piece, who moved it, the part it stands for when in place."""
+    fit = planner.fit(board, commit=False)
+    fig = planner.figure
+    out = []
+    for piece in sorted(board):
+        part = fig.parts[fit.slot_of[piece]] if piece in fit.matched else "not in a place of the figure"
+        out.append(f"{piece}: moved by the {'agent' if movers.get(piece) == 'agent' else 'participant'}; {part}")
+    drawer = sorted(set(fit.slot_of) - set(board))
+    out.append(f"in the drawer: {', '.join(drawer) or 'none'}")
+    return out
+
+
+def play_set(items: list[dict[str, Any]], library: FigureLibrary) -> list[dict[str, Any]]:
+    rows = []
+    for item in items:
+        planner, board, movers = situation(item, library)
+        last = planner.state.last_line
+        started = time.perf_counter()
+        reply = planner.chat(item["objective"], board, item["say"], movers)
+        rows.append({"id": item["id"], "lang": item["lang"], "objective": item["objective"], "stage": item["stage"],
+                     "moving": bool(item.get("moving")), "before": item.get("before") or [],
+                     "board": describe(planner, board, movers), "agent_last_said": last, "say": item["say"],
+                     "reply": reply, "right_when": item["right_when"],
+                     "ms": round(1000 * (time.perf_counter() - started), 1)})
+    return rows
+
+
+def count(sheet: list[dict[str, Any]], marks: dict[str, dict[str, Any]]) -> str:
+    lines = []
+    for lang in ("en", "pt", None):
+        rows = [r for r in sheet if lang is None or r["lang"] == lang]
+        right = sum(1 for r in rows if marks.get(r["id"], {}).get("right"))
+        lines.append(f"{lang or 'all'}: {right} of {len(rows)} replies right ({100 * right / max(1, len(rows)):.0f} %)")
+    lines += [f"wrong {r['id']} (rule {marks[r['id']].get('rule')}): {r['say']!r} -> {r['reply']!r}"
+              for r in sheet if r["id"] in marks and not marks[r["id"]].get("right")]
+    unmarked = [r["id"] for r in sheet if r["id"] not in marks]
+    if unmarked:
+        lines.append(f"not marked: {', '.join(unmarked)}")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", type=Path, help="a reply set (YAML)")
+    ap.add_argument("--out", type=Path, help="the judging sheet to write (JSONL)")
+    ap.add_argument("--score", nargs=2, type=Path, metavar=("SHEET", "MARKS"), help="count a judge's marks")
+    args = ap.parse_args()
+    if args.score:
+        sheet = [json.loads(line) for line in args.score[0].read_text(encoding="utf-8").splitlines() if line]
+        print(count(sheet, yaml.safe_load(args.score[1].read_text(encoding="utf-8")) or {}))
+        return
+    if args.set is None or args.out is None:
+        ap.error("--set and --out, or --score")
+    library = load_library()
+    warm()
+    rows = play_set(yaml.safe_load(args.set.read_text(encoding="utf-8")), library)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    slow = max((r["ms"] for r in rows), default=0.0)
+    print(f"{len(rows)} replies written to {args.out} (slowest {slow:.0f} ms); judge them by rubric.md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""The conversation beside the planner: one handler per meaning, the plan seen through a narrow interface."""
+
+from __future__ import annotations
+
+from typing import get_args
+
+import pytest
+
+from agent.games.tangram.planner.conversation import HANDLERS, Conversation, Heard, Plan, meaning
+from agent.games.tangram.planner.planner import Planner
+from agent.games.tangram.planner.requests import Intent
+
+NOT_ANSWERED_BY_A_HANDLER = {"other", "other_language"}
+""""other": the question or fallback line; "other_language": answered before any handler, in that language."""
+
+
+def test_every_meaning_has_one_handler() -> None:
+    assert set(HANDLERS) == set(get_args(Intent)) - NOT_ANSWERED_BY_A_HANDLER
+
+
+def test_a_meaning_declared_twice_is_refused() -> None:
+    with pytest.raises(ValueError, match="two handlers"):
+        @meaning("thanks")
+        def again(c: Conversation, h: Heard) -> str | None:
+            return None
+
+
+def test_the_planner_is_a_plan_and_holds_its_conversation() -> None:
+    planner = Planner()
+    plan: Plan = planner
+    assert planner.conversation.plan is plan
+    assert not isinstance(planner, Conversation)
+
+
+def test_a_handler_that_cannot_answer_leaves_the_line_to_the_fallback() -> None:
+    planner = Planner()
+    planner.chat("A fish", {}, "yes")  # no offer is open: "yes" has nothing to accept
+    assert planner.last_reply_kind in ("fallback", "unclear_question", "ack")
+    planner.chat("A fish", {}, "thank you!")
+    assert planner.last_reply_kind == "thanks"
+
+
+def _one_turn(planner: Planner, objective: str) -> tuple[dict, dict]:
+    board: dict = {}
+    movers: dict = {}
+    d = planner.play(objective, board, movers)
+    assert d.pose is not None
+    board[d.pose.piece], movers[d.pose.piece] = d.pose, "agent"
+    return board, movers
+
+
+@pytest.mark.parametrize("line", ["porque é que mexeste nessa peça?", "não, está mal"])
+def test_a_portuguese_question_about_an_english_turn_line_is_answered_in_portuguese(line: str) -> None:
+    planner = Planner()
+    board, movers = _one_turn(planner, "A fish")
+    assert planner.state.last_line.startswith("I'm starting")
+    reply = planner.chat("A fish", board, line, movers)
+    assert "A minha última jogada: Pus o triângulo vermelho" in reply
+    assert "I'm" not in reply and "Red" not in reply
+
+
+def test_an_english_question_quotes_the_english_turn_line() -> None:
+    planner = Planner()
+    board, movers = _one_turn(planner, "A fish")
+    reply = planner.chat("A fish", board, "why did you do that?", movers)
+    assert reply == "My last move: " + planner.state.last_line
+
+
+def test_an_english_question_about_a_portuguese_turn_line_is_answered_in_english() -> None:
+    planner = Planner()
+    planner.chat("A fish", {}, "olá, vamos começar pelas peças grandes")
+    board, movers = _one_turn(planner, "A fish")
+    assert "triângulo" in planner.state.last_line
+    reply = planner.chat("A fish", board, "why did you move that piece?", movers)
+    assert "triângulo" not in reply and reply.startswith("My last move: I placed ")
