@@ -152,10 +152,12 @@ def test_the_participants_table_carries_the_online_columns_and_platform_ids_only
 
     with_ids = tmp_path / "with-ids"
     assert analyse(["--study", str(study), "--out", str(with_ids), "--jobs", "1", "--with-platform-ids"]) == 0
-    people = _by_id(_csv(with_ids / "participants.csv"), "participant")
-    assert (people["W00004"]["prolific_pid"], people["W00004"]["prolific_study"],
-            people["W00004"]["prolific_session"]) == (PROLIFIC_PID, "study-1", "session-1")
-    assert people["L0001"]["prolific_pid"] == ""
+    # With the flag the ids go to a key file kept apart; the tables stay pseudonymous.
+    keys = _by_id(_csv(with_ids / "key.csv"), "participant")
+    assert (keys["W00004"]["prolific_pid"], keys["W00004"]["prolific_study"],
+            keys["W00004"]["prolific_session"]) == (PROLIFIC_PID, "study-1", "session-1")
+    assert keys.get("L0001", {}).get("prolific_pid", "") == ""
+    assert not set(next(iter(_csv(with_ids / "participants.csv")))) & {"prolific_pid"}
 
 
 def test_platform_ids_need_a_study(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
