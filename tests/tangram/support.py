@@ -121,12 +121,18 @@ def other_tasks(before: set[asyncio.Task[Any]]) -> list[asyncio.Task[Any]]:
 
 
 class Chaos:
-    """A fake LLM that fails a third of the time, stalls a third and lies a third (seeded).
+    """A fake LLM that fails a third of the calls, stalls a third and lies a third.
+
+    The kind of a call comes from its index in a fixed cycle (fail, stall, lie, fail, ...), not from
+    the clock: however many calls a machine's speed lets in, their number says how many of each kind
+    there were (:meth:`expected_counts`). The seed picks what each failure, stall or lie is.
 
     Fails: 500, 503, 429 with Retry-After, a dropped connection, a body cut in half, an HTML page,
     a stall far past the request time-out. Stalls: a good answer after 0.2 .. 1.6 request
     time-outs, so some arrive and some time out. Lies: valid JSON with nonsense values.
     """
+
+    KINDS = ("fail", "stall", "lie")
 
     LIES: tuple[dict[str, Any] | str, ...] = (
         {**MOVE, "piece": "Pink"},
@@ -146,19 +152,19 @@ class Chaos:
     def __init__(self, seed: int, request_timeout: float) -> None:
         self.rng = random.Random(seed)
         self.request_timeout = request_timeout
-        self.counts = {"fail": 0, "stall": 0, "lie": 0}
-        self._deck: list[str] = []
+        self.counts = dict.fromkeys(self.KINDS, 0)
+        self.calls = 0
+        """Calls answered so far (the index of the next one)."""
 
-    def _draw(self) -> str:
-        # Shuffled blocks of three: each kind is a third of the calls however few calls there are.
-        if not self._deck:
-            self._deck = list(self.counts)
-            self.rng.shuffle(self._deck)
-        return self._deck.pop()
+    @classmethod
+    def expected_counts(cls, calls: int) -> dict[str, int]:
+        """How many calls of each kind the first ``calls`` calls were."""
+        return {kind: len(range(i, calls, len(cls.KINDS))) for i, kind in enumerate(cls.KINDS)}
 
     def __call__(self, req: dict[str, Any]) -> FakeReply:
         chat = is_chat_request(req)
-        kind = self._draw()
+        kind = self.KINDS[self.calls % len(self.KINDS)]
+        self.calls += 1
         if kind == "fail":
             self.counts["fail"] += 1
             return self.rng.choice([
