@@ -33,7 +33,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -73,21 +73,37 @@ def gguf_path() -> Path:
         raise LocalModelError(f"the Gemma 3 270M weights could not be assembled: {exc}") from exc
 
 
+THREADS_ENV = "TANGRAM_AGENT_MODEL_THREADS"
+"""``G`` or ``G,B``: the generating (and prompt-reading) threads of a local server started here, for the
+cores the model really gets: beside the real game in Chromium on 2 cores, ``1,1`` (docs/benchmarks.md)."""
+
+
 def default_threads() -> tuple[int, int]:
     """Threads for generating and for reading the prompt: every core reads the prompt (one batch,
     no waiting between threads), but one core is left free while generating. Each generated token
     makes the threads meet; on a 2-core machine shared with the game, the agent and a test run, two
     generating threads waited on each other at every token: 0.5-1 token a second instead of 21-24
-    with one thread (Gemma 3 270M on llama-cpp-python, load average 3)."""
+    with one thread (Gemma 3 270M on llama-cpp-python, load average 3). ``TANGRAM_AGENT_MODEL_THREADS``
+    (``G`` or ``G,B``) sets them for the cores the model gets beside a game that uses the rest."""
     cores = os.cpu_count() or 1
-    return max(1, cores - 1), cores
+    told = threads_from_env(os.environ.get(THREADS_ENV, ""))
+    return told if told is not None else (max(1, cores - 1), cores)
+
+
+def threads_from_env(text: str) -> tuple[int, int] | None:
+    """``"1"`` -> (1, 1), ``"1,2"`` -> (1, 2); None for anything else (pure)."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if not 1 <= len(parts) <= 2 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        return None
+    generate = int(parts[0])
+    return generate, int(parts[1]) if len(parts) == 2 else generate
 
 
 def server_command(kind: ServerKind, model: Path, port: int, context: int, threads: int | None,
                    batch_threads: int | None = None) -> list[str]:
     """The command line that serves ``model`` on 127.0.0.1:``port``; threads: see :func:`default_threads`."""
     generate, batch = default_threads()
-    generate, batch = threads or generate, batch_threads or max(batch, threads or 0)
+    generate, batch = threads or generate, batch_threads or (max(batch, threads or 0) if threads else batch)
     if kind == "llama-cpp-python":
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
                 "--port", str(port), "--n_ctx", str(context), "--model_alias", MODEL_ALIAS,
@@ -180,15 +196,19 @@ class ServerStatus:
     report: str = ""
     deaths: int = 0
 
+    log: str = ""
+    """The server's log, where llama-cpp-python times each answer (read by agent.core.llm.server_times)."""
+
     def to_json(self) -> str:
-        return json.dumps({"state": self.state, "report": self.report, "deaths": self.deaths})
+        return json.dumps({"state": self.state, "report": self.report, "deaths": self.deaths, "log": self.log})
 
 
 def read_status(path: Path) -> ServerStatus | None:
     """The status file's last word; None when there is none (or it cannot be read)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return ServerStatus(state=data["state"], report=str(data.get("report", "")), deaths=int(data.get("deaths", 0)))
+        return ServerStatus(state=data["state"], report=str(data.get("report", "")), deaths=int(data.get("deaths", 0)),
+                            log=str(data.get("log", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -330,6 +350,7 @@ class LocalModelServer:
                 f"Its log is {self.log_path}; it ends:\n    {tail}")
 
     def _set_status(self, status: ServerStatus) -> None:
+        status = replace(status, log=str(self.log_path or ""))
         self.status = status
         if self.status_path is None:
             return

@@ -48,3 +48,17 @@ def test_the_local_server_generates_on_all_cores_but_one_and_reads_the_prompt_on
     monkeypatch.setattr("os.cpu_count", lambda: None)
     single = server_command("llama-cpp-python", Path("m.gguf"), 8080, 8192, None)
     assert single[single.index("--n_threads") + 1] == "1" and single[single.index("--n_threads_batch") + 1] == "1"
+
+
+def test_the_threads_for_the_cores_the_model_gets_beside_the_game_come_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from agent.core.local_model import THREADS_ENV, server_command, threads_from_env
+
+    assert threads_from_env("1") == (1, 1) and threads_from_env("1,2") == (1, 2)
+    assert threads_from_env("") is None and threads_from_env("0") is None and threads_from_env("a,1") is None
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    monkeypatch.setenv(THREADS_ENV, "1,1")  # beside Chromium's software rendering on 2 cores
+    python = server_command("llama-cpp-python", Path("m.gguf"), 8080, 8192, None)
+    assert python[python.index("--n_threads") + 1] == "1" and python[python.index("--n_threads_batch") + 1] == "1"

@@ -182,3 +182,58 @@ async def test_the_message_names_the_time_limit_the_request_really_had() -> None
     said = re.search(r"timed out after ([\d.]+)s \(1 attempt\)", result.error)
     assert said is not None, result.error
     assert 0.5 < float(said.group(1)) <= 1.0, "the time to the deadline, not request_timeout's 0.2 s"
+
+
+async def test_a_miss_costs_one_deadline_once_the_next_decisions_do_not_wait_for_the_busy_server() -> None:
+    """Issue 69: a decision given up at its deadline leaves llama-cpp-python's server busy with it; the
+    next decisions are not sent behind it and do not wait out their own deadlines for the server either."""
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=5.0))
+        async with LLMClient(_config(fake, request_timeout=30), None) as client:
+            await client.ensure_dialect()
+            loop = asyncio.get_running_loop()
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 1.0)
+            for _ in range(2):  # turns with the same time as the one missed: no call can end in it
+                started = loop.time()
+                later = await client.complete_json(MESSAGES, SCHEMA, deadline=started + 1.0)
+                assert later.skipped, later.error
+                assert loop.time() - started < 0.3, "the turn did not wait out its deadline for the busy server"
+            assert len(fake.chat_requests) == 1
+
+
+async def test_a_benched_model_costs_the_turn_no_wait_for_the_servers_slot() -> None:
+    """Benched after two misses: the next decision is skipped at once although the server's slot is
+    still held by a request given up (the order that made issue 69's third turn wait 84 s)."""
+    async with FakeOpenAI(llama_cpp_python=True) as fake:
+        fake.enqueue(FakeReply.ok_json({"a": 1}, delay=5.0))
+        async with LLMClient(_config(fake, request_timeout=30), None) as client:
+            await client.ensure_dialect()
+            loop = asyncio.get_running_loop()
+            client.endpoint.pace.unfinished(0.5, missed=True)
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.5):
+                    await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 0.5)
+            assert client.endpoint.pace.benched
+            started = loop.time()
+            benched = await client.complete_json(MESSAGES, SCHEMA, deadline=started + 3.0)
+            assert benched.skipped and "missed its time" in (benched.error or ""), benched.error
+            assert loop.time() - started < 0.2
+
+
+async def test_a_first_decision_waits_for_a_long_priming_only_half_its_time() -> None:
+    """Nothing measured yet: the first turn waits for the start-up priming at most until half its time
+    is left for its own call, then its fallback plays (issue 69: the simulator's first turn waited 81
+    of its 90 s for a priming read at 20 tokens a second)."""
+    async with FakeOpenAI(llama_cpp_python=True, prime_delay=5.0, default_content='{"a": 3}') as fake:
+        async with LLMClient(_config(fake, request_timeout=5), None) as client:
+            loop = asyncio.get_running_loop()
+            client.prime_soon(LLMSample(MESSAGES, SCHEMA, "decide"))
+            while not client.endpoint.server_slot.in_flight:
+                await asyncio.sleep(0.01)
+            started = loop.time()
+            first = await client.complete_json(MESSAGES, SCHEMA, deadline=started + 2.0)
+            waited = loop.time() - started
+    assert first.skipped and "start-up prompt" in (first.error or ""), first.error
+    assert 0.8 <= waited <= 1.3, f"waited {waited:.2f} s of its 2 s for the priming"

@@ -34,15 +34,15 @@ def probes(fake: FakeOpenAI, kind: str = "dialect") -> list[RecordedRequest]:
 
 async def test_the_probes_go_out_together() -> None:
     async with FakeOpenAI(probe_delay=0.5) as fake, client_for(fake) as client:
-        started = asyncio.get_running_loop().time()
         dialect = await client.ensure_dialect(images=True)
-        took = asyncio.get_running_loop().time() - started
     sent = probes(fake)
     assert dialect.probed == "probed" and dialect.sends_images
     assert len(sent) == 6  # four message probes and two for the picture
     arrivals = [r.received_at for r in sent]
     assert max(arrivals) - min(arrivals) < 0.5, "every probe arrived before the first could be answered"
-    assert took < 2 * 0.5, "one round trip, not six"
+    # One round trip, not six: the server was answering all six at once (counted, not timed: the time
+    # the client takes around that round trip is a loaded machine's to stretch).
+    assert fake.max_in_flight == len(sent), fake.max_in_flight
 
 
 async def test_a_first_call_goes_out_with_the_probes_not_after_them() -> None:

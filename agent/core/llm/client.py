@@ -50,12 +50,14 @@ from agent.core.llm.endpoint import PLACEHOLDER_KEY, Endpoint
 from agent.core.llm.errors import Describer, ReplyTooLarge
 from agent.core.llm.gate import LLMGate
 from agent.core.llm.outage import PROBE_TIMEOUT_S, Outage
+from agent.core.llm.pace import PaceVerdict
 from agent.core.llm.probe import PROBE_HEADER
 from agent.core.llm.reply import read_reply
 from agent.core.llm.request import build_request, with_schema_note
 from agent.core.llm.result import LLMResult, Mode, Priority
 from agent.core.llm.sample import LLMSample
 from agent.core.llm.send import Reservation, Sender
+from agent.core.llm.server_times import ServerLog
 from agent.core.llm.window import TOO_LONG_FIX, fits
 from agent.core.prompts import PromptSet, load_prompts
 from agent.core.resources import prompts_dir
@@ -83,6 +85,9 @@ often: first after REMEASURE_FIRST_S, then twice as long after each measurement 
 MISS_SLACK_S = 0.5
 """A decision given up this close to its deadline (or later) missed its time."""
 REASK_SCALE = 0.5
+FIRST_CALL_SHARE = 0.5
+"""With no decision measured yet, a decision waits for a one-at-a-time server's slot (the priming, a
+request given up) at most until this share of its time is left for the call itself."""
 """A re-ask after an answer cut off at max_tokens halves every free-text bound."""
 
 Compact = Callable[[], Sequence[dict[str, Any]]]
@@ -125,6 +130,8 @@ class LLMClient:
         self._sender = Sender(config, self._sdk, self.gate, self.endpoint, self._errors)
         self.outage = Outage(self.base_url, self._server_answers, config.server_status)
         """Whether the server answers at all: while it does not, calls are not sent (one line each way)."""
+        self._server_log = ServerLog(config.server_status)
+        """A local llama-cpp-python server's log, where it times each answer (server_times.py)."""
         self._prime_task: asyncio.Task[LLMResult] | None = None
         self._remeasure_task: asyncio.Task[None] | None = None
         self._remeasure_wait = REMEASURE_FIRST_S
@@ -281,11 +288,22 @@ class LLMClient:
         if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
         await self.endpoint.read_server_once()  # which server it is
+        # The pace first: a benched or too slow endpoint costs the turn no wait, not even for the
+        # server's slot (a request given up may still hold it: issue 69's turn that waited 84 s for it).
+        loop = asyncio.get_running_loop()
+        left = deadline - loop.time()
+        verdict = self.endpoint.pace.verdict(left)
+        skipped = self._skip(verdict, left, messages, schema, schema_name, max_tokens, compact)
+        if skipped is not None:
+            return skipped
         reservation = None
         if self.endpoint.finishes_abandoned:
             # The probes first: they take the server's slot too, and this call is about to hold it.
             await self.ensure_dialect(images=has_images(messages), priority=priority)
-            reservation = await self._sender.reserve(priority, deadline)
+            # The slot is waited for only while a call of the recent length could still end in time;
+            # with nothing measured yet (the first turn, behind the start-up priming), half the time left.
+            needs = verdict.expected_s if verdict.expected_s is not None else left * FIRST_CALL_SHARE
+            reservation = await self._sender.reserve(priority, deadline - needs)
             if reservation is None:
                 busy = "the start-up prompt (priming)" if self._prime_task is not None \
                     and not self._prime_task.done() else "an earlier request"
@@ -296,18 +314,17 @@ class LLMClient:
                                  endpoint=self.endpoint.record())
         try:
             return await self._measured(messages, schema, schema_name, priority, max_tokens, deadline, compact,
-                                        reservation)
+                                        reservation, verdict)
         finally:
             if reservation is not None:
                 self._sender.release(reservation)  # unless its request took it over
 
-    async def _measured(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
-                        priority: Priority, max_tokens: int | None, deadline: float, compact: Compact | None,
-                        reservation: Reservation | None) -> LLMResult:
-        loop = asyncio.get_running_loop()
-        left = deadline - loop.time()
+    def _skip(self, verdict: PaceVerdict, left: float, messages: list[dict[str, Any]],
+              schema: dict[str, Any] | None, schema_name: str, max_tokens: int | None,
+              compact: Compact | None) -> LLMResult | None:
+        """The result of a decision the pace says not to send (benched: measured again in the
+        background), or None to send it."""
         pace = self.endpoint.pace
-        verdict = pace.verdict(left)
         if verdict.benched:
             self._remeasure_soon(messages, schema, schema_name, max_tokens, compact)
             return LLMResult(model=self._config.model, skipped=True, expected_s=verdict.expected_s,
@@ -322,6 +339,13 @@ class LLMClient:
                              error=f"not asked: recent answers took {verdict.expected_s:.1f} s, "
                                    f"{max(left, 0.0):.1f} s were left",
                              endpoint=self.endpoint.record())
+        return None
+
+    async def _measured(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
+                        priority: Priority, max_tokens: int | None, deadline: float, compact: Compact | None,
+                        reservation: Reservation | None, verdict: PaceVerdict) -> LLMResult:
+        loop = asyncio.get_running_loop()
+        pace = self.endpoint.pace
         started = time.monotonic()
         try:
             result = await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact,
@@ -499,6 +523,11 @@ class LLMClient:
             if text_once and self.dialect.structured != "text":
                 self.endpoint.adopt(replace(self.dialect, structured="text"), "plain text worked")
             await self._read(completion, result, parse_json=schema is not None, limit=limit)
+            if result.server is None and self.endpoint.finishes_abandoned:
+                # llama-cpp-python's answer has no timings; the server this agent started logged them.
+                result.server = await self._server_log.last_call()
+                if result.server is not None:
+                    result.cached_tokens = result.server.cached_tokens
             result.prompt_estimate = estimate_tokens(sent)
             if not prompt_arrived(result.prompt_tokens, result.prompt_estimate):
                 if self.endpoint.short_prompt(result, sent) and resent < MAX_RESENT:

@@ -59,6 +59,7 @@ def record_llm_result(transcript: Transcript | None, purpose: str, messages: Seq
         prompt_estimate=result.prompt_estimate, cached_tokens=result.cached_tokens, prompt_short=result.prompt_short,
         salvaged=result.salvaged, reasked_cut=result.reasked, prompt_form=result.prompt_form,
         reusable_share=round(result.reusable_share, 3),
+        server=None if result.server is None else result.server.record(),
         finish_reason=result.finish_reason,
         latency_s=round(result.latency_s, 3), elapsed_s=round(time.monotonic() - started, 3),
         attempts=len(result.attempts), fell_back_to_text=result.fell_back_to_text, **extra)

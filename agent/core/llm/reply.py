@@ -8,6 +8,7 @@ from typing import Any
 from agent.core.llm.errors import Describer
 from agent.core.llm.jsonfind import extract_json
 from agent.core.llm.result import LLMResult
+from agent.core.llm.server_times import from_timings
 
 OFF_LOOP_CHARS = 4_096
 """Replies longer than this are searched for JSON in a worker thread."""
@@ -34,6 +35,9 @@ async def read_reply(completion: Any, result: LLMResult, *, parse_json: bool, li
             result.completion_tokens = int(usage.completion_tokens or 0)
             details = getattr(usage, "prompt_tokens_details", None)
             result.cached_tokens = int(getattr(details, "cached_tokens", 0) or 0)
+        result.server = from_timings(getattr(completion, "timings", None))  # llama-server's own numbers
+        if result.server is not None and not result.cached_tokens:
+            result.cached_tokens = result.server.cached_tokens
     except (AttributeError, IndexError, TypeError, ValueError) as exc:
         result.error = f"malformed response from provider ({type(exc).__name__})"
         return

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.core.llm.server_times import ServerCall
+
 Mode = Literal["json_schema", "json_object_schema", "json_object", "text"]
 """How JSON is asked for: OpenAI's ``json_schema``; ``json_object`` with the schema inside (the
 llama.cpp family's form, enforced there by a grammar); plain ``json_object``; plain text with the
@@ -66,6 +68,9 @@ class LLMResult:
     """Not sent: the endpoint's recent decisions took longer than the time left before the deadline."""
     expected_s: float | None = None
     """What the endpoint's recent decisions took (median) when this call was asked for."""
+    server: ServerCall | None = None
+    """What the server itself counted and timed for the answer (llama-server's ``timings``, or a local
+    llama-cpp-python server's log): :mod:`agent.core.llm.server_times`; None when it does not say."""
     prompt_short: bool = False
     """The server counted far fewer prompt tokens than were sent: parts of the prompt never arrived."""
 

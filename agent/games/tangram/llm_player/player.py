@@ -40,7 +40,7 @@ from agent.games.tangram.llm_player.salvage import Problem, salvage_answer
 from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.llm_player.stand_in import StandIn
 from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
-from agent.games.tangram.planner.candidates import NO_CANDIDATES, CandidateSet, propose_candidates
+from agent.games.tangram.planner.candidates import LETTERS, NO_CANDIDATES, CandidateSet, propose_candidates
 from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState
 
@@ -61,7 +61,13 @@ class _Unusable:
 
 class LLMPlayer(Player):
     name = "llm"
-    uses_images = True
+
+    @property
+    def uses_images(self) -> bool:  # type: ignore[override]
+        """Pictures are made for the model only while its endpoint may see them: a text model (the
+        probes found it does not, e.g. Gemma 3 270M on llama.cpp) is spared the pictures, their marks
+        and the prompt's words about them, and the CPU beside the game is spared making them (issue 69)."""
+        return self.client.dialect.sends_images
 
     def __init__(self, config: Config, client: LLMClient, prompts: PromptSet, transcript: Transcript,
                  planner: PlannerPlayer | None = None, spend: SpendGuard | None = None) -> None:
@@ -243,7 +249,7 @@ class LLMPlayer(Player):
         context.update(marks_context(marks.candidates, marks.board_layers, marks.drawer_layers),
                        has_board_image=marks.board is not None, has_drawer_image=marks.drawer is not None)
         messages, image_bytes = self._messages(template, context, marks.images)
-        schema = move_schema(marks.candidates.letters)
+        schema = move_schema(self._schema_letters(marks.candidates))
         # Retries may add up to more than the turn has; stop in time for the fallback to play.
         result = await self._call(template, messages, schema, "tangram_move", image_bytes, view.decide_by,
                                   marks.images, compact=self._compact(template, context, marks.images))
@@ -316,6 +322,16 @@ class LLMPlayer(Player):
         line = self._move_line(move.chat or "", pose.piece, f"I'm placing {pose.piece}.", purpose,
                                view.objective)
         return _seen(Decision(pose, line, move.reasoning, source), marks)
+
+    def _schema_letters(self, candidates: CandidateSet) -> list[str]:
+        """The candidate letters the schema allows: every letter the config can offer, not only this
+        turn's, so the schema (told in the system message to a server without strict schemas) is
+        byte-identical from call to call and a server's prompt cache keeps it (issue 69). The prompt
+        lists the letters really offered; a letter not offered is dropped by the salvage."""
+        count = self.config.llm.candidates
+        if not count:
+            return list(candidates.letters)
+        return sorted({*LETTERS[:count], *candidates.letters})
 
     def _move_line(self, chat: str, piece: str, default: str, purpose: str, objective: str) -> str:
         """The model's line for its move, or ``default`` (recorded) when it is empty, degenerate (the
