@@ -46,6 +46,7 @@ import aiohttp
 import psutil
 from websockets.asyncio.client import connect
 
+from agent.core.studies.files import transcripts_dir
 from agent.core.testing.fake_openai import FakeOpenAI
 from agent.games.tangram.sim.client import GameClient
 from agent.games.tangram.sim.simgame import SimGame
@@ -66,7 +67,7 @@ READY = "served on http://"
 
 
 def write_study(folder: Path, base_url: str, deadline: float, participants: int) -> Path:
-    config = {"player": "llm", "turn": {"deadline": deadline}, "transcripts": {"dir": str(folder / "transcripts")},
+    config = {"player": "llm", "turn": {"deadline": deadline},
               "llm": {"base_url": base_url, "api_key_required": False, "max_in_flight": max(32, participants)},
               "server": {"max_connections": max(1000, 2 * participants)}}
     (folder / "llm.yaml").write_text(json.dumps(config))
@@ -263,7 +264,8 @@ async def main() -> None:
     done = [r for r in results if isinstance(r, dict)]
     turns = [t for r in done for t in r["turns"]]
     latencies = [lat for _, lat in turns]
-    own = [ms for path in sorted((folder / "transcripts").glob("*.jsonl")) for ms in own_times_ms(path)]
+    # A study's transcripts go beside its database (study.db: study-transcripts/), whatever the config says.
+    own = [ms for path in sorted(transcripts_dir(folder / "study.db").glob("*.jsonl")) for ms in own_times_ms(path)]
     mib = 2**20
     peak_bytes = max(peak[0], hwm or 0)
     print(f"participants={args.participants} games_each=2 ai_turns_per_game={args.turns} llm_delay_s={args.delay:g} "
