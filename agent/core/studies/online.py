@@ -50,7 +50,7 @@ from typing import Any, Literal
 from agent.core.studies.questionnaires import Step, check_answers
 from agent.core.studies.run import Assignment, StudyRun
 from agent.core.studies.spend import SpendMeter
-from agent.core.studies.store import OnlineEntry, ParticipantRow, StoredAnswer, StoreError
+from agent.core.studies.store import OnlineEntry, ParticipantRow, StoreError
 from agent.core.studies.study_file import OnlineSpec
 
 CODE_BYTES = 18
@@ -263,9 +263,8 @@ class OnlineRun:
         checked, problems = check_answers(q.specs[current.questionnaire], answers, other, len(row.conditions))
         if problems:
             raise AnswerError(problems)
-        stored = [StoredAnswer(a.item, a.value, a.other, a.failed_check) for a in checked]
         lang = self._language(language or row.language)
-        await self.run.store.submit_page(row.id, step, lang, stored, q.attention.allowed_failures)
+        await self.run.store.submit_page(row.id, step, lang, checked, q.attention.allowed_failures)
         fresh = await self.run.store.participant(row.id)
         return None if fresh is None else await self._visit(fresh)
 

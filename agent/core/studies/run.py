@@ -38,7 +38,6 @@ from agent.core.studies.store import (
     GameRow,
     ParticipantRow,
     ParticipantState,
-    StoredAnswer,
     StoreError,
     StudyStore,
     Submitted,
@@ -292,8 +291,7 @@ class StudyRun:
             raise StoreError("; ".join(problems))
         await self.store.open_page(pid, step.index, step.questionnaire, step.position,
                                    q.item_order(step.questionnaire, pid, step.index))
-        stored = [StoredAnswer(a.item, a.value, a.other, a.failed_check) for a in checked]
-        return await self.store.submit_page(pid, step.index, q.language(language), stored,
+        return await self.store.submit_page(pid, step.index, q.language(language), checked,
                                             q.attention.allowed_failures)
 
     async def _row(self, pid: str) -> ParticipantRow:

@@ -32,6 +32,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_random
 
 from agent.core.studies.migrations import SchemaTooNew, migrate
 from agent.core.studies.plan import Plan, Slot
+from agent.core.studies.questionnaires import Answer
 
 BUSY_TIMEOUT_MS = 10_000
 ParticipantState = Literal["active", "paused", "dropped", "completed"]
@@ -158,15 +159,6 @@ def _page(row: sqlite3.Row) -> PageRow:
                    tuple(json.loads(row["item_order"])), row["shown_at"],
                    json.loads(row["draft"]) if row["draft"] else None, row["language"], row["submitted_at"],
                    row["seconds"])
-
-
-@dataclass(frozen=True)
-class StoredAnswer:
-    item: str
-    value: Any
-    """JSON-ready: a number, a text, a list of option values, or None (left out)."""
-    other: str | None = None
-    failed_check: bool = False
 
 
 @dataclass(frozen=True)
@@ -711,7 +703,7 @@ class StudyStore:
             await cursor.close()
         return bool(changed)
 
-    async def submit_page(self, pid: str, step: int, language: str, answers: Sequence[StoredAnswer],
+    async def submit_page(self, pid: str, step: int, language: str, answers: Sequence[Answer],
                           allowed_failures: int) -> Submitted:
         """Save page ``step``'s checked answers, in one transaction with the checks that the page is the
         participant's open one (shown, not submitted, the participant still in the study). Failed
