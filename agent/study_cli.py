@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from agent.core.config import ConfigError
+from agent.core.studies.lab import LAB_PAGES_PORT, lab_address, lab_link
 from agent.core.studies.online import Invite, OnlineRun
 from agent.core.studies.report import format_status, participant_line
 from agent.core.studies.run import StudyRun
@@ -27,12 +28,17 @@ from agent.core.studies.study_file import OnlineSpec, Study
 from agent.games import read_study
 
 ACTIONS = ("next", "pause", "resume", "drop")
-SUBCOMMANDS = (*ACTIONS, "status", "invite", "withdraw")
+SUBCOMMANDS = (*ACTIONS, "status", "invite", "withdraw", "link")
 
 
 def _study_file(command: argparse.ArgumentParser) -> None:
     """``--study FILE``, required: how every subcommand takes the study file."""
     command.add_argument("--study", type=Path, required=True, metavar="FILE", help="the study file")
+
+
+def _pages_port(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--pages-port", type=int, default=LAB_PAGES_PORT, metavar="PORT",
+                         help=f"the lab's pages' port, as the agent's --lab-pages (default {LAB_PAGES_PORT})")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,6 +57,16 @@ def _parser() -> argparse.ArgumentParser:
         command = sub.add_parser(action, help=helps[action], description=helps[action])
         command.add_argument("participant", metavar="ID", help="participant id, e.g. P07")
         _study_file(command)
+        if action == "next":
+            _pages_port(command)
+    link = sub.add_parser(
+        "link", help="a new link to in-lab participant ID's pages (the old one stops working)",
+        description="With questionnaires, an in-lab participant answers them on pages the agent serves on this "
+                    "machine (127.0.0.1); 'study next' prints their link, and this makes a new one (the old one "
+                    "stops working), e.g. when the browser window was closed and the link lost.")
+    link.add_argument("participant", metavar="ID", help="participant id, e.g. P07")
+    _study_file(link)
+    _pages_port(link)
     status = sub.add_parser("status", help="participants per order sequence and per condition, completed, dropped",
                             description="The design's balance: participants per order sequence and per condition, "
                                         "completed and dropped out, and each participant's order and progress.")
@@ -127,9 +143,19 @@ async def _run(args: argparse.Namespace) -> str:
         if args.action == "status":
             status = await run.status()
             return status.model_dump_json(indent=2) if args.json else format_status(status)
+        if args.action == "link":
+            return _link_line(args.participant, await lab_link(run, args.participant), args.pages_port)
         changed = await {"next": run.next_participant, "pause": run.pause, "resume": run.resume,
                          "drop": run.drop}[args.action](args.participant)
-        return participant_line(changed)
+        line = participant_line(changed)
+        if args.action == "next" and study.questionnaires is not None:
+            line += "\n" + _link_line(args.participant, await lab_link(run, args.participant), args.pages_port)
+        return line
+
+
+def _link_line(pid: str, code: str, port: int) -> str:
+    return (f"{pid}'s pages (open on this machine's browser; their games start when the pages reach them): "
+            f"{lab_address(code, port)}")
 
 
 def main(argv: list[str] | None = None) -> int:

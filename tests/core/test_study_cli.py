@@ -143,9 +143,9 @@ def test_invite_needs_an_address(study: Path, capsys: pytest.CaptureFixture[str]
 def test_every_subcommand_takes_the_study_file_as_study_and_only_so(study: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     subcommands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
-    assert set(subcommands) == {"next", "pause", "resume", "drop", "status", "invite", "withdraw"}
+    assert set(subcommands) == {"next", "pause", "resume", "drop", "status", "invite", "withdraw", "link"}
     args = {"next": ["P01"], "pause": ["P01"], "resume": ["P01"], "drop": ["P01"], "status": [], "invite": ["--n", "2"],
-            "withdraw": ["P01"]}
+            "withdraw": ["P01"], "link": ["P01"]}
     for name, command in subcommands.items():
         option = next(a for a in command._actions if "--study" in a.option_strings)
         assert option.required and option.metavar == "FILE", name
@@ -188,3 +188,33 @@ def test_withdraw_deletes_the_participants_games_and_frees_their_sequence(study:
     assert main(["study", "next", "P02", "--study", str(study)]) == 0
     rows = asyncio.run(after())[2]
     assert rows[1].sequence == rows[0].sequence  # the withdrawn participant's sequence went to the next
+
+
+def test_with_questionnaires_next_prints_the_participants_lab_link_and_link_makes_a_new_one(
+        study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from agent.core.studies.online import digest
+    from tests.questionnaire_study import QUESTIONNAIRES
+
+    study.write_text(STUDY + QUESTIONNAIRES)
+    assert main(["study", "next", "P01", "--study", str(study)]) == 0
+    out = capsys.readouterr().out
+    assert "P01's pages (open on this machine's browser" in out
+    first = out.split("http://127.0.0.1:8090/p/", 1)[1].split()[0]
+    assert main(["study", "link", "P01", "--study", str(study), "--pages-port", "9001"]) == 0
+    second = capsys.readouterr().out.split("http://127.0.0.1:9001/p/", 1)[1].split()[0]
+    assert first != second
+
+    async def linked() -> tuple[bool, bool]:
+        async with await StudyRun.open(read_study(study)) as run:
+            return (await run.store.by_link(digest(first)) is not None,
+                    await run.store.by_link(digest(second)) is not None)
+    assert asyncio.run(linked()) == (False, True)  # the new link replaced the old one
+    assert main(["study", "status", "--study", str(study)]) == 0
+    assert "at: questionnaire about (before the first game)" in capsys.readouterr().out
+    assert main(["study", "link", "P09", "--study", str(study)]) == 2
+    assert "no participant P09" in capsys.readouterr().err
+
+
+def test_without_questionnaires_next_prints_no_link(study: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", "next", "P01", "--study", str(study)]) == 0
+    assert "http://" not in capsys.readouterr().out

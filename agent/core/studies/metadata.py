@@ -5,7 +5,8 @@ commit when run from one), the game, the player kind, the model, a hash of the e
 with secrets removed, a hash of the prompt templates, and the study's free tags. Two sessions with
 the same config hash ran with the same settings (tags aside: they label participants and
 conditions and are recorded on their own), and the same template hash means the same prompts.
-A game of a study (agent/core/studies/) adds the study's name and plan hash (:func:`with_study`).
+A game of a study (agent/core/studies/) adds the study's name, its plan's hash and its analysis
+plan's hash (:func:`with_study`).
 """
 
 from __future__ import annotations
@@ -109,9 +110,11 @@ def study_metadata(config: GameConfig, templates: Path | None = None) -> dict[st
     }
 
 
-def with_study(metadata: Mapping[str, Any], study: str, plan_sha256: str, tags: Mapping[str, str]) -> dict[str, Any]:
+def with_study(metadata: Mapping[str, Any], study: str, plan_sha256: str, tags: Mapping[str, str],
+               analysis_sha256: str | None = None) -> dict[str, Any]:
     """``metadata`` (from :func:`study_metadata`) for a game of a study: the study's name, its plan's
-    hash, and ``tags`` (participant, condition, order) over the config's own tags."""
+    hash, its analysis plan's hash (None: the study file declares none), and ``tags`` (participant,
+    condition, order) over the config's own tags."""
     own = metadata.get("tags")
-    return {**metadata, "study": study, "plan_sha256": plan_sha256,
+    return {**metadata, "study": study, "plan_sha256": plan_sha256, "analysis_sha256": analysis_sha256,
             "tags": {**(own if isinstance(own, Mapping) else {}), **tags}}

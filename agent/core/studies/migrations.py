@@ -133,6 +133,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             participant TEXT PRIMARY KEY,
             withdrawn_at TEXT NOT NULL)""",
     ),
+    (  # 5: a participant's last sign of life in the flow (a page loaded or saved, an AI turn of their game),
+       # which the study's idle time-outs measure from
+        "ALTER TABLE participants ADD COLUMN active_at TEXT",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

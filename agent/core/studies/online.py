@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
+from agent.core.studies.idle import IdleLimits, Where, idle_for
 from agent.core.studies.questionnaires import Step, check_answers
 from agent.core.studies.run import Assignment, StudyRun
 from agent.core.studies.spend import SpendMeter
@@ -61,7 +62,7 @@ PLATFORM_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_INVITES_AT_ONCE = 10_000
 
 Stage = Literal["consent", "questionnaire", "play", "done", "refused", "dropped", "paused", "screened_out",
-                "withdrawn"]
+                "withdrawn", "timed_out"]
 
 
 class AnswerError(Exception):
@@ -219,6 +220,7 @@ class OnlineRun:
         their pages. Changes nothing else (a questionnaire page is recorded as shown)."""
         row = await self._by_code(code)
         if row is not None:
+            await self.run.store.touch(row.id)
             if language is not None and language != row.language and language in self.languages:
                 await self.run.store.set_place(row.id, row.place or "", language)
                 row = dataclasses.replace(row, language=language)
@@ -236,15 +238,7 @@ class OnlineRun:
     async def current_step(self, row: ParticipantRow) -> Step | None:
         """The participant's place in the flow: the first questionnaire page not submitted or game not
         completed (None: the flow is done, or the study has no questionnaires)."""
-        q = self.run.study.questionnaires
-        if q is None:
-            return None
-        done = await self.run.store.completed_games(row.id)
-        submitted = await self.run.store.submitted_steps(row.id)
-        for step in q.steps(self.run.study.plan.slots(row.sequence - 1)):
-            if (step.kind == "game" and step.position > done) or (step.kind == "page" and step.index not in submitted):
-                return step
-        return None
+        return await self.run.current_step(row)
 
     async def submit(self, code: str, step: int, language: str | None, answers: dict[str, Any],
                      other: dict[str, str]) -> Visit | None:
@@ -264,6 +258,7 @@ class OnlineRun:
         if problems:
             raise AnswerError(problems)
         lang = self._language(language or row.language)
+        await self.run.store.touch(row.id)
         await self.run.store.submit_page(row.id, step, lang, checked, q.attention.allowed_failures)
         fresh = await self.run.store.participant(row.id)
         return None if fresh is None else await self._visit(fresh)
@@ -274,7 +269,10 @@ class OnlineRun:
         row = await self._by_code(code)
         if row is None:
             return False
-        return await self.run.store.save_draft(row.id, step, {"answers": answers, "other": other})
+        saved = await self.run.store.save_draft(row.id, step, {"answers": answers, "other": other})
+        if saved:
+            await self.run.store.touch(row.id)
+        return saved
 
     async def withdraw(self, code: str) -> bool:
         """The participant asked to stop and have their data deleted (see :meth:`StudyRun.withdraw`);
@@ -309,6 +307,7 @@ class OnlineRun:
         row = await self._start(code)
         if row is None:
             return None
+        await self.run.store.touch(row.id)
         return await self._visit(await self.run.store.set_consent(row.id, given))
 
     async def ticket(self, code: str) -> tuple[str, Assignment] | None:
@@ -322,6 +321,7 @@ class OnlineRun:
         if visit.stage != "play" or visit.assignment is None:
             return None
         ticket = new_code()
+        await self.run.store.touch(row.id)
         await self.run.store.set_ticket(row.id, digest(ticket), visit.assignment.position)
         return ticket, visit.assignment
 
@@ -399,6 +399,38 @@ class OnlineRun:
             dropped.append(row.id)
         return dropped
 
+    @property
+    def idle_limits(self) -> IdleLimits:
+        return IdleLimits(self.spec.page_timeout_s, self.spec.game_timeout_s, self.spec.timeout_warning_s)
+
+    async def where(self, row: ParticipantRow) -> Where | None:
+        """Whether the participant is on a page (consent, a questionnaire) or at a game; None when
+        their flow is done."""
+        if self.spec.consent is not None and row.consent is None:
+            return "page"
+        if self.run.study.questionnaires is None:
+            return "game" if await self.run.store.next_slot(row) is not None else None
+        step = await self.current_step(row)
+        return None if step is None else ("page" if step.kind == "page" else "game")
+
+    async def apply_idle(self, now: datetime | None = None) -> list[tuple[str, str, bool]]:
+        """Online participants idle longer than the study allows where they are (:mod:`idle`) are timed
+        out: with ``on_leave: drop`` dropped out (their order sequence goes to the next participant),
+        with keep marked timed out, their place kept (a sign of life brings them back). Returns
+        (participant, why, dropped) for each."""
+        limits = self.idle_limits
+        if not limits.any:
+            return []
+        moment = now or datetime.now(UTC)
+        drop = self.spec.on_leave == "drop"
+        out = []
+        for row in await self.run.store.idle_candidates():
+            where = await self.where(row)
+            why = None if where is None else idle_for(limits, where, row.active_at or row.created_at, moment)
+            if why is not None and await self.run.store.time_out(row.id, why, drop):
+                out.append((row.id, why, drop))
+        return out
+
     async def _by_code(self, code: str | None) -> ParticipantRow | None:
         if not well_formed(code):
             return None
@@ -418,6 +450,8 @@ class OnlineRun:
         lang = self._language(row.language)
         if row.outcome == "withdrawn":
             return Visit(row.id, "withdrawn", done, total, language=lang)
+        if row.outcome == "timed_out" and row.state == "dropped":
+            return Visit(row.id, "timed_out", done, total, language=lang)
         if row.outcome == "screened_out":
             return Visit(row.id, "screened_out", done, total, None, self.spec.screen_out_code,
                          self.spec.screen_out_url, lang)

@@ -30,8 +30,12 @@ def participant_line(p: ParticipantStatus) -> str:
     following = f"; next game: {p.next_condition} ({p.completed + 1} of {p.games})" if p.next_condition else ""
     took = f" taken over from dropped {p.replaces}" if p.replaces else ""
     notes = "".join(f"; {n}" for n in participant_notes(p))
+    # The place says more than the rest of the line at a page, consent, or an early end (a game, done
+    # and dropped out are said already).
+    plain = p.place in ("", "done", "dropped out") or p.place.startswith(("game ", "paused at game "))
+    at = "" if plain else f"; at: {p.place}"
     return (f"{p.id} {p.state}: sequence {p.sequence} ({', '.join(p.order)}){took}, "
-            f"{p.completed} of {p.games} games completed{following}{notes}")
+            f"{p.completed} of {p.games} games completed{following}{at}{notes}")
 
 
 def format_status(status: StudyStatus) -> str:

@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field
 from agent.core.config import GameConfig, apply_tags
 from agent.core.studies.files import resolve_transcript, stored_transcript, transcripts_dir
 from agent.core.studies.metadata import with_study
+from agent.core.studies.place import last_texts, place_of
 from agent.core.studies.plan import Design
 from agent.core.studies.questionnaires import Step, check_answers
 from agent.core.studies.store import (
@@ -66,6 +67,8 @@ class Assignment:
     console: str | None = None
     """The condition's console takeover (wizard: the console plays every AI turn)."""
     games_per_condition: int = 1
+    analysis_hash: str | None = None
+    """The study's analysis plan's hash (None: the study file declares none)."""
 
     def tags(self) -> dict[str, str]:
         """participant, condition and order; with several games per condition also ``repeat``
@@ -78,7 +81,7 @@ class Assignment:
     def session_metadata(self, base: Mapping[str, Any]) -> dict[str, Any]:
         """``base`` (the condition's :func:`agent.core.studies.metadata.study_metadata`, made once at start-up)
         with the study, the plan's hash, and the tags participant, condition and order."""
-        return with_study(base, self.study, self.plan_hash, self.tags())
+        return with_study(base, self.study, self.plan_hash, self.tags(), self.analysis_hash)
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,12 @@ class ParticipantStatus(BaseModel):
     finished_page_at: str | None = Field(None, description="When they first saw the completion page.")
     dropped_at: str | None = Field(None, description="When they were dropped out (state dropped).")
     dropped_why: str | None = Field(None, description="Why they were dropped out, as far as the study knows.")
+    outcome: str | None = Field(None, description="How the participation ended early: screened_out, withdrawn, "
+                                                  "timed_out; None otherwise.")
+    place: str = Field("", description="Where they are in the flow: consent, a questionnaire page, a game, done, "
+                                       "screened out, withdrawn, timed out.")
+    last_text: str | None = Field(None, description="Their latest free-text answer (plain text, at most 200 "
+                                                    "characters), for the experimenter's eyes only.")
 
 
 class SequenceStatus(BaseModel):
@@ -196,6 +205,9 @@ class StudyRun:
         self.study = study
         self.store = store
         self._configs = {c.name: c for c in study.conditions}
+        self.pages_url: str | None = None
+        """In the lab with questionnaires: where this process serves the participants' pages
+        (``http://127.0.0.1:PORT``; tangram's online/lab.py sets it), for the console's links."""
 
     @classmethod
     async def open(cls, study: Study) -> StudyRun:
@@ -228,7 +240,8 @@ class StudyRun:
         slot = plan.slots(row.sequence - 1)[position - 1]
         condition = self._configs[slot.condition]
         bare = Assignment(self.study.name, plan.hash, row.id, slot.condition, slot.order, slot.position, slot.repeat,
-                          plan.games_per_participant(), condition.config, condition.console, plan.games_per_condition)
+                          plan.games_per_participant(), condition.config, condition.console, plan.games_per_condition,
+                          self.study.analysis_hash)
         return dataclasses.replace(bare, config=apply_tags(condition.config, bare.tags()))
 
     def assignment_of(self, row: ParticipantRow, position: int) -> Assignment:
@@ -243,6 +256,29 @@ class StudyRun:
             return None
         slot = await self.store.next_slot(row)
         return None if slot is None else self._assignment(row, slot.position)
+
+    async def playable(self) -> Assignment | None:
+        """The game a lab connection may play now: :meth:`current`, but only when the active
+        participant's flow has reached it (with questionnaires, the pages before it are answered on
+        the participant's pages, link of ``study next``); None otherwise (the connection waits)."""
+        row = await self.store.active()
+        if row is None:
+            return None
+        assignment = await self.current()
+        if assignment is None or self.study.questionnaires is None:
+            return assignment
+        step = await self.current_step(row)
+        return assignment if step is not None and step.kind == "game" and step.position == assignment.position \
+            else None
+
+    async def current_step(self, row: ParticipantRow) -> Step | None:
+        """The participant's place in the flow: the first questionnaire page not submitted or game not
+        completed (None: the flow is done, or the study has no questionnaires)."""
+        if self.study.questionnaires is None:
+            return None
+        done = await self.store.completed_games(row.id)
+        submitted = await self.store.submitted_steps(row.id)
+        return _current(self.steps_of(row), done, submitted)
 
     async def game_started(self, assignment: Assignment, session_id: str,
                            transcript: Path | None, ticket_sha256: str | None = None) -> StartedGame:
@@ -318,21 +354,35 @@ class StudyRun:
     async def _facts(self) -> dict[str, _Facts]:
         return _facts(await self.store.participant_records(), await self.store.events())
 
+    async def _texts(self) -> dict[str, str]:
+        q = self.study.questionnaires
+        if q is None:
+            return {}
+        kinds = {(name, item.id) for name, spec in q.specs.items() for item in spec.items
+                 if item.kind in ("short_text", "long_text")}
+        return last_texts(await self.store.free_texts(sorted(kinds)), kinds)
+
     async def _status_of(self, row: ParticipantRow, games: list[GameRow] | None = None,
-                         facts: _Facts | None = None) -> ParticipantStatus:
+                         facts: _Facts | None = None, submitted: set[int] | None = None,
+                         text: str | None = None) -> ParticipantStatus:
         games = await self.store.games(row.id) if games is None else games
         facts = (await self._facts()).get(row.id, _Facts()) if facts is None else facts
         done = len({g.position for g in games if g.completed})
         slots = self.study.plan.slots(row.sequence - 1)
         following = slots[done].condition if done < len(slots) and row.state in ("active", "paused") else None
         dropped_at, dropped_why = _dropped(row, facts)
+        submitted = await self.store.submitted_steps(row.id) if submitted is None else submitted
+        step = _current(self.steps_of(row), done, submitted)
+        asks = self.study.online is not None and self.study.online.consent is not None and (
+            row.online or self.study.questionnaires is not None)
+        place = place_of(row, step, done, len(slots), asks and row.consent is None)
         return ParticipantStatus(id=row.id, number=row.number, sequence=row.sequence, order=list(row.conditions),
                                  state=row.state, completed=done, games=len(slots), attempts=len(games),
                                  next_condition=following, replaces=row.replaces, created_at=row.created_at,
                                  online=row.online, source=row.source, consent=row.consent,
                                  consent_at=facts.consent_at, left_at=row.left_at,
                                  finished_page_at=facts.finished_page_at, dropped_at=dropped_at,
-                                 dropped_why=dropped_why)
+                                 dropped_why=dropped_why, outcome=row.outcome, place=place, last_text=text)
 
     async def status(self) -> StudyStatus:
         plan = self.study.plan
@@ -342,7 +392,13 @@ class StudyRun:
         for g in games:
             by_participant.setdefault(g.participant, []).append(g)
         facts = await self._facts()
-        people = [await self._status_of(r, by_participant.get(r.id, []), facts.get(r.id, _Facts())) for r in rows]
+        submitted: dict[str, set[int]] = {}
+        for page in await self.store.pages():
+            if page.submitted_at is not None:
+                submitted.setdefault(page.participant, set()).add(page.step)
+        texts = await self._texts()
+        people = [await self._status_of(r, by_participant.get(r.id, []), facts.get(r.id, _Facts()),
+                                        submitted.get(r.id, set()), texts.get(r.id)) for r in rows]
         sequences = [SequenceStatus(sequence=i + 1, order=list(seq),
                                     participants=sum(1 for r in rows if r.sequence == i + 1 and r.state != "dropped"),
                                     completed=sum(1 for r in rows if r.sequence == i + 1 and r.state == "completed"),
@@ -360,6 +416,14 @@ class StudyRun:
                            active=next((r.id for r in rows if r.state == "active"), None),
                            counts=counts, balanced=balanced, balance=balance,  # type: ignore[arg-type]
                            sequences=sequences, by_condition=conditions, participants=people)
+
+
+def _current(steps: list[Step], done: int, submitted: set[int]) -> Step | None:
+    """The first step of ``steps`` not done: a game past the ``done`` completed ones, a page not submitted."""
+    for step in steps:
+        if (step.kind == "game" and step.position > done) or (step.kind == "page" and step.index not in submitted):
+            return step
+    return None
 
 
 def _delete_transcripts(paths: list[Path]) -> int:

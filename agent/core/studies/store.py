@@ -82,6 +82,8 @@ class ParticipantRow:
     """How a participation ended early: screened_out, withdrawn, timed_out (state dropped); None otherwise."""
     place: str | None = None
     """Where they are in the flow, as the console shows it (e.g. "questionnaire partner (after game 1)")."""
+    active_at: str | None = None
+    """Their last sign of life in the flow (a page loaded or saved, an AI turn of their game ended)."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,7 @@ def _participant(row: sqlite3.Row) -> ParticipantRow:
                           row["state"], row["replaces"], row["created_at"], row["updated_at"], bool(row["online"]),
                           row["source"], row["prolific_pid"], row["prolific_study"], row["prolific_session"],
                           row["consent"], row["ticket_position"], row["left_at"], row["language"],
-                          row["attention_failures"], row["outcome"], row["place"])
+                          row["attention_failures"], row["outcome"], row["place"], row["active_at"])
 
 
 @dataclass(frozen=True)
@@ -494,6 +496,11 @@ class StudyStore:
         rows = await self._rows("SELECT * FROM participants WHERE ticket_sha256 = ?", (digest,))
         return _participant(rows[0]) if rows else None
 
+    async def invites_written(self) -> int:
+        """How many invitations were written (opened or not): the flow's first count."""
+        rows = await self._rows("SELECT COUNT(*) AS n FROM invites")
+        return int(rows[0]["n"])
+
     async def is_invite(self, digest: str) -> bool:
         """Whether an invitation's code hashes to ``digest`` (opened or not); changes nothing."""
         return bool(await self._rows("SELECT 1 FROM invites WHERE code_sha256 = ?", (digest,)))
@@ -570,12 +577,14 @@ class StudyStore:
         rows = await self._rows("SELECT * FROM participants WHERE prolific_pid = ? ORDER BY number", (prolific_pid,))
         return [_participant(r) for r in rows]
 
-    async def set_link(self, pid: str, digest: str) -> None:
+    async def set_link(self, pid: str, digest: str, why: str = "a new link (the same platform session came back)"
+                       ) -> None:
         """A new link code for ``pid`` (the old one stops working)."""
         async with self._write() as conn:
+            await _known_participant(conn, pid)
             await conn.execute("UPDATE participants SET link_sha256 = ?, updated_at = ? WHERE id = ?",
                                (digest, now(), pid))
-            await self._log(conn, pid, "link", "a new link (the same platform session came back)")
+            await self._log(conn, pid, "link", why)
 
     async def set_consent(self, pid: str, given: bool) -> ParticipantRow:
         """Record the answer to the consent page; a refusal drops the participant (their sequence goes
@@ -627,6 +636,9 @@ class StudyStore:
         """Attempt ``game_id`` has ended ``ended`` AI turns by finish so far (the server's own count)."""
         async with self._write() as conn:
             await conn.execute("UPDATE games SET ai_turns = MAX(ai_turns, ?) WHERE id = ?", (ended, game_id))
+            # An AI turn ends after the participant's own (their move or chat asked for it): a sign of life.
+            await conn.execute("UPDATE participants SET active_at = ? WHERE id = "
+                               "(SELECT participant FROM games WHERE id = ?)", (now(), game_id))
 
     async def ai_turns(self, pid: str, position: int, ticket_sha256: str) -> int:
         """AI turns the server saw ended in ``pid``'s game at ``position`` played under one ticket
@@ -660,6 +672,47 @@ class StudyStore:
         else:
             rows = await self._rows("SELECT COALESCE(SUM(spend_usd), 0) AS s FROM games WHERE participant = ?", (pid,))
         return float(rows[0]["s"])
+
+    # ------------------------------------------------------------------ idle time-outs
+
+    async def touch(self, pid: str) -> None:
+        """A sign of life of ``pid`` in the flow (their page loaded, answered or saved): the idle
+        time-outs count from now. A participant timed out but kept (``on_leave: keep``) is back."""
+        async with self._write() as conn:
+            cursor = await conn.execute("UPDATE participants SET outcome = NULL WHERE id = ? AND state = 'active' "
+                                        "AND outcome = 'timed_out'", (pid,))
+            back = cursor.rowcount
+            await cursor.close()
+            await conn.execute("UPDATE participants SET active_at = ? WHERE id = ?", (now(), pid))
+            if back:
+                await self._log(conn, pid, "back", "after a time-out")
+
+    async def idle_candidates(self) -> list[ParticipantRow]:
+        """Online participants in the flow (active, not timed out) whom an idle time-out may concern."""
+        rows = await self._rows("SELECT * FROM participants WHERE online = 1 AND state = 'active' "
+                                "AND outcome IS NULL ORDER BY number")
+        return [_participant(r) for r in rows]
+
+    async def time_out(self, pid: str, why: str, drop: bool) -> bool:
+        """``pid`` was idle too long (``why``): marked timed out, and with ``drop`` dropped out (their
+        order sequence goes to the next participant; a game still open for them ends, not completed).
+        False when they are no longer active or were timed out already (changed meanwhile)."""
+        async with self._write() as conn:
+            row = await _known_participant(conn, pid)
+            if row.state != "active" or row.outcome is not None:
+                return False
+            stamp = now()
+            state = "dropped" if drop else row.state
+            await conn.execute("UPDATE participants SET outcome = 'timed_out', state = ?, updated_at = ?, "
+                               "ticket_sha256 = CASE WHEN ? THEN NULL ELSE ticket_sha256 END WHERE id = ?",
+                               (state, stamp, drop, pid))
+            if drop:
+                await conn.execute("UPDATE games SET ended_at = ?, completed = 0, end_reason = 'timed out' "
+                                   "WHERE participant = ? AND ended_at IS NULL", (stamp, pid))
+                await self._log(conn, pid, "drop", f"timed out: {why}"[:MAX_REASON_CHARS])
+            else:
+                await self._log(conn, pid, "timed_out", why[:MAX_REASON_CHARS])
+        return True
 
     # ------------------------------------------------------------------ questionnaires and withdrawal
 
@@ -750,6 +803,18 @@ class StudyStore:
             f"{where} ORDER BY p.number, a.step, a.rowid", params)
         return [{**dict(r), "value": json.loads(r["value"]) if r["value"] is not None else None} for r in rows]
 
+    async def free_texts(self, items: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The answers that may hold free text: of the (questionnaire, item) pairs ``items`` (the text
+        items), and every "other" text; in the order of participants and pages (value decoded)."""
+        keys = [f"{q}/{i}" for q, i in items]
+        marks = ", ".join("?" * len(keys))
+        where = f"a.other IS NOT NULL OR (a.questionnaire || '/' || a.item) IN ({marks})" if keys \
+            else "a.other IS NOT NULL"
+        rows = await self._rows(
+            "SELECT a.participant, a.questionnaire, a.item, a.value, a.other FROM answers a JOIN participants p "
+            f"ON p.id = a.participant WHERE {where} ORDER BY p.number, a.step, a.rowid", keys)
+        return [{**dict(r), "value": json.loads(r["value"]) if r["value"] is not None else None} for r in rows]
+
     async def withdrawals(self) -> list[dict[str, Any]]:
         return [dict(r) for r in await self._rows("SELECT * FROM withdrawals ORDER BY withdrawn_at")]
 
@@ -774,7 +839,8 @@ class StudyStore:
                 "UPDATE participants SET state = 'dropped', outcome = 'withdrawn', prolific_pid = NULL, "
                 "prolific_study = NULL, prolific_session = NULL, consent = NULL, consent_at = NULL, "
                 "ticket_sha256 = NULL, ticket_position = NULL, left_at = NULL, finished_page_at = NULL, "
-                "language = NULL, attention_failures = 0, place = NULL, created_at = ?, updated_at = ? WHERE id = ?",
+                "language = NULL, attention_failures = 0, place = NULL, active_at = NULL, created_at = ?, "
+                "updated_at = ? WHERE id = ?",
                 (stamp, stamp, pid))
             await conn.execute("INSERT INTO withdrawals (participant, withdrawn_at) VALUES (?, ?)", (pid, stamp))
         async with self._lock:

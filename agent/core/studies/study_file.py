@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent.core.config import (
     MAX_REPORTED_ERRORS,
@@ -41,6 +41,7 @@ from agent.core.config import (
 )
 from agent.core.redact import Secrets
 from agent.core.resources import find_shipped_config
+from agent.core.studies.analysis_plan import AnalysisSpec, analysis_hash, check_analysis, scales_of
 from agent.core.studies.latin import MAX_CONDITIONS
 from agent.core.studies.plan import Design, Plan, make_plan
 from agent.core.studies.questionnaires import (
@@ -120,6 +121,22 @@ class OnlineSpec(StrictModel):
         "Shown to a participant screened out by failed attention checks (Prolific's screen-out code)."))
     screen_out_url: str | None = Field(None, pattern=r"^https://[^\s\"'<>]{1,2000}$", description=(
         "Where a screened-out participant is sent, a few seconds after their page says why."))
+    page_timeout_s: float | None = Field(None, ge=60, le=24 * 3600, description=(
+        "A participant showing no sign of life on a questionnaire or consent page for longer than this is timed "
+        "out (warned timeout_warning_s before) and handled as on_leave says. Unset: no limit."))
+    game_timeout_s: float | None = Field(None, ge=60, le=24 * 3600, description=(
+        "The same in a game: no AI turn of theirs ended (no move or chat of theirs) for this long. Unset: no limit."))
+    timeout_warning_s: float = Field(60.0, ge=10, le=3600, description=(
+        "How long before a time-out the participant's page warns them (with a button to say they are there)."))
+
+    @model_validator(mode="after")
+    def _warning_before_limits(self) -> OnlineSpec:
+        for name in ("page_timeout_s", "game_timeout_s"):
+            limit = getattr(self, name)
+            if limit is not None and self.timeout_warning_s >= limit:
+                raise ValueError(f"timeout_warning_s ({self.timeout_warning_s:g}) must be shorter than {name} "
+                                 f"({limit:g}): the warning comes before the time-out")
+        return self
 
 
 class StudyFile(StrictModel):
@@ -142,6 +159,8 @@ class StudyFile(StrictModel):
         "How many failed attention checks a participant may have."))
     partner_places: dict[str, list[str]] = Field(default_factory=dict, description=(
         "How a language other than en and pt names the partners by place: {de: [der erste Partner, ...]}."))
+    analysis: AnalysisSpec | None = Field(None, description=(
+        "The analysis plan: outcomes, comparison, tests, alpha, correction, exclusions (docs/study.md)."))
 
     @field_validator("languages")
     @classmethod
@@ -203,6 +222,13 @@ class Study:
     """The study file's online section (None: in-lab only)."""
     questionnaires: Questionnaires | None = None
     """The questionnaires and the flow (None: games only)."""
+    analysis: AnalysisSpec | None = None
+    """The analysis plan (None: the study file declares none)."""
+
+    @property
+    def analysis_hash(self) -> str | None:
+        """16 hex digits of the analysis plan's SHA-256 (None without a plan): in every session's record."""
+        return analysis_hash(self.analysis)
 
     def secrets(self) -> Secrets:
         """Every condition's secrets (API keys, tokens): what a process serving the study masks in
@@ -269,6 +295,10 @@ def _design_problems(spec: StudyFile) -> list[str]:
         partners = len(spec.conditions) if spec.design != "between" else 1
         problems += check_questionnaires(spec.languages, spec.questionnaires, spec.flow, known, partners,
                                          spec.partner_places)
+    if spec.analysis is not None:
+        after = spec.flow.after_each if spec.flow is not None else None
+        shown_after = list(after.values()) if isinstance(after, dict) else [after] if after else []
+        problems += check_analysis(spec.analysis, spec.design, known, scales_of(spec.questionnaires, shown_after))
     return problems
 
 
@@ -391,4 +421,4 @@ def load_study(path: str | Path, config_model_of: ConfigModelOf, default_game: s
     questionnaires = (questionnaires_of(spec.languages, spec.questionnaires, spec.flow, spec.attention,
                                         spec.partner_places) if spec.questionnaires else None)
     return Study(spec.name, path.resolve(), game, tuple(conditions), plan, store.resolve(), spec.online,
-                 questionnaires)
+                 questionnaires, spec.analysis)

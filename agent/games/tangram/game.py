@@ -37,6 +37,9 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="serve the experimenter console (default 127.0.0.1:8080; see docs/console.md)")
     group.add_argument("--console-token", metavar="TOKEN",
                        help="token for a console off loopback (default: a new one, printed at start)")
+    group.add_argument("--lab-pages", type=int, metavar="PORT",
+                       help="with --study and questionnaires, in the lab: the participants' pages' port on 127.0.0.1 "
+                            "(default 8090; 'study next --pages-port PORT' prints links to it)")
     from agent.games.tangram.online.public import add_arguments as add_online_arguments
     from agent.games.tangram.webgame.launch import add_arguments as add_browser_game_arguments
 
@@ -114,7 +117,27 @@ async def serve_study(run: StudyRun, args: argparse.Namespace) -> int:
     status = await run.status()
     print(f"Study {run.study.name} ({status.design}, {len(link.seats)} conditions, plan {status.plan_sha256}): "
           f"{status.balance}; active participant: {status.active or 'none yet'}", file=sys.stderr, flush=True)
-    return await _serve(config, args, None, link)
+    if run.study.questionnaires is None:
+        return await _serve(config, args, None, link)
+    return await _serve_with_lab_pages(run, config, args, link)
+
+
+async def _serve_with_lab_pages(run: StudyRun, config: Config, args: argparse.Namespace, link: StudyLink) -> int:
+    """The lab study with questionnaires: its participants' pages on loopback (online/lab.py) while it serves."""
+    from agent.core.studies.lab import LAB_PAGES_PORT
+    from agent.games.tangram.online.lab import LabPagesError, lab_pages
+
+    port = getattr(args, "lab_pages", None)
+    try:
+        async with lab_pages(run, LAB_PAGES_PORT if port is None else port) as pages:
+            print(f"Participants' pages (this machine only): {pages.url}/p/... - their games start when their pages "
+                  "reach them; each participant's link: python -m agent study next ID --study FILE"
+                  f"{'' if port is None else f' --pages-port {pages.port}'}", file=sys.stderr, flush=True)
+            return await _serve(config, args, None, link)
+    except LabPagesError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        await link.aclose()
+        return 2
 
 
 class _Refused(Exception):

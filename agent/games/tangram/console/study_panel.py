@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from agent.core.studies.lab import lab_link
 from agent.core.studies.run import StoreError, StudyRun
 from agent.games.tangram.console.messages import StudyAction
 
@@ -91,4 +92,8 @@ class StudyPanel:
         log.info("console: %s %s %s (recorded as %s)", message.action, p.id, p.state, message.who)
         await self.refresh()
         following = f"; next game: {p.next_condition}" if p.next_condition else ""
-        return f"{p.id} is {p.state}: {', '.join(p.order)} ({p.completed} of {p.games} games done){following}"
+        line = f"{p.id} is {p.state}: {', '.join(p.order)} ({p.completed} of {p.games} games done){following}"
+        if message.action == "next" and self.run.pages_url is not None:
+            # With questionnaires in the lab: the participant's pages, to open on the lab machine's browser.
+            line += f"; their pages (open on this machine): {self.run.pages_url}/p/{await lab_link(self.run, p.id)}"
+        return line

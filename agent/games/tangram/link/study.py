@@ -19,6 +19,9 @@ completed when the game closed the connection while no AI turn was running, afte
 during an AI turn or before that, an agent stopping (Ctrl-C, SIGTERM) or killed, or a session that
 failed, leaves it uncompleted: the next connection plays the same condition again (attempt 2).
 
+With questionnaires, the game waits until the participant's pages (the online pages on the lab
+machine's loopback, online/lab.py) reach it: :meth:`StudyRun.playable`.
+
 With no active participant, a connection waits: its frames are answered (a chat line saying the
 experimenter is setting up, and ``finish`` for a ``playRequest``, so the game never freezes) and
 each new frame asks again, so the game already open binds as soon as the experimenter starts a
@@ -159,10 +162,11 @@ class StudyLink:
         return Binding.of(seat, players=lambda _transcript: WaitingPlayer(line), metadata={})
 
     async def bind(self) -> Binding | None:
-        """The active participant's next game, with its condition's seat; None when nobody is active
-        (or the database cannot be read: logged)."""
+        """The active participant's next game, with its condition's seat; None when nobody is active,
+        when their flow is at a questionnaire page (their pages, online/lab.py, go on first), or when the
+        database cannot be read (logged)."""
         try:
-            assignment = await self.run.current()
+            assignment = await self.run.playable()
         except StoreError as exc:
             log.warning("study %s: %s", self.run.study.name, exc)
             return None

@@ -11,7 +11,10 @@
 | ``POST /api/answers|draft|withdraw`` | a questionnaire page's answers, what it holds so far, stop and delete |
 | ``/ws?ticket=<ticket>`` | the agent's socket (sockets.py) |
 
-Nothing else is served: no directory, no path outside these files, no console. Request bodies
+Nothing else is served: no directory, no path outside these files, no console. The lab's pages
+(lab.py: ``make_app`` without assets and sockets) serve only ``/p/<code>``, ``/s/<file>`` and the
+calls visit, consent, game (which then hands out no ticket: the lab's game window plays), answers,
+draft and withdraw. Request bodies
 are capped (``MAX_BODY``) and must arrive within ``Limits.body_s``; a call's body is validated
 (:class:`Call`: a flat JSON object of known fields and types) and anything else is answered 4xx with
 one line, never 500. Every page load, call, file, engine download and socket is counted against the
@@ -114,10 +117,19 @@ def _closing(request: web.Request, answer: web.HTTPException) -> web.HTTPExcepti
     return answer
 
 
-def visit_json(visit: Visit, online: OnlineRun) -> dict[str, Any]:
+def visit_json(visit: Visit, online: OnlineRun, lab: bool = False) -> dict[str, Any]:
+    """What the participant's page is told of where they stand. ``lab``: served to the lab machine
+    (lab.py): the game is the lab's own window, and no idle time-out applies."""
     out: dict[str, Any] = {"stage": visit.stage, "game": min(visit.games_done + 1, visit.games_total),
                            "games": visit.games_total, "language": visit.language,
                            "languages": list(online.languages)}
+    if lab:
+        out["lab"] = True
+    else:
+        limits = online.idle_limits
+        limit = limits.limit("game" if visit.stage == "play" else "page")
+        if limit is not None and visit.stage in ("consent", "questionnaire", "play"):
+            out["idle"] = {"limit_s": limit, "warn_s": limits.warn_s}
     if visit.stage == "questionnaire":
         out["page"] = visit.page
     if visit.stage == "screened_out":
@@ -132,15 +144,24 @@ def visit_json(visit: Visit, online: OnlineRun) -> dict[str, Any]:
     return out
 
 
-def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: RateLimiter,
+def make_app(online: OnlineRun, assets: Assets | None, sockets: GameSockets | None, limiter: RateLimiter,
              trusted_proxy: str | None) -> web.Application:
+    """The participants' origin. Without ``assets`` and ``sockets`` it is the lab's (lab.py): the same
+    pages and calls, no game in the page (the lab machine's own game window plays it, bound by
+    link/study.py when the flow reaches it), and no open recruitment."""
     static = _static()
-    prefix = f"/g/{assets.key}"
-    boot = html.escape(json.dumps(assets.boot(prefix)), quote=False)
-    play_page = StaticFile(PLAY_PAGE.replace("{boot}", boot).encode(),
-                           f'"{hashlib.sha256(boot.encode()).hexdigest()[:20]}"', "text/html")
-    asset_names = assets.names()
+    lab = assets is None or sockets is None
+    play_page = StaticFile(b"", '""', "text/html")
+    asset_names: set[str] = set()
+    if assets is not None:
+        boot = html.escape(json.dumps(assets.boot(f"/g/{assets.key}")), quote=False)
+        play_page = StaticFile(PLAY_PAGE.replace("{boot}", boot).encode(),
+                               f'"{hashlib.sha256(boot.encode()).hexdigest()[:20]}"', "text/html")
+        asset_names = set(assets.names())
     body_s = limiter.limits.body_s
+
+    def view(visit: Visit) -> dict[str, Any]:
+        return visit_json(visit, online, lab)
 
     def limited(kind: Kind) -> Callable[[Callable[[web.Request, Client], Awaitable[web.StreamResponse]]],
                                         Callable[[web.Request], Awaitable[web.StreamResponse]]]:
@@ -238,7 +259,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @limited("asset")
     async def asset(request: web.Request, client: Client) -> web.StreamResponse:
         name = request.match_info["name"]
-        if request.match_info["key"] != assets.key or name not in asset_names:
+        if assets is None or request.match_info["key"] != assets.key or name not in asset_names:
             raise web.HTTPNotFound()
         if not limiter.begin_download(client.address):
             return web.Response(status=429, text="Too many downloads at once; please wait a moment\n",
@@ -259,7 +280,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
             raise web.HTTPForbidden(text="this link is not part of the study\n")
         if visit.stage == "play":
             await online.left(data["code"], gone=False)  # back (a reload after the page said it closed)
-        return web.json_response(visit_json(visit, online))
+        return web.json_response(view(visit))
 
     @limited("api")
     async def api_consent(request: web.Request, client: Client) -> web.StreamResponse:
@@ -270,11 +291,16 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
             raise web.HTTPForbidden(text=f"{exc}\n") from None
         if visit is None:
             raise web.HTTPForbidden(text="this link is not part of the study\n")
-        return web.json_response(visit_json(visit, online))
+        return web.json_response(view(visit))
 
     @limited("api")
     async def api_game(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
+        if sockets is None:  # the lab: the lab's game window plays; the page waits for the game's end
+            visit = await online.visit(data["code"])
+            if visit is None:
+                raise web.HTTPForbidden(text="this link is not part of the study\n")
+            return web.json_response({"ticket": None, "visit": view(visit)})
         try:
             got = await online.ticket(data["code"])
         except StoreError as exc:
@@ -283,7 +309,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
             visit = await online.visit(data["code"])
             if visit is None:
                 raise web.HTTPForbidden(text="this link is not part of the study\n")
-            return web.json_response({"ticket": None, "visit": visit_json(visit, online)})
+            return web.json_response({"ticket": None, "visit": view(visit)})
         ticket, assignment = got
         # The participant's page that played so far (another tab) is told it was taken over.
         old = sockets.live.get(assignment.participant)
@@ -294,6 +320,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
     @limited("api")
     async def api_finished(request: web.Request, client: Client) -> web.StreamResponse:
         data = await body_of(request)
+        assert sockets is not None  # the lab has no /api/finished
         ticket, exit_code = data["ticket"], data["exit"]
         if ticket is None or exit_code is None:
             raise web.HTTPBadRequest(text="a game's end names its ticket and the engine's exit code\n")
@@ -316,7 +343,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
                      "message": "The game has not been played yet: play it with your partner, then press Finish."},
                     status=409)
             visit = await online.visit(data["code"]) or visit
-        return web.json_response(visit_json(visit, online))
+        return web.json_response(view(visit))
 
     @limited("api")
     async def api_answers(request: web.Request, client: Client) -> web.StreamResponse:
@@ -329,7 +356,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
             return web.json_response({"error": "not the current page", "problems": [str(exc)]}, status=409)
         if visit is None:
             raise web.HTTPForbidden(text="this link is not part of the study\n")
-        return web.json_response(visit_json(visit, online))
+        return web.json_response(view(visit))
 
     @limited("api")
     async def api_draft(request: web.Request, client: Client) -> web.StreamResponse:
@@ -345,10 +372,11 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
         if visit is None or visit.participant is None:
             # Not started: nothing of theirs is stored (an open visit keeps only its platform ids).
             return web.json_response({"stage": "withdrawn"})
-        old = sockets.live.get(visit.participant)
-        if old is not None and not old[0].closed:
-            await old[0].close(code=4002, message=b"the participant withdrew")
-        await sockets.settle(visit.participant)
+        if sockets is not None:
+            old = sockets.live.get(visit.participant)
+            if old is not None and not old[0].closed:
+                await old[0].close(code=4002, message=b"the participant withdrew")
+            await sockets.settle(visit.participant)
         await online.withdraw(data["code"])
         log.info("participant %s withdrew: their data was deleted", visit.participant)
         return web.json_response({"stage": "withdrawn"})
@@ -361,6 +389,7 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
 
     @limited("socket")
     async def socket(request: web.Request, client: Client) -> web.StreamResponse:
+        assert sockets is not None
         return await sockets.handle(request, client)
 
     async def no_icon(request: web.Request) -> web.StreamResponse:
@@ -368,18 +397,19 @@ def make_app(online: OnlineRun, assets: Assets, sockets: GameSockets, limiter: R
 
     app = web.Application(middlewares=[headers, errors], client_max_size=MAX_ANSWERS_BODY)
     app.router.add_get("/p/{code}", participant_page)
-    app.router.add_get("/join", join)
-    app.router.add_get("/play", play)
     app.router.add_get("/s/{name}", static_file)
-    app.router.add_get("/g/{key}/{name}", asset)
     app.router.add_post("/api/visit", api_visit)
     app.router.add_post("/api/consent", api_consent)
     app.router.add_post("/api/game", api_game)
-    app.router.add_post("/api/finished", api_finished)
-    app.router.add_post("/api/leave", api_leave)
     app.router.add_post("/api/answers", api_answers)
     app.router.add_post("/api/draft", api_draft)
     app.router.add_post("/api/withdraw", api_withdraw)
-    app.router.add_get("/ws", socket)
+    if not lab:
+        app.router.add_get("/join", join)
+        app.router.add_get("/play", play)
+        app.router.add_get("/g/{key}/{name}", asset)
+        app.router.add_post("/api/finished", api_finished)
+        app.router.add_post("/api/leave", api_leave)
+        app.router.add_get("/ws", socket)
     app.router.add_get("/favicon.ico", no_icon)
     return app

@@ -22,6 +22,7 @@ import errno
 import logging
 import sys
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from aiohttp import web
@@ -46,6 +47,10 @@ from agent.games.tangram.webgame.build import BuildError, build_game, default_ca
 log = logging.getLogger(__name__)
 
 LEAVE_SWEEP_S = 60.0
+IDLE_SWEEP_S = 10.0
+"""How often idle participants are looked for (a time-out comes at most this late)."""
+TIMED_OUT = 4003
+"""The close code of a game socket whose participant was timed out and dropped."""
 SHUTDOWN_S = 15.0
 
 
@@ -163,6 +168,30 @@ async def _sweep(online: OnlineRun) -> None:
             log.exception("handling participants who left failed")
 
 
+async def time_out_idle(online: OnlineRun, sockets: GameSockets | None, now: datetime | None = None) -> list[str]:
+    """One idle sweep (:meth:`OnlineRun.apply_idle`): a participant timed out and dropped loses their
+    game's socket; returns the ids timed out."""
+    timed_out = []
+    for pid, why, dropped in await online.apply_idle(now):
+        log.info("participant %s timed out (%s)%s", pid, why,
+                 ": dropped out, their order sequence goes to the next participant" if dropped
+                 else ": kept (on_leave: keep); a sign of life brings them back")
+        live = None if sockets is None else sockets.live.get(pid)
+        if dropped and live is not None and not live[0].closed:
+            await live[0].close(code=TIMED_OUT, message=b"timed out")
+        timed_out.append(pid)
+    return timed_out
+
+
+async def _idle_sweep(online: OnlineRun, sockets: GameSockets | None) -> None:
+    while True:
+        await asyncio.sleep(IDLE_SWEEP_S)
+        try:
+            await time_out_idle(online, sockets)
+        except Exception:  # the sweep must go on
+            log.exception("timing out idle participants failed")
+
+
 async def serve_online(run: StudyRun, request: PublicRequest) -> int:
     """Build (or reuse) the game and its public assets, then :func:`serve_assets`."""
     try:
@@ -217,6 +246,9 @@ async def serve_assets(run: StudyRun, assets: Assets, host: str, port: int, trus
                     seat.factory.prime_soon()
             sweeper = asyncio.create_task(_sweep(online))
             stack.callback(sweeper.cancel)
+            if online.idle_limits.any:
+                idler = asyncio.create_task(_idle_sweep(online, sockets))
+                stack.callback(idler.cancel)
             where = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
             spec = online.spec
             entry = (f"open recruitment: http://{where}/join?PROLIFIC_PID=..." if spec.recruitment == "open"

@@ -17,8 +17,8 @@ A study with questionnaires: each participant answers every page of their flow a
 the first game, after each, after the last), through the store as a participant's page would
 (``StudyRun.answer_page``: shown, checked, saved), with answers drawn per condition and the effect
 ``--effect CONDITION=POINTS`` puts on its scales (core/studies/simulated.py); participants take the
-study's languages in turn. The lab's pages are not built, so nothing enforces the flow: the pilot
-keeps to it.
+study's languages in turn. The pilot answers each page before the game it comes before, as the lab's
+pages would (online/lab.py): the study's binder binds a game only when the flow has reached it.
 """
 
 from __future__ import annotations

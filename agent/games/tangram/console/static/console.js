@@ -556,6 +556,8 @@ function renderStudy(study) {
     });
     cell(`${p.completed} of ${p.games} games` + (p.attempts > p.completed ? ` (${p.attempts} started)` : ""));
     cell(p.next_condition || "");
+    cell(p.place || "").className = "place";
+    cell(p.last_text || "").className = "wrote";  // typed by the participant: text, never markup
     cell(participantNotes(p)).className = "notes";
     const actions = cell("");
     actions.className = "actions";

@@ -26,6 +26,12 @@
       ended: "This link no longer takes part in the study. You may close this page.", endedTitle: "This link has ended",
       notOver: "The game is not over yet", backToGame: "Back to the game", continueGame: "I pressed Finish: continue",
       chosen: "chosen", notMoved: "not answered yet", invalidNumber: "a number",
+      labPlay: "Play this game in the game window on this computer. When the game has ended, this page goes on "
+        + "by itself.",
+      idleWarn: "Are you still there? Without any activity your participation ends in about {s} seconds.",
+      stillHere: "I am still here", timedOutTitle: "Your time ran out",
+      timedOut: "Your participation ended because the page was left without activity for too long. If you came "
+        + "from Prolific, please return your submission there. You may close this page.",
     },
     pt: {
       language: "Língua", next: "Seguinte", required: "(obrigatória)", optional: "(opcional)",
@@ -46,6 +52,12 @@
       ended: "Esta ligação já não faz parte do estudo. Pode fechar esta página.", endedTitle: "Esta ligação terminou",
       notOver: "O jogo ainda não terminou", backToGame: "Voltar ao jogo", continueGame: "Carreguei em Finish: continuar",
       chosen: "escolhido", notMoved: "ainda sem resposta", invalidNumber: "um número",
+      labPlay: "Jogue este jogo na janela do jogo neste computador. Quando o jogo terminar, esta página avança "
+        + "sozinha.",
+      idleWarn: "Ainda está aí? Sem atividade, a sua participação termina dentro de cerca de {s} segundos.",
+      stillHere: "Ainda estou aqui", timedOutTitle: "O seu tempo esgotou-se",
+      timedOut: "A sua participação terminou porque a página ficou demasiado tempo sem atividade. Se veio do "
+        + "Prolific, devolva lá a sua participação (return). Pode fechar esta página.",
     },
   };
   const fromLink = new URLSearchParams(window.location.search).get("lang");
@@ -82,6 +94,7 @@
   }
 
   function say(heading, paragraphs) {
+    clearTimeout(labTimer);
     card.querySelectorAll(".extras").forEach((bar) => bar.remove());
     frame.hidden = true;
     progress.hidden = true;
@@ -123,6 +136,8 @@
   }
 
   function show(visit) {
+    clearTimeout(labTimer);
+    armIdle(visit.idle);
     if (visit.language) language = visit.language;
     if (visit.languages) languages = visit.languages;
     document.documentElement.lang = language || "en";
@@ -133,6 +148,8 @@
       button(visit.consent.decline, false, async () => { await call("/api/consent", { given: false }); step(); });
     } else if (visit.stage === "questionnaire") {
       questionnaire(visit.page);
+    } else if (visit.stage === "play" && visit.lab) {
+      labGame(visit);
     } else if (visit.stage === "play") {
       play(visit);
     } else if (visit.stage === "done") {
@@ -141,6 +158,8 @@
       done(visit, t("screenedTitle"), t("screened"));
     } else if (visit.stage === "withdrawn") {
       withdrawn();
+    } else if (visit.stage === "timed_out") {
+      say(t("timedOutTitle"), [t("timedOut")]);
     } else if (visit.stage === "refused") {
       say(t("thanks"), [t("refused")]);
     } else if (visit.stage === "paused") {
@@ -148,7 +167,59 @@
     } else {
       say(t("endedTitle"), [t("ended")]);
     }
-    if (["questionnaire", "consent", "done", "screened_out"].includes(visit.stage)) extras(visit.stage);
+    if (["questionnaire", "consent", "done", "screened_out"].includes(visit.stage) || (visit.stage === "play" && visit.lab)) {
+      extras(visit.stage);
+    }
+  }
+
+  // ---- in the lab: the game is played in the lab's game window; this page waits for it to be recorded
+
+  let labTimer = null;
+
+  function labGame(visit) {
+    say(t("game") + " " + visit.game + " " + t("of") + " " + visit.games, [t("labPlay")]);
+    const waitFor = async () => {
+      try {
+        const now = await call("/api/visit", {});
+        if (now.stage !== "play" || now.game !== visit.game) { show(now); return; }
+      } catch (err) { /* the agent may be restarting: ask again */ }
+      labTimer = setTimeout(waitFor, 2000);
+    };
+    labTimer = setTimeout(waitFor, 2000);
+  }
+
+  // ---- the idle warning: the server times a participant out (the study's limits); this only warns
+
+  let idleTimer = null;
+  let idle = null;
+
+  function armIdle(limits) {
+    clearTimeout(idleTimer);
+    const shown = document.getElementById("idle-warning");
+    if (shown) shown.remove();
+    idle = limits || null;
+    if (idle) idleTimer = setTimeout(warnIdle, Math.max(0, idle.limit_s - idle.warn_s) * 1000);
+  }
+
+  function activity() { if (idle) armIdle(idle); }
+
+  function warnIdle() {
+    const box = field("div", { id: "idle-warning", className: "idle-warning" });
+    box.setAttribute("role", "alertdialog");
+    box.setAttribute("aria-labelledby", "idle-text");
+    box.appendChild(field("p", { id: "idle-text", textContent: t("idleWarn").replace("{s}", String(Math.round(idle.warn_s))) }));
+    const here = field("button", { type: "button", className: "primary", id: "still-here", textContent: t("stillHere") });
+    here.addEventListener("click", async () => {
+      box.remove();
+      try {
+        const now = await call("/api/visit", {});  // a sign of life the server counts
+        if (now.stage !== "questionnaire" && now.stage !== "play" && now.stage !== "consent") { show(now); return; }
+        armIdle(now.idle);
+      } catch (err) { say(t("wrong"), [String(err.message || err)]); }
+    });
+    box.appendChild(here);
+    document.body.appendChild(box);
+    here.focus();
   }
 
   // ---- the language chooser and "stop and delete my data", on every page of the flow
@@ -348,6 +419,7 @@
   }
 
   function scheduleDraft() {
+    activity();
     clearTimeout(draftTimer);
     draftTimer = setTimeout(saveDraftNow, 400);
   }
@@ -465,6 +537,7 @@
       endGame("exit", Number(event.data.code) || 0);
     } else if (event.data.kind === "turn-ended") {
       proceed.hidden = false;
+      activity();
     } else if (event.data.kind === "taken-over") {
       stopGame();
       say("This game continues elsewhere", ["Your game was opened in another window or tab, which now plays it. "
