@@ -1,5 +1,6 @@
 """``python -m agent.analyze [TRANSCRIPTS_DIR] --out DIR [--by TAG] [--prices FILE] [--study FILE
-[--with-platform-ids]]``: without a folder, the transcripts a study's database names."""
+[--with-platform-ids] [--results DIR]]``: without a folder, the transcripts a study's database names;
+``--results``: the study file's analysis plan run and written as a results page (analyze/results/)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import csv
 import os
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -34,7 +36,10 @@ def _parser() -> argparse.ArgumentParser:
                         help="folder of *.jsonl transcripts (searched recursively); with --study it may be left "
                              "out: then the transcripts the study's database names, wherever the study's folder "
                              "is now")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the tables and summary.html")
+    parser.add_argument("--out", type=Path, help="folder for the tables and summary.html (needed unless --results)")
+    parser.add_argument("--results", type=Path, metavar="DIR",
+                        help="with --study: run the study file's analysis plan and write results.html and the CSV "
+                             "files of every number on it here (docs/study.md, 'From data to results')")
     parser.add_argument("--by", action="append", default=[], metavar="TAG",
                         help="group the summary by this tag (repeatable; default: every tag that varies)")
     parser.add_argument("--study", type=Path, metavar="FILE",
@@ -84,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # summary.py imports them only where it uses them: check before any work is done.
         require("the analysis", "analysis", "pandas", "matplotlib")
+        if args.results is not None:
+            require("the results", "analysis", "scipy", "statsmodels")
     except MissingExtra as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -91,6 +98,16 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.transcripts is None and args.study is None:
         print("error: name a folder of transcripts, or a study (--study FILE) whose transcripts to read",
+              file=sys.stderr)
+        return 2
+    if args.results is not None and args.study is None:
+        print("error: --results goes with --study (the study file declares the analysis plan)", file=sys.stderr)
+        return 2
+    if args.out is None and args.results is None:
+        print("error: name a folder for the tables (--out DIR) or for the results (--results DIR)", file=sys.stderr)
+        return 2
+    if args.with_platform_ids and args.out is None:
+        print("error: --with-platform-ids writes key.csv beside the tables: name their folder (--out DIR)",
               file=sys.stderr)
         return 2
     if args.with_platform_ids and args.study is None:
@@ -115,6 +132,10 @@ def main(argv: list[str] | None = None) -> int:
         except (ConfigError, StoreError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
+        if args.results is not None and study.analysis is None:
+            print(f"error: study {args.study}: the study file declares no analysis plan (analysis: primary: ...; "
+                  "see docs/study.md, 'From data to results')", file=sys.stderr)
+            return 2
     missing: list[Path] = []
     if args.transcripts is not None:
         source = args.transcripts
@@ -131,7 +152,11 @@ def main(argv: list[str] | None = None) -> int:
         where = args.transcripts if args.transcripts is not None else f"the study's database ({args.study})"
         print(f"error: no *.jsonl transcripts in {where}", file=sys.stderr)
         return 2
-    results = analyse_files(paths, args.out, prices, args.jobs)
+    if args.out is None:
+        with tempfile.TemporaryDirectory(prefix="agent-analyze-") as scratch:  # the replays are not kept
+            results = analyse_files(paths, Path(scratch), prices, args.jobs)
+    else:
+        results = analyse_files(paths, args.out, prices, args.jobs)
     tables = combine(r.rows for r in results)
     tables.skipped += [f"{p}: named by the study's database, not found" for p in missing]
     links = [r.link for r in results if r.link is not None]
@@ -144,6 +169,22 @@ def main(argv: list[str] | None = None) -> int:
         columns = GROUPS
         print(f"study {study.study}: {len(study.participants)} participants, {len(study.games)} games started, "
               f"{matched} of them among these transcripts")
+    if args.results is not None:
+        assert study is not None
+        from agent.analyze.results.report import write_results
+
+        done = write_results(tables, study, args.results)
+        rules = ", ".join(f"{n} {rule}" for rule, n in done.excluded.items() if n)
+        print(f"results: {done.analysed} participant(s) analysed, {sum(done.excluded.values())} excluded"
+              + (f" ({rules})" if rules else ""))
+        if done.other_plans:
+            print(f"warning: sessions recorded another analysis plan ({', '.join(done.other_plans)}) than the "
+                  f"study file's now ({study.meta['analysis_sha256']}): the plan changed after they were played "
+                  "(the page says so)", file=sys.stderr)
+        for path in [done.page, *done.files]:
+            print(f"wrote {path}")
+    if args.out is None:
+        return 0
     written = write_summary(tables, args.out, args.by, source, links, columns)
     if study is not None and args.with_platform_ids:
         key = write_key(study.keys, args.out)

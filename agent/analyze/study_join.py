@@ -6,9 +6,10 @@ Each session row gets, from the study's database (matched by session id): ``part
 for the first), ``game_position``, ``repeat`` (with several games per condition), ``attempt``,
 ``game_completed``, ``participant_state`` and ``sequence``. Turns, chats and LLM calls get the
 same columns through their session. Sessions that are not the study's games keep them empty. Two
-more tables: ``participants`` (one row per participant: their order, state and games completed,
-and the online columns: source, consent and when, when their page closed, when they saw the
-completion page, when and why they were dropped; never Prolific's ids: with ``--with-platform-ids``
+more tables: ``participants`` (one row per participant: their order, state, how their
+participation ended early (screened out, withdrawn, timed out) and games completed, and the online
+columns: source, consent and when, when their page closed, when they saw the completion page, when
+and why they were dropped; never Prolific's ids: with ``--with-platform-ids``
 they go to ``key.csv``, a key file kept apart, so the tables stay pseudonymous) and ``study_games``
 (one row per game started, replays of interrupted ones included, with the path of its transcript as
 found now). With questionnaires: ``answers``, ``scores`` and ``items`` (answers.py).
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.analyze.tables import Tables
+from agent.core.studies.analysis_plan import AnalysisSpec
 
 FIRST = "(first)"
 ONLINE = ("online", "source", "consent", "consent_at", "left_at", "finished_page_at", "dropped_at", "dropped_why")
@@ -57,6 +59,14 @@ class StudyRows:
     """The study, its plan hash and each condition's config hash."""
     people: dict[str, tuple[int, tuple[str, ...]]] = field(default_factory=dict)
     """Each participant's sequence and conditions in their order."""
+    design: str = "within"
+    conditions: tuple[str, ...] = ()
+    analysis: AnalysisSpec | None = None
+    """The study file's analysis plan (``--results``)."""
+    consent_asked: bool = False
+    """An online consent page comes before the first game."""
+    invited: int = 0
+    """Invitations written ('study invite'); 0 when participants came otherwise."""
 
 
 async def _read(path: Path, platform_ids: bool) -> StudyRows:
@@ -69,14 +79,16 @@ async def _read(path: Path, platform_ids: bool) -> StudyRows:
     async with await StudyRun.open(study) as run:
         status = await run.status()
         games = await run.store.games()
-        records = {r["id"]: r for r in await run.store.participant_records()} if platform_ids else {}
+        records = {r["id"]: r for r in await run.store.participant_records()}
+        invited = await run.store.invites_written()
         files = {g.id: run.transcript_of(g) for g in games}
         folder = run.transcripts_dir
         pages = await run.store.pages()
         stored = await run.store.answers()
     participants = [{"participant": p.id, "number": p.number, "sequence": p.sequence, "order": " > ".join(p.order),
                      **{f"condition_{i}": c for i, c in enumerate(p.order, start=1)},
-                     "state": p.state, "games": p.games, "completed": p.completed, "attempts": p.attempts,
+                     "state": p.state, "ended_early": records.get(p.id, {}).get("outcome"), "games": p.games,
+                     "completed": p.completed, "attempts": p.attempts,
                      "replaces": p.replaces, "created_at": p.created_at,
                      **{name: getattr(p, name) for name in ONLINE}}
                     for p in status.participants]
@@ -87,7 +99,7 @@ async def _read(path: Path, platform_ids: bool) -> StudyRows:
     q = study.questionnaires
     answers = answer_rows(q, study.plan, people, pages, stored) if q is not None else []
     items = item_rows(q, len(study.plan.conditions)) if q is not None else []
-    meta = {"study": study.name, "plan_sha256": study.plan.hash,
+    meta = {"study": study.name, "plan_sha256": study.plan.hash, "analysis_sha256": study.analysis_hash,
             "config_sha256": {c.name: config_hash(c.config) for c in study.conditions}}
     sequences = {p.id: p.order for p in status.participants}
     states = {p.id: (p.state, p.sequence) for p in status.participants}
@@ -103,8 +115,9 @@ async def _read(path: Path, platform_ids: bool) -> StudyRows:
                      "transcript": str(files[g.id]) if files[g.id] is not None else None,
                      "started_at": g.started_at, "ended_at": g.ended_at, "end_reason": g.end_reason})
     transcripts = [f for f in files.values() if f is not None]
+    consent = study.online is not None and study.online.consent is not None
     return StudyRows(study.name, study.plan.hash, participants, rows, transcripts, folder, answers, items, keys,
-                     meta, people)
+                     meta, people, study.plan.design, study.plan.conditions, study.analysis, consent, invited)
 
 
 def read_study_rows(path: Path, platform_ids: bool = False) -> StudyRows:

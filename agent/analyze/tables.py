@@ -94,6 +94,21 @@ def _clip(value: Any) -> Any:
     return value[:MAX_TEXT_CHARS] if isinstance(value, str) else value
 
 
+def _turns_without_llm(records: Iterable[Mapping[str, Any]]) -> int:
+    """AI turns that began while the model could not be asked: its server down or gone (``llm_server``
+    records) or after a spend cap switched the session to the planner (``spend_cap``)."""
+    down = capped = False
+    turns: set[Any] = set()
+    for r in records:
+        if r["kind"] == "llm_server":
+            down = r.get("state") in ("down", "gone")
+        elif r["kind"] == "spend_cap":
+            capped = True
+        elif r["kind"] == "turn_start" and r.get("turn") is not None and (down or capped):
+            turns.add(r["turn"])
+    return len(turns)
+
+
 def session_rows(transcript: TranscriptFile, prices: Mapping[str, Price]) -> Tables:
     """The rows one transcript contributes to each table."""
     records = transcript.records
@@ -174,6 +189,7 @@ def session_rows(transcript: TranscriptFile, prices: Mapping[str, Price]) -> Tab
             turns[r["turn"]]["play"] = (f"candidate {r['candidate']}" if r.get("candidate")
                                         else "own" if source.startswith("llm") else source)
 
+    without_llm = _turns_without_llm(records)
     times = [t for t in (_number(r.get("t")) for r in records) if t is not None]
     turn_rows = sorted(turns.values(), key=lambda row: (str(type(row["turn"])), row["turn"]))
     seconds = [row["seconds"] for row in turn_rows if row.get("seconds") is not None]
@@ -188,13 +204,14 @@ def session_rows(transcript: TranscriptFile, prices: Mapping[str, Price]) -> Tab
         "player": start.get("player"), "model": start.get("model"), "agent_version": start.get("agent_version"),
         "revision": start.get("revision"), "config_sha256": start.get("config_sha256"),
         "study": start.get("study"), "plan_sha256": start.get("plan_sha256"),
+        "analysis_sha256": start.get("analysis_sha256"),
         "templates_sha256": start.get("templates_sha256"),
         "started_t": min(times) if times else None, "duration_s": (max(times) - min(times)) if times else None,
         "end_reason": end.get("reason"), "turns": len(turn_rows), "turns_ended": len(ended),
         "turn_seconds_mean": sum(seconds) / len(seconds) if seconds else None,
         "chats": len(chat_rows), "llm_calls": len(llm_rows),
         "llm_failures": sum(1 for row in llm_rows if row["outcome"] != "ok"),
-        "guard_overrides": len(guards), "thinking_lines": len(thinking),
+        "guard_overrides": len(guards), "thinking_lines": len(thinking), "turns_without_llm": without_llm,
         "prompt_tokens": sum(row["prompt_tokens"] for row in llm_rows),
         "completion_tokens": sum(row["completion_tokens"] for row in llm_rows),
         "est_cost_usd": sum(row["est_cost_usd"] for row in llm_rows) if llm_rows else 0.0,
