@@ -244,3 +244,25 @@ async def test_a_damaged_or_newer_database_is_one_line(study_path: Path) -> None
         conn.execute("PRAGMA user_version = 99")
     with pytest.raises(StoreError, match=f"its schema is version 99, this agent knows up to {SCHEMA_VERSION}"):
         await StudyRun.open(study)
+
+
+async def test_a_lab_game_waits_for_the_consent_its_participant_pages_ask(tmp_path: Path) -> None:
+    """With questionnaires and a consent text, the lab's participant pages open with the consent page:
+    no game of theirs is bound before they agreed, even where no questionnaire comes before it."""
+    import yaml
+
+    from agent.games import read_study
+
+    data = yaml.safe_load((ROOT / "configs" / "study-example.yaml").read_text())
+    data["questionnaires"].pop(data["flow"].pop("before_first"))
+    data["online"] = {"consent": "You agree to take part."}
+    data.pop("store", None)
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True))
+    async with await StudyRun.open(read_study(path)) as run:
+        await run.next_participant("P01")
+        assert await run.current() is not None
+        assert await run.playable() is None
+        await run.store.set_consent("P01", True)
+        playable = await run.playable()
+        assert playable is not None and playable.position == 1

@@ -267,9 +267,17 @@ class StudyRun:
         assignment = await self.current()
         if assignment is None or self.study.questionnaires is None:
             return assignment
+        if self.asks_consent(row) and row.consent != "given":
+            return None
         step = await self.current_step(row)
         return assignment if step is not None and step.kind == "game" and step.position == assignment.position \
             else None
+
+    def asks_consent(self, row: ParticipantRow) -> bool:
+        """The participant's pages open with the study's consent page: online, or in the lab when the
+        study has questionnaires (the lab's participant pages are the online ones)."""
+        return self.study.online is not None and self.study.online.consent is not None and (
+            row.online or self.study.questionnaires is not None)
 
     async def current_step(self, row: ParticipantRow) -> Step | None:
         """The participant's place in the flow: the first questionnaire page not submitted or game not
@@ -373,9 +381,7 @@ class StudyRun:
         dropped_at, dropped_why = _dropped(row, facts)
         submitted = await self.store.submitted_steps(row.id) if submitted is None else submitted
         step = _current(self.steps_of(row), done, submitted)
-        asks = self.study.online is not None and self.study.online.consent is not None and (
-            row.online or self.study.questionnaires is not None)
-        place = place_of(row, step, done, len(slots), asks and row.consent is None)
+        place = place_of(row, step, done, len(slots), self.asks_consent(row) and row.consent is None)
         return ParticipantStatus(id=row.id, number=row.number, sequence=row.sequence, order=list(row.conditions),
                                  state=row.state, completed=done, games=len(slots), attempts=len(games),
                                  next_condition=following, replaces=row.replaces, created_at=row.created_at,

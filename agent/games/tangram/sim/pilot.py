@@ -128,6 +128,8 @@ async def _answer_pages(run: StudyRun, pid: str, before: int | None, effects: Ma
     row = await run.store.participant(pid)
     if q is None or row is None:
         return 0
+    if run.asks_consent(row) and row.consent is None:
+        await run.store.set_consent(pid, True)  # the first page, as a participant who takes part answers it
     done = await run.store.submitted_steps(pid)
     answered = 0
     for step in run.steps_of(row):
