@@ -100,6 +100,10 @@ class LLMConfig(StrictModel):
     prompt_form: Literal["auto", "compact"] = Field("auto", description=(
         "auto: each game's full prompt, its compact form only where the full one does not fit the context "
         "window; compact: the compact form always (a slow model reads half as much)."))
+    stream: bool | None = Field(None, description=(
+        "Ask for each answer as a stream (server-sent events) and close it when the agent gives up: the server "
+        "stops computing it (llama-cpp-python goes on with a request not streamed). Unset: on for the server the "
+        "agent started itself (--local-model, which sets server_status), off elsewhere; true/false: always/never."))
     prime: bool = Field(True, description=(
         "At start, find the endpoint's dialect and send one decision prompt with max_tokens 1, so a local "
         "server has the prompt's unchanging start cached before the first decision (never sent to OpenAI itself)."))

@@ -189,7 +189,7 @@ async def test_a_server_that_drops_parts_and_system_gets_strings_and_a_fold(
         assert result.endpoint == {"structured_output": "json_schema", "content": "string", "images": "unseen",
                                    "system_role": "folded", "found_by": "probed", "context_tokens": None,
                                    "refused_requests": 0, "context_window": None,
-                                   "grammar": "server's", "server": None}
+                                   "grammar": "server's", "server": None, "stream": False}
         assert any("system role folded" in r.getMessage() for r in caplog.records)
 
 

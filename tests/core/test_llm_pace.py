@@ -194,3 +194,24 @@ def test_one_decision_longer_than_a_chat_can_wait_sends_the_chat_elsewhere() -> 
     pace.answered(5.0)
     pace.answered(5.0)
     assert pace.answers_within(20.0)
+
+
+def test_a_chat_goes_to_a_model_whose_chats_are_answered_in_time_though_a_decision_took_longer() -> None:
+    """Issue 69's chat goal: chats are measured apart from decisions; the model is asked when either shows
+    it answers in time, never while benched."""
+    pace = Pace()
+    pace.answered(0.5)
+    pace.unfinished(40.0, missed=True)  # one turn given up: the decisions' median is now far over 3 s
+    assert not pace.answers_within(3.0), "no chat measured: the decisions speak"
+    pace.chat_answered(0.8)
+    assert pace.answers_within(3.0), "its chats are answered in time"
+    for _ in range(3):
+        pace.chat_unfinished(3.0)
+    assert not pace.answers_within(3.0), "its chats got slow, and so are its decisions"
+    for _ in range(4):
+        pace.answered(0.5)
+    assert pace.answers_within(3.0), "its decisions show it is fast again: a chat is asked again"
+    assert pace.verdict(1.0).send, "chat times never skip a decision"
+    pace.unfinished(40.0, missed=True)
+    pace.unfinished(40.0, missed=True)
+    assert pace.benched and not pace.answers_within(3.0)

@@ -72,6 +72,8 @@ async def test_a_local_llama_cpp_python_answer_is_timed_from_the_log_its_status_
             again = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 10)
     assert first.ok and first.server == ServerCall(1010, 950, 95.0, 80, 1800.0), first.server
     assert first.cached_tokens == 950
+    # Streamed (the server the agent started), so the answer carries no usage: the log's count stands in.
+    assert (first.prompt_tokens, first.completion_tokens) == (1010, 80)
     assert again.ok and again.server is None, "nothing new in the log: no numbers of another answer"
 
 

@@ -35,6 +35,7 @@ from typing import Any
 import openai
 
 from agent.core.config import LLMConfig
+from agent.core.llm.body import BoundedBody
 from agent.core.llm.bounds import bound_request, salvage
 from agent.core.llm.dialect import (
     CHANGES,
@@ -127,7 +128,7 @@ class LLMClient:
         self._notes = load_notes()
         self.endpoint = Endpoint(config, self._sdk, self.gate, self._errors, self._notes, self.base_url)
         """The endpoint's dialect, context window and pace, as far as found."""
-        self._sender = Sender(config, self._sdk, self.gate, self.endpoint, self._errors)
+        self._sender = Sender(config, self._sdk, self.gate, self.endpoint, self._errors, self.max_reply_chars)
         self.outage = Outage(self.base_url, self._server_answers, config.server_status)
         """Whether the server answers at all: while it does not, calls are not sent (one line each way)."""
         self._server_log = ServerLog(config.server_status)
@@ -155,6 +156,8 @@ class LLMClient:
         length = response.headers.get("content-length", "")
         if length.isdigit() and int(length) > self.max_body_bytes:
             raise ReplyTooLarge(int(length))
+        # A body without a length (a stream, a chunked answer) is read no further than the bound either.
+        response.stream = BoundedBody(response.stream, self.max_body_bytes)
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMClient(model={self._config.model!r}, base_url={self.base_url!r}, mode={self.structured_output!r})"
@@ -285,6 +288,8 @@ class LLMClient:
         queue and, given up at its deadline, hold the server for the next decision as well."""
         if not self.outage.answering:
             return self._not_sent()
+        if priority == "chat":
+            return await self._chat(messages, schema, schema_name, max_tokens, compact)
         if priority != "play" or deadline is None:
             return await self._complete(messages, schema, schema_name, priority, max_tokens, compact=compact)
         await self.endpoint.read_server_once()  # which server it is
@@ -359,6 +364,24 @@ class LLMClient:
             pace.answered(last.latency_s)
         elif last is not None and last.status is None:  # the request timed out or the connection broke
             self._unfinished(last.latency_s, missed=loop.time() >= deadline - MISS_SLACK_S)
+        return result
+
+    async def _chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, schema_name: str,
+                    max_tokens: int | None, compact: Compact | None) -> LLMResult:
+        """A chat reply, never skipped; its time (the request's own, not its wait for the server) goes
+        into the endpoint's chat pace, which :meth:`answers_within` reads."""
+        pace = self.endpoint.pace
+        started = time.monotonic()
+        try:
+            result = await self._complete(messages, schema, schema_name, "chat", max_tokens, compact=compact)
+        except asyncio.CancelledError:  # the game's wait for the reply ran out (or the game went away)
+            pace.chat_unfinished(time.monotonic() - started)
+            raise
+        last = result.attempts[-1] if result.attempts else None
+        if last is not None and last.status == 200:
+            pace.chat_answered(last.latency_s)
+        elif last is not None and last.status is None:
+            pace.chat_unfinished(last.latency_s)
         return result
 
     def _unfinished(self, seconds: float, *, missed: bool) -> None:
@@ -528,6 +551,9 @@ class LLMClient:
                 result.server = await self._server_log.last_call()
                 if result.server is not None:
                     result.cached_tokens = result.server.cached_tokens
+                    if not result.prompt_tokens:  # a streamed answer there carries no usage: the log's count
+                        result.prompt_tokens = result.server.prompt_tokens
+                        result.completion_tokens = result.completion_tokens or result.server.generated_tokens
             result.prompt_estimate = estimate_tokens(sent)
             if not prompt_arrived(result.prompt_tokens, result.prompt_estimate):
                 if self.endpoint.short_prompt(result, sent) and resent < MAX_RESENT:

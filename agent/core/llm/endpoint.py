@@ -116,7 +116,7 @@ class Endpoint:
         """For the transcript's ``llm_endpoint`` record."""
         return {**self.dialect.record(), "refused_requests": self.refused_requests,
                 "context_window": self.context_window, "grammar": "own" if self.sends_grammar else "server's",
-                "server": self.server_kind}
+                "server": self.server_kind, "stream": self.streams}
 
     @property
     def server_kind(self) -> str | None:
@@ -124,6 +124,14 @@ class Endpoint:
         if self.llama_server:
             return "llama-server"
         return "llama-cpp-python" if self.finishes_abandoned else None
+
+    @property
+    def streams(self) -> bool:
+        """Answers are asked for as streams, closed when the caller gives up: ``llm.stream``, unset for
+        the server the agent started itself (``--local-model`` sets ``server_status``), whose kind it
+        knows: a contract declared, not probed."""
+        declared = self._config.stream
+        return self._config.server_status is not None if declared is None else declared
 
     @property
     def sends_grammar(self) -> bool:

@@ -48,6 +48,9 @@ class Pace:
     """Recent decision-call times of one endpoint (calls that asked for a real answer)."""
 
     samples: deque[float] = field(default_factory=lambda: deque(maxlen=PACE_SAMPLES))
+    chat_samples: deque[float] = field(default_factory=lambda: deque(maxlen=PACE_SAMPLES))
+    """Recent chat replies' times (a chat's prompt and answer are not a decision's): kept apart, never
+    used to skip a decision."""
     skipped_in_a_row: int = 0
     missed_in_a_row: int = 0
     budget_s: float | None = None
@@ -89,12 +92,24 @@ class Pace:
         self.budget_s, self.missed_in_a_row, self.skipped_in_a_row = None, 0, 0
         return True
 
+    def chat_answered(self, seconds: float) -> None:
+        self.chat_samples.append(seconds)
+
+    def chat_unfinished(self, seconds: float) -> None:
+        """A chat reply given up after ``seconds`` (its wait ran out): it would have taken longer."""
+        self.chat_samples.append(seconds * UNFINISHED_FACTOR)
+
     def answers_within(self, seconds: float) -> bool:
-        """Whether a call nobody paces (a chat reply) is worth sending with ``seconds`` to wait: one
-        decision that took longer is reason enough here (a chat has no fallback turn to lose, only
-        the partner's wait)."""
-        expected = self.expected()
-        return not self.benched and (expected is None or expected <= seconds)
+        """Whether a chat reply is worth sending with ``seconds`` to wait: never while benched; else
+        when the recent chat replies, or the recent decisions, took no longer (the faster of the two:
+        a model that answers chats in time answers the next one although a decision took longer, and
+        one whose chats were slow is asked again once its decisions show it is fast). With no chat
+        measured, one decision that took longer is reason enough (a chat has no fallback turn to
+        lose, only the partner's wait)."""
+        if self.benched:
+            return False
+        medians = [statistics.median(s) for s in (self.chat_samples, self.samples) if s]
+        return not medians or min(medians) <= seconds
 
     def verdict(self, left_s: float | None) -> PaceVerdict:
         """Send a call with ``left_s`` seconds to its deadline? Not when recent calls took longer,

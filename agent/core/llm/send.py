@@ -14,12 +14,16 @@ runs waits unseen in the server's queue. So there: requests wait for the server'
 (the caller is not kept waiting); a decision's request may run to the decision's own deadline, the
 start-up priming (nobody waits on it) to SERVER_ANSWER_LIMIT_S; and a request that timed out is not
 sent again behind itself.
+
+A request asked for as a stream (``llm.stream``, on by default for the server ``--local-model``
+starts: :mod:`agent.core.llm.stream`) is stopped there: once its caller gave up, the stream is closed at its
+next event (the first comes when the server has read the prompt, which it does not stop), the server
+stops at its next token, and the server's slot is free for the next call.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import random
 import time
@@ -36,6 +40,7 @@ from agent.core.llm.endpoint import Endpoint
 from agent.core.llm.errors import Describer, RequestTimedOut, retry_after, retryable, status_of
 from agent.core.llm.gate import LLMGate
 from agent.core.llm.result import LLMAttempt, Mode, Priority
+from agent.core.llm.stream import post_streamed, wire_body
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +52,6 @@ given up may keep the server's slot before the connection is closed on it."""
 SKIP_MARGIN_S = 0.1
 """A decision that cannot have the one-at-a-time server's slot this long before its deadline is not
 sent: its fallback answers inside the deadline, not at it."""
-
-WIRE_EXTRAS = ("extra_headers", "extra_body")
-"""Keys of a request (``build_request``) that are not body fields: headers, and fields merged into the body."""
 
 Timeout = Callable[[], float]
 """The time limit of the next request, asked when it is about to go out (after its wait for a slot)."""
@@ -67,8 +69,9 @@ class Sender:
     """Sends one request to the endpoint (``send``); shared by the client's calls."""
 
     def __init__(self, config: LLMConfig, sdk: openai.AsyncOpenAI, gate: LLMGate, endpoint: Endpoint,
-                 errors: Describer) -> None:
+                 errors: Describer, max_reply_chars: int) -> None:
         self._config = config
+        self._max_reply_chars = max_reply_chars
         self._sdk = sdk
         self._gate = gate
         self._endpoint = endpoint
@@ -144,12 +147,20 @@ class Sender:
         try:
             async with self._gate.slot(priority):
                 if serial:
-                    # Its own task, holding the server's slot until the server answered: the caller may
-                    # give up (its time limit, its deadline), the server goes on with the request anyway.
-                    work = asyncio.ensure_future(self._create(request, SERVER_ANSWER_LIMIT_S))
+                    # Its own task, holding the server's slot until the server is done with the request:
+                    # the caller may give up (its time limit, its deadline). The server goes on with a
+                    # request not streamed anyway; a stream given up is closed at its next event (the
+                    # prompt read, which the server does not stop, is over then), and the server stops.
+                    gave_up = asyncio.Event()
+                    work = asyncio.ensure_future(self._create(request, SERVER_ANSWER_LIMIT_S, gave_up))
                     work.add_done_callback(self._server_answered)
                     self._on_server.add(work)
                     wait = asyncio.shield(work)
+                    try:
+                        return await self._timed(request, mode, attempts, request_timeout, wait)
+                    except BaseException:
+                        gave_up.set()
+                        raise
                 return await self._timed(request, mode, attempts, request_timeout, wait)
         finally:
             if serial and wait is None:
@@ -173,7 +184,9 @@ class Sender:
         attempts.append(LLMAttempt(mode, 200, None, time.monotonic() - started))
         return completion
 
-    async def _create(self, request: dict[str, Any], timeout: float) -> Any:
+    async def _create(self, request: dict[str, Any], timeout: float, gave_up: asyncio.Event | None = None) -> Any:
+        if self._endpoint.streams:
+            return await post_streamed(self._sdk, request, timeout, self._max_reply_chars, gave_up)
         return await post_completion(self._sdk, request, timeout)
 
     def _server_answered(self, work: asyncio.Task[Any]) -> None:
@@ -205,9 +218,6 @@ async def post_completion(sdk: openai.AsyncOpenAI, request: dict[str, Any], time
     every message part to transform its types: for a body of pictures that walk took milliseconds a
     call on the event loop every game shares (py-spy, 4 games at once). The body goes out encoded
     once, as JSON bytes; the SDK's own client still sends it (headers, time limit, response checks)."""
-    body = {k: v for k, v in request.items() if k not in WIRE_EXTRAS}
-    body.update(request.get("extra_body") or {})
-    headers = {"Content-Type": "application/json", **(request.get("extra_headers") or {})}
-    encoded = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    encoded, headers = wire_body(request)
     return await sdk.post("/chat/completions", cast_to=ChatCompletion, content=encoded,
                           options={"headers": headers, "timeout": timeout})

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import inspect
 import json
 import os
@@ -43,6 +44,7 @@ from typing import Any
 from aiohttp import web
 
 from agent.core.llm.probe import PROBE_HEADER
+from agent.core.testing.fake_stream import DONE, pieces, sse, stream_events, wants_stream, wants_usage
 from agent.core.testing.random_schema import RandomSchemaOptions, random_instance, request_schema
 
 DEFAULT_CONTENT = '{"ok": true}'
@@ -80,6 +82,10 @@ class FakeReply:
     completion_tokens: int | None = None
     finish_reason: str = "stop"
     model: str | None = None
+    piece_delay: float = 0.0
+    """Seconds each piece of the answer (four characters, about a token) takes to generate: streamed
+    (``stream: true``), before each piece after the first (``delay`` before the first: the prompt read);
+    not streamed, all of them before the answer, after ``delay``."""
 
     @classmethod
     def ok(cls, content: str, **kw: Any) -> FakeReply:
@@ -151,6 +157,12 @@ class RecordedRequest:
     body: bytes
     received_at: float
     """time.monotonic() on arrival."""
+    streamed_events: int = 0
+    """Streamed answers: the events written to the client."""
+    disconnected: bool = False
+    """Streamed answers: the client closed the stream before its end, and the "model" stopped there."""
+    ended_at: float | None = None
+    """Streamed answers: time.monotonic() when the server stopped working on it (answered or stopped)."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -462,6 +474,10 @@ class FakeOpenAI:
                 reply = FakeReply.ok("OK", delay=self.prime_delay if priming else self.probe_delay)
             if reply is None:
                 reply = await self._next_reply(record.json)
+            if wants_stream(record.json) and reply.status < 400 and not (reply.drop or reply.truncate) \
+                    and reply.raw_body is None:
+                # Its own task: the "model" goes on after its client left until it notices, as a real one does.
+                return await asyncio.shield(asyncio.ensure_future(self._stream(request, reply, record)))
             return await self._send(request, reply, record.json)
         finally:
             self.in_flight -= 1
@@ -509,11 +525,13 @@ class FakeOpenAI:
         return FakeReply(delay=self.default_delay)
 
     async def _send(self, request: web.Request, reply: FakeReply, body: Any) -> web.StreamResponse:
+        content = self.default_content if reply.content is None else reply.content
+        delay = reply.delay + reply.piece_delay * pieces(content)
         if self.llama_cpp_python:
             # Shielded: a client that leaves ends this handler, not the "model's" work on its request.
-            await asyncio.shield(asyncio.ensure_future(self._serially(reply.delay)))
-        elif reply.delay > 0:
-            await asyncio.sleep(reply.delay)
+            await asyncio.shield(asyncio.ensure_future(self._serially(delay)))
+        elif delay > 0:
+            await asyncio.sleep(delay)
         if reply.drop:
             _abort(request)
             # aiohttp needs a return value; the transport is gone so nothing reaches the client.
@@ -535,6 +553,34 @@ class FakeOpenAI:
             return response
         return web.Response(status=reply.status, body=payload, headers=reply.headers,
                             content_type="application/json")
+
+    async def _stream(self, request: web.Request, reply: FakeReply, record: RecordedRequest) -> web.StreamResponse:
+        """The answer as server-sent events, a piece at a time. As llama-cpp-python's server does (its
+        ``get_event_publisher``): one request at a time there (the lock held to the last event), the
+        prompt read (``delay``) never stopped, and a client gone is noticed after each event written:
+        the "model" stops there and the next request is served."""
+        body = record.json
+        events = stream_events(self._completion(reply, body), usage=wants_usage(body) and not self.llama_cpp_python)
+        response = web.StreamResponse(status=200, headers={**reply.headers, "Content-Type": "text/event-stream",
+                                                           "Cache-Control": "no-cache"})
+        async with self._one_at_a_time if self.llama_cpp_python else contextlib.nullcontext():
+            try:
+                await asyncio.sleep(reply.delay)
+                await response.prepare(request)
+                for index, event in enumerate(events):
+                    if index > 1:  # the role's event and the first piece come together
+                        await asyncio.sleep(reply.piece_delay)
+                    await response.write(sse(event))
+                    record.streamed_events += 1
+                    if request.transport is None or request.transport.is_closing():
+                        raise ConnectionResetError("client gone")
+                await response.write(DONE)
+                await response.write_eof()
+            except (ConnectionResetError, RuntimeError):  # aiohttp's writes to a closed connection
+                record.disconnected = True
+            finally:
+                record.ended_at = time.monotonic()
+        return response
 
     async def _serially(self, seconds: float) -> None:
         async with self._one_at_a_time:
