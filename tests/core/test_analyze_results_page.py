@@ -18,7 +18,7 @@ from agent.analyze.__main__ import main
 from tests.results_study import example_copy, simulate
 
 FILES = ("results.html", "flow.csv", "descriptives.csv", "tests.csv", "reliability.csv", "item_total.csv",
-         "datapackage.json")
+         "analysed.csv", "datapackage.json")
 
 
 def _csv(path: Path) -> list[dict[str, str]]:

@@ -1,7 +1,9 @@
 """``python -m agent.analyze --study FILE --results OUT``: the study file's analysis plan run on the
 study's data, written to ``OUT``: ``results.html`` (one self-contained page) and a CSV file of every
-number on it (flow, descriptives, tests, reliability, item_total), described in the results' own
-``datapackage.json``. The same data gives the same bytes.
+number on it (flow, descriptives, tests, reliability, item_total) and of the data the tests read
+(analysed: each outcome's value per analysed participant and condition, so that anyone can run the
+analysis again elsewhere, e.g. in R), described in the results' own ``datapackage.json``. The same
+data gives the same bytes.
 
 The steps, one module each: the exclusion rules (exclusions.py), the outcomes as long data from the
 scores table (measures.py), the flow (flow.py), the declared tests (declared.py, over
@@ -28,6 +30,7 @@ from agent.analyze.results.page import render
 from agent.analyze.results.report_tables import (
     COLUMNS,
     TITLES,
+    analysed_rows,
     descriptive_rows,
     reliability_rows,
     test_rows,
@@ -119,6 +122,8 @@ def write_results(tables: Tables, study: StudyRows, out: Path) -> Written:
         "reliability": (reliability, ["scale", "n", "k", "alpha", "ci_low", "ci_high", "note"]),
         "item_total": (items, ["scale", "item", "item_total"]),
     }
+    inputs = analysed_rows(data)
+    data_csvs = {"analysed": (inputs, ["participant", "condition", "position", "outcome", "value"])}
     figures = [outcome_figure(data[o], o, conditions, _label(o), within) for o in plan.outcomes]
     recorded = sorted({str(s["analysis_sha256"]) for s in tables.sessions
                        if s.get("participant") and s.get("analysis_sha256")} - {str(study.meta["analysis_sha256"])})
@@ -126,7 +131,8 @@ def write_results(tables: Tables, study: StudyRows, out: Path) -> Written:
     context = {
         "study": study.study, "agent_version": agent_version(), "plan_sha256": study.plan_sha256,
         "analysis_sha256": study.meta["analysis_sha256"], "recorded_other": recorded, "design": study.design,
-        "conditions": conditions, "files": [f"{name}.csv" for name in csvs], "plan": plan,
+        "conditions": conditions, "files": [f"{name}.csv" for name in csvs],
+        "data_files": [f"{name}.csv" for name in data_csvs], "plan": plan,
         "control": plan.control, "pairwise": pairwise_test(plan, study.design),
         "omnibus": omnibus_test(plan, study.design) if len(conditions) > 2 else None,
         "mixed": within and plan.mixed_model,
@@ -141,13 +147,13 @@ def write_results(tables: Tables, study: StudyRows, out: Path) -> Written:
     }
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, (rows, columns) in csvs.items():
+    for name, (rows, columns) in {**csvs, **data_csvs}.items():
         path = out / f"{name}.csv"
         path.write_text(_csv_text(rows, columns), encoding="utf-8")
         written.append(path)
     meta = {"study": study.study, "plan_sha256": study.plan_sha256, "analysis_sha256": study.meta["analysis_sha256"],
             "agent_version": agent_version()}
-    (out / PACKAGE).write_text(_package(csvs, meta), encoding="utf-8")
+    (out / PACKAGE).write_text(_package({**csvs, **data_csvs}, meta), encoding="utf-8")
     page = out / PAGE
     page.write_text(render(context), encoding="utf-8")
     return Written(page, [*written, out / PACKAGE], int(total["analysed"]),

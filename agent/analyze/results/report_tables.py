@@ -5,7 +5,9 @@ holds (the results' data package is their codebook).
 - ``tests``: one row per declared test: its family, statistic, degrees of freedom, p (as computed and
   corrected), the effect size with its 95 % interval, or the note saying in words why it did not run;
 - ``reliability``: one row per questionnaire scale: Cronbach's alpha with its interval;
-- ``item_total``: one row per scale and item: the corrected item-total correlation.
+- ``item_total``: one row per scale and item: the corrected item-total correlation;
+- ``analysed``: the data the tests read, one row per outcome, analysed participant and condition (after
+  the exclusions): the same analysis can be run again from it elsewhere (tests/core/r/ does, in R).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ TITLES = {
              "interval, or a note why a test did not run.",
     "reliability": "Each questionnaire scale's Cronbach's alpha with its 95 % interval.",
     "item_total": "Each scale item's corrected item-total correlation.",
+    "analysed": "The data the tests read: each outcome's value per analysed participant and condition, after "
+                "the exclusions.",
 }
 COLUMNS = {
     "sequence": "The plan's 1-based order sequence ('all': every sequence).",
@@ -42,6 +46,9 @@ COLUMNS = {
     "excluded_llm_unavailable": "Left out: a game had no model (LLM outage or spend cap) in more than the plan's "
                                 "share of its AI turns.",
     "analysed": "Analysed: not excluded, with a value of a primary outcome.",
+    "participant": "The participant's id in the study.",
+    "position": "The condition's 1-based place in the participant's order (the mixed model's order term).",
+    "value": "The outcome's value: the scale's score (the mean of its items) or the game measure.",
     "outcome": "The outcome: a questionnaire scale or a game measure.",
     "kind": "questionnaire scale or game measure.",
     "family": "primary or secondary (each family's pairwise tests are corrected together).",
@@ -73,6 +80,13 @@ COLUMNS = {
     "item": "The item's id in the study file.",
     "item_total": "The corrected item-total correlation (the item against the sum of the others).",
 }
+
+
+def analysed_rows(data: Mapping[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """Each outcome's long data (the plan's order; within it, as measures.long_data sorts it)."""
+    return [{"participant": str(r.participant), "condition": str(r.condition), "position": int(r.position),
+             "outcome": outcome, "value": float(r.value)}
+            for outcome, frame in data.items() for r in frame.itertuples(index=False)]
 
 
 def descriptive_rows(data: Mapping[str, pd.DataFrame], conditions: Sequence[str]) -> list[dict[str, Any]]:
