@@ -10,8 +10,9 @@ scenario, as tests/tangram/planner/chat_phrasings.yaml's header describes):
   ``{say, lang, scenario, intent, reply_lang, says_any, never, acts}``.
 
 A line is right when the reply is of a kind that fits (its phrase key, mapped from the intent by
-:data:`INTENT_KINDS`), is not the "didn't understand" fallback (except for another language), is
-in ``reply_lang`` (a line in another language may also be answered in its own), holds one of
+:data:`INTENT_KINDS`; a meaning declared in ``dialogue/words/meanings.yaml``, its own name), is
+not the "didn't understand" fallback (except for another language), is in ``reply_lang`` (a line
+in another language may also be answered in its own), holds one of
 ``says_any`` / all of ``says`` and none of ``never``, says nothing false of owners or counts, and
 its ``acts`` hold over the game's next turns, played by the planner: ``next_piece_in`` (its next
 piece played is one of these), ``keeps_partner_pieces`` and ``keeps_piece`` (for the rest of the
@@ -204,7 +205,8 @@ def by_meaning(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, lis
     kind = game.planner.last_reply_kind
     intent = row["intent"]
     bad = []
-    if kind not in INTENT_KINDS.get(intent, frozenset()):
+    # A meaning declared in dialogue/words/meanings.yaml is answered by the reply of its own name.
+    if kind not in INTENT_KINDS.get(intent, frozenset({intent})):
         bad.append(f"kind {kind} for {intent}")
     if kind == FALLBACK and intent != "other_language":
         bad.append("the didn't-understand fallback")

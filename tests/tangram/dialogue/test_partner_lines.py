@@ -78,3 +78,43 @@ def test_the_study_line_is_said_in_both_languages_at_once() -> None:
     line = load_lines().no_participant
     assert partner_line("no_participant", "en") in line
     assert partner_line("no_participant", "pt") in line
+
+
+def test_the_thinking_line_is_said_in_both_languages() -> None:
+    from agent.games.tangram.config import Config
+    from agent.games.tangram.turn.thinking import thinking_lines
+
+    lines = thinking_lines(Config())
+    assert lines is not None
+    assert lines == {lang: partner_line("thinking", lang) for lang in LANGUAGES}
+
+
+def test_the_turn_says_its_lines_in_the_partners_last_language() -> None:
+    from agent.games.tangram.turn import actions as act
+    from agent.games.tangram.turn import events as ev
+    from tests.tangram.turn.support import Driver
+
+    d = Driver(deadline=60.0, thinking_after_s=4.0, thinking_line=partner_line("thinking", "en"))
+    d.machine = type(d.machine)(replace_thinking(d.machine.rules))
+    d.feed(ev.PartnerLanguage(0.0, "pt"))
+    d.request()
+    d.advance(4.5)
+    said = [a.text for _, a in d.sent if isinstance(a, act.Say)]
+    assert said == [partner_line("thinking", "pt")]
+    d.advance(60.0)  # the turn's time runs out: its own line, in Portuguese
+    said = [a.text for _, a in d.sent if isinstance(a, act.Say)]
+    assert said[-1] == shipped_turn_lines()("ran_out", lang="pt")
+
+
+def replace_thinking(rules):  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    return dataclasses.replace(rules, thinking_lines={lang: partner_line("thinking", lang) for lang in LANGUAGES})
+
+
+def test_no_line_the_partner_reads_is_written_in_the_llm_player() -> None:
+    source = (Path(__file__).resolve().parents[3] / "agent/games/tangram/llm_player/player.py").read_text()
+    for key in ("placing_as", "placing", "pass", "move_failed", "failed"):
+        assert f'partner_line("{key}"' in source
+        english = partner_line(key, "en", **SAMPLE)
+        assert english not in source and english.replace("Green", "{") .split("{")[0] not in source

@@ -195,7 +195,7 @@ def test_a_word_that_only_resembles_a_figure_is_no_wish_for_another_figure() -> 
     hammer": a word near a figure's is offered as a figure only when the partner asked to make it."""
     from agent.games.tangram.dialogue.phrases import load_phrases
     from agent.games.tangram.planner.library import load_library
-    from agent.games.tangram.planner.requests import parse_request
+    from agent.games.tangram.planner.rules import parse_request
 
     library = load_library()
     house = library.get("house")

@@ -40,6 +40,8 @@ UNKNOWN = "und"
 """A line in some language neither answered nor told apart (ISO 639-2's "undetermined")."""
 _FOREIGN_LETTERS = frozenset("ąęłńśźżćřěůčšžďťňőűşğıøåæßäöëïÿñœ")
 """Letters of other Latin alphabets that neither English nor Portuguese writes."""
+LANGUAGES = ("en", "pt")
+"""The languages the partner's every line is written in; the first is the game's own (the default)."""
 IDENTIFIER_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ro", "sv", "da", "cs", "tr")
 """The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
 TYPO_SCORE = 84.0

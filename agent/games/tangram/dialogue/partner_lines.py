@@ -13,12 +13,11 @@ import yaml
 from jinja2 import Environment, StrictUndefined, Template
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from agent.games.tangram.dialogue.language import LANGUAGES
 from agent.games.tangram.protocol import clean_chat_text
 
 WORDS_DIR = Path(__file__).resolve().parent / "words"
 LINES_PATH = WORDS_DIR / "partner_lines.yaml"
-LANGUAGES = ("en", "pt")
-"""The languages every line is written in; the first is the game's own (the default)."""
 MAX_LINE_CHARS = 300
 """A line is clipped to this: the game's chat box, not a paragraph."""
 
@@ -46,17 +45,37 @@ class PartnerLineFile(BaseModel):
 
 
 class PartnerLines:
-    """Renders a line by key in a language (the game's own for a language the lines lack)."""
+    """Renders a line by key in a language (the game's own for a language the lines lack). A line
+    says a piece or a part in its language with the filters of the planner's lines: ``name`` (Green
+    -> "o triângulo verde"), ``o`` / ``um`` / ``term`` (tail -> "a cauda"), from ``phrases.<lang>.yaml``."""
 
     def __init__(self, data: PartnerLineFile) -> None:
-        env = Environment(undefined=StrictUndefined, autoescape=False)
+        envs = {lang: _environment(lang) for lang in data.languages}
         self._templates: dict[tuple[str, str], Template] = {
-            (key, lang): env.from_string(text) for key, words in data.lines.items() for lang, text in words.items()}
+            (key, lang): envs[lang].from_string(text) for key, words in data.lines.items()
+            for lang, text in words.items()}
         self.keys = tuple(data.lines)
 
     def __call__(self, key: str, lang: str = LANGUAGES[0], /, **values: Any) -> str:
         template = self._templates.get((key, lang)) or self._templates[(key, LANGUAGES[0])]
         return clean_chat_text(template.render(**values), MAX_LINE_CHARS)
+
+
+def _environment(lang: str) -> Environment:
+    """A template environment whose filters put pieces and parts into ``lang`` (read when first used:
+    the planner's lines load the partner lines' languages, not the other way round)."""
+    env = Environment(undefined=StrictUndefined, autoescape=False)
+
+    def phrases() -> Any:
+        from agent.games.tangram.dialogue.phrases import load_phrases
+
+        return load_phrases(lang=lang)
+
+    env.filters["name"] = lambda piece: phrases().names.get(str(piece), str(piece))
+    env.filters["term"] = lambda text: phrases().glossary.translate(text)
+    env.filters["o"] = lambda text: phrases().glossary.definite(text)
+    env.filters["um"] = lambda text: phrases().glossary.indefinite(text)
+    return env
 
 
 @functools.lru_cache(maxsize=4)

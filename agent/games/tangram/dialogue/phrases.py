@@ -12,6 +12,7 @@ import yaml
 from jinja2 import Environment, StrictUndefined, Template
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent.games.tangram.dialogue.meanings import load_meanings
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATION_DOCS
 from agent.games.tangram.protocol import clean_chat_text
@@ -101,7 +102,8 @@ class Phrases:
     language of the lines; one in another language than English (``translation``) keeps the
     English file's words and vocabulary (the understanding) and hints (for the LLM's prompt)."""
 
-    def __init__(self, data: PhraseFile, translation: LanguagePhraseFile | None = None, lang: str = "en") -> None:
+    def __init__(self, data: PhraseFile, translation: LanguagePhraseFile | None = None, lang: str = "en",
+                 declared: dict[str, str] | None = None) -> None:
         self.data = data
         self.lang = lang
         env = Environment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
@@ -112,6 +114,8 @@ class Phrases:
         terms = Glossary(translation.terms if translation else {}, translation.feminine if translation else [],
                          translation.modifiers if translation else [],
                          translation.feminine_forms if translation else {})
+        self.glossary = terms
+        """The figures' and parts' words in this language (the filters ``term``, ``um``, ``o``)."""
         env.filters["name"] = lambda piece: names.get(str(piece), str(piece))
         env.filters["term"] = terms.translate
         env.filters["um"] = terms.indefinite
@@ -121,6 +125,11 @@ class Phrases:
         groups = {"turn": data.turn, "chat": data.chat, "hint": data.hint}
         if translation is not None:
             groups.update(turn=translation.turn, chat=translation.chat)
+        # The declared meanings' replies (words/meanings.yaml) are chat lines under their names.
+        taken = sorted(set(declared or {}) & set(groups["chat"]))
+        if taken:
+            raise ValueError(f"meanings.yaml declares meanings named as chat lines: {', '.join(taken)}")
+        groups["chat"] = {**groups["chat"], **(declared or {})}
         for group, lines in groups.items():
             for key, value in lines.items():
                 items = value if isinstance(value, list) else [value]
@@ -249,14 +258,15 @@ def with_article(word: object) -> str:
 @functools.lru_cache(maxsize=8)
 def _load(path: Path, lang: str) -> Phrases:
     data = PhraseFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    declared = load_meanings().replies(lang)
     if lang == "en":
-        return Phrases(data)
+        return Phrases(data, declared=declared)
     other = Path(str(LANGUAGE_PATH).format(lang=lang))
     translation = LanguagePhraseFile.model_validate(yaml.safe_load(other.read_text(encoding="utf-8")))
     missing = [f"{g}.{k}" for g in ("turn", "chat") for k in getattr(data, g) if k not in getattr(translation, g)]
     if missing:
         raise ValueError(f"{other.name} lacks lines the English file has: {', '.join(missing)}")
-    return Phrases(data, translation, lang)
+    return Phrases(data, translation, lang, declared)
 
 
 def load_phrases(path: str | Path | None = None, lang: str = "en") -> Phrases:

@@ -7,7 +7,8 @@
 - each answer comes within the turn's deadline (``turn.deadline``): past it, the ``slow`` line; a player
   that fails gets the ``failed`` line (logged, and an ``error`` record); an empty line gets no answer;
 - those three lines are the conversation's (``dialogue/words/partner_lines.yaml``), said in the
-  language of the request they answer (English or Portuguese);
+  language of the request they answer (English or Portuguese); that language is told to the session
+  (``on_language``) before the answer, so the turn's own lines follow the partner's last language;
 - every request ends with one ``chat_reply`` record (reply, outcome, seconds), under the request's id;
 - the partner's line and the reply go into the conversation memory, as the partner's and the agent's.
 """
@@ -42,7 +43,8 @@ class ChatDesk:
 
     def __init__(self, config: Config, player: Player, transcript: Transcript, peer: str,
                  view: Callable[[GameFrame, bool], Awaitable[TurnView]], say: Callable[[str], Awaitable[None]],
-                 remember: Callable[[Speaker, str], None]) -> None:
+                 remember: Callable[[Speaker, str], None],
+                 on_language: Callable[[str], Awaitable[None]] | None = None) -> None:
         self.config = config
         self.player = player
         self.transcript = transcript
@@ -50,6 +52,8 @@ class ChatDesk:
         self._view = view
         self._say = say
         self._remember = remember
+        self._on_language = on_language
+        """Told the language of each request answered (the turn machine's partner language)."""
         self.tasks: set[asyncio.Task[None]] = set()
         """The answers being made."""
         self.answered = 0
@@ -82,6 +86,9 @@ class ChatDesk:
             self.transcript.record("chat_reply", reply=None, outcome="empty", seconds=0.0)
             return
         self._remember("player", message)
+        lang = await asyncio.to_thread(line_language, message)
+        if self._on_language is not None:
+            await self._on_language(lang)
         outcome = "answered"
         try:
             async with asyncio.timeout(self.config.turn.deadline):
@@ -89,7 +96,7 @@ class ChatDesk:
                 view = await self._view(frame, self.config.llm.chat_drawer_image)
                 reply = await self.player.chat(view)
         except TimeoutError:
-            reply, outcome = partner_line("slow", await asyncio.to_thread(line_language, message)), "timeout"
+            reply, outcome = partner_line("slow", lang), "timeout"
         except asyncio.CancelledError:
             self.transcript.record("chat_reply", reply=None, outcome="cancelled",
                                    seconds=round(time.monotonic() - started, 3))
@@ -97,7 +104,7 @@ class ChatDesk:
         except Exception as exc:
             log.exception("%s: chat failed", self.peer)
             self.transcript.record("error", where="chat", error=f"{type(exc).__name__}: {exc}"[:500])
-            reply, outcome = partner_line("failed", await asyncio.to_thread(line_language, message)), "error"
+            reply, outcome = partner_line("failed", lang), "error"
         self._remember("agent", reply)
         await self._say(reply)
         self.transcript.record("chat_reply", reply=reply, outcome=outcome, seconds=round(time.monotonic() - started, 3))

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,7 +48,7 @@ from agent.games.tangram.link.factory import PlayerFactory, PlayerSource, make_p
 from agent.games.tangram.link.session import Session
 from agent.games.tangram.turn.lines import turn_lines
 from agent.games.tangram.turn.state import TurnLines
-from agent.games.tangram.turn.thinking import thinking_line
+from agent.games.tangram.turn.thinking import thinking_lines
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,8 @@ class Seat:
     """The factory, or the console's wrapping of it."""
     metadata: dict[str, Any]
     """The condition's ``study_metadata`` (version, config and template hashes) for session_start."""
-    thinking: str | None
+    thinking: Mapping[str, str] | None
+    """The "thinking" line by language; None when off."""
     lines: TurnLines
 
     def supervised(self, wrap: Callable[[PlayerSource, Config], PlayerSource]) -> Seat:
@@ -82,7 +83,7 @@ async def prepare_seat(config: Config, name: str = "", *, with_client: bool = Tr
     except BaseException:
         await factory.aclose()
         raise
-    return Seat(name, config, factory, factory, metadata, thinking_line(config), turn_lines(config))
+    return Seat(name, config, factory, factory, metadata, thinking_lines(config), turn_lines(config))
 
 
 @dataclass

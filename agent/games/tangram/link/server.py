@@ -52,7 +52,7 @@ from agent.games.tangram.link.session import Session
 from agent.games.tangram.link.study import StudyLink
 from agent.games.tangram.pictures.repaint import warm_panels
 from agent.games.tangram.turn.lines import turn_lines
-from agent.games.tangram.turn.thinking import thinking_line
+from agent.games.tangram.turn.thinking import thinking_lines
 
 log = logging.getLogger(__name__)
 
@@ -135,7 +135,7 @@ class AgentServer:
     def __post_init__(self) -> None:
         factory = self.player_factory if isinstance(self.player_factory, PlayerFactory) else None
         # The turn's own lines (turn_lines.j2) and its "thinking" line are rendered once for every session.
-        self.seat = Seat("", self.config, factory, self.player_factory, {}, thinking_line(self.config),
+        self.seat = Seat("", self.config, factory, self.player_factory, {}, thinking_lines(self.config),
                          turn_lines(self.config))
         self.host = SessionHost(self.secrets, on_transcript=self._transcripts.append)
 

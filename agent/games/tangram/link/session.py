@@ -20,7 +20,7 @@ import functools
 import itertools
 import json
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -50,7 +50,7 @@ from agent.games.tangram.turn import actions as act
 from agent.games.tangram.turn import events as ev
 from agent.games.tangram.turn.lines import turn_lines
 from agent.games.tangram.turn.state import TurnLines
-from agent.games.tangram.turn.thinking import thinking_line
+from agent.games.tangram.turn.thinking import thinking_lines
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ POLITE_SEND_S = 2.0
 class Session:
     def __init__(self, config: Config, connection: Any, player: Player, transcript: Transcript,
                  *, peer: str = "?", study: dict[str, Any] | None = None, clock: Clock | None = None,
-                 thinking: str | None = None, lines: TurnLines | None = None,
+                 thinking: Mapping[str, str] | None = None, lines: TurnLines | None = None,
                  on_turn_ended: Callable[[int], None] | None = None) -> None:
         self.config = config
         self.on_turn_ended = on_turn_ended
@@ -74,8 +74,8 @@ class Session:
         self.peer = peer
         self.clock: Clock = clock or LoopClock()
         self.memory = Memory(max(2, 2 * config.chat_history))
-        # The server renders the thinking line once for every session; made here only without one.
-        thinking = thinking or (thinking_line(config) if config.turn.thinking_line else None)
+        # The server renders the thinking line (by language) once for every session; made here only without one.
+        thinking = thinking or (thinking_lines(config) if config.turn.thinking_line else None)
         # Likewise the words of the turn's own lines (turn_lines.j2), loaded and checked once.
         self.machine = TurnMachine(TurnRules.of(config.turn, thinking, lines or turn_lines(config)))
         self._act_lock = asyncio.Lock()
@@ -101,7 +101,8 @@ class Session:
         if self.supervisor is not None:
             self.supervisor.attach(self)
         self.views.transcript = self.transcript
-        self.chat = ChatDesk(config, player, transcript, peer, self._chat_view, self._say, self._remember)
+        self.chat = ChatDesk(config, player, transcript, peer, self._chat_view, self._say, self._remember,
+                             self._partner_language)
         """The chat requests, answered beside the turn (chat_desk.py states the rules)."""
 
     @property
@@ -109,6 +110,10 @@ class Session:
         """What the session_end record counts: turns asked, turns ended by finish, chats, bad frames."""
         return {"turns": self._counts["turns"], "turns_ended": self._counts["turns_ended"],
                 "chats": self.chat.answered, "bad_frames": self._counts["bad_frames"]}
+
+    async def _partner_language(self, lang: str) -> None:
+        """The partner's last chat line was in ``lang``: the turn's own lines follow it."""
+        await self._feed(ev.PartnerLanguage(self.clock.now(), lang))
 
     async def _chat_view(self, frame: GameFrame, drawer: bool) -> TurnView:
         return await self.views.view(frame, drawer=drawer)

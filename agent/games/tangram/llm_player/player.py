@@ -32,6 +32,7 @@ from agent.core.prompts import PromptSet
 from agent.core.transcript import Transcript
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Decision, Player, TurnView
+from agent.games.tangram.dialogue import LANGUAGES, line_language, partner_line
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.llm_player.context import board_text, build_context, marks_context, problem_context
 from agent.games.tangram.llm_player.replies import contradicts_move, degenerate, false_claim, silent_on_move
@@ -223,7 +224,7 @@ class LLMPlayer(Player):
             reply = await self.stand_in.player.chat(view)
         except Exception:  # the honest line below still goes out
             log.exception("the offline chat answer failed")
-            reply = "Sorry, I couldn't think of an answer just now."
+            reply = partner_line("failed", await asyncio.to_thread(line_language, view.message))
         self.transcript.record("chat_replaced", reason=why, model_reply=None if said is None else said[:300],
                                reply=reply, by="planner")
         self.stand_in.spoke = True
@@ -255,7 +256,8 @@ class LLMPlayer(Player):
                                   marks.images, compact=self._compact(template, context, marks.images))
         if result is not None and result.compact_messages is not None:
             messages = result.compact_messages  # a re-ask continues the conversation that was sent
-        outcome = self._interpret(result, view, template, marks, reasked=False)
+        lang = await last_partner_language(view)
+        outcome = self._interpret(result, view, template, marks, reasked=False, lang=lang)
         reasks = 0
         # An answer cut off twice (the client already asked again with tighter bounds) is not asked a third time.
         cut_twice = result is not None and result.reasked and result.data is None
@@ -276,14 +278,15 @@ class LLMPlayer(Player):
                             **context, "problem": problem_context(outcome.problem)})}]
             result = await self._call("reask", messages, schema, "tangram_move", image_bytes, view.decide_by,
                                       marks.images, reask_of=template)
-            outcome = self._interpret(result, view, template, marks, reasked=True)
+            outcome = self._interpret(result, view, template, marks, reasked=True, lang=lang)
         if isinstance(outcome, _Unusable):
-            return await self._failed(view, outcome.reason, marks)
+            return await self._failed(view, outcome.reason, marks, lang)
         return outcome
 
     def _interpret(self, result: LLMResult | None, view: TurnView, purpose: str, marks: Marks,
-                   reasked: bool) -> Decision | _Unusable:
-        """The decision an answer supports (salvaged, each change recorded), or why it supports none."""
+                   reasked: bool, lang: str = LANGUAGES[0]) -> Decision | _Unusable:
+        """The decision an answer supports (salvaged, each change recorded), or why it supports none.
+        ``lang``: the partner's language, for the lines said when the model gave none."""
         if result is None:
             return _Unusable("the language model did not answer in time")
         if result.error and not (result.text and result.data is None):
@@ -299,7 +302,7 @@ class LLMPlayer(Player):
         chosen = marks.candidates.get(salvaged.candidate)
         if chosen is not None and salvaged.move is not None:
             # Played exactly as offered, whatever else the answer says; the model's words are kept.
-            default = f"I'm placing {chosen.piece} as the {chosen.part}."
+            default = partner_line("placing_as", lang, piece=chosen.piece, part=chosen.part)
             line = self._move_line(salvaged.move.chat, chosen.piece, default, purpose, view.objective)
             return _seen(Decision(chosen.pose, line, salvaged.move.reasoning, source, chosen.letter), marks)
         move = salvaged.move
@@ -308,7 +311,7 @@ class LLMPlayer(Player):
             detail = result.error or salvaged.problem.detail
             return _Unusable(f"the language model's answer was unusable ({detail})", salvaged.problem)
         if move.action == "pass":
-            return _seen(Decision(None, move.chat or "I'll pass this turn.", move.reasoning, source), marks)
+            return _seen(Decision(None, move.chat or partner_line("pass", lang), move.reasoning, source), marks)
         pose = self._pose(move, view)
         if pose is None:  # salvage leaves only anchors on the board; kept as a guard
             return _Unusable(f"I could not place {move.piece} as asked",
@@ -319,7 +322,7 @@ class LLMPlayer(Player):
                                    played=note.played, why=note.why)
         if notes:
             source += "+salvage"
-        line = self._move_line(move.chat or "", pose.piece, f"I'm placing {pose.piece}.", purpose,
+        line = self._move_line(move.chat or "", pose.piece, partner_line("placing", lang, piece=pose.piece), purpose,
                                view.objective)
         return _seen(Decision(pose, line, move.reasoning, source), marks)
 
@@ -353,7 +356,8 @@ class LLMPlayer(Player):
     def _pose(self, move: Move, view: TurnView) -> Pose | None:
         return move_to_pose(move, view.state)
 
-    async def _failed(self, view: TurnView, reason: str, marks: Marks | None = None) -> Decision:
+    async def _failed(self, view: TurnView, reason: str, marks: Marks | None = None,
+                      lang: str = LANGUAGES[0]) -> Decision:
         if self._spend_cap is not None:  # crossed by this turn's first call: the planner plays it
             return replace(await self.stand_in.player.play(view), source="planner-spend-cap")
         log.warning("LLM decision failed: %s", reason)
@@ -361,8 +365,7 @@ class LLMPlayer(Player):
             decision = await self.stand_in.player.play(view)
             return _seen(Decision(decision.pose, decision.chat, f"planner fallback: {reason}", "planner-fallback"),
                          marks)
-        return _seen(Decision(None, "Sorry, I had trouble deciding on a move this turn; your go!", reason, "fallback"),
-                     marks)
+        return _seen(Decision(None, partner_line("move_failed", lang), reason, "fallback"), marks)
 
     def _time_left(self, view: TurnView) -> float | None:
         """Seconds until the view's decide_by (None: no deadline, e.g. a chat: no re-ask then)."""
@@ -486,3 +489,13 @@ def _image_refs(transcript: Transcript, images: tuple[bytes, ...]) -> list[dict[
         refs.append({"sha256": hashlib.sha256(data).hexdigest()[:16], "bytes": len(data),
                      "file": transcript.keep_file(data, suffix)})
     return refs
+
+
+async def last_partner_language(view: TurnView) -> str:
+    """The language of the partner's last chat line (the game's own before any): the lines the
+    player says when the model gave none are said in it (read in a thread: the first reading loads
+    the dictionaries)."""
+    said = [e.text for e in view.memory.recent() if e.speaker == "player"]
+    if not said:
+        return LANGUAGES[0]
+    return await asyncio.to_thread(line_language, said[-1])

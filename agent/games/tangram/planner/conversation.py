@@ -631,6 +631,12 @@ def _social(c: Conversation, h: Heard) -> str | None:
     return c._say(h.req.intent, **h.base)
 
 
+@meaning("declared")
+def _declared(c: Conversation, h: Heard) -> str | None:
+    """A meaning declared in dialogue/words/meanings.yaml: its reply, the chat line of its name."""
+    return c._say(h.req.what, **h.base)
+
+
 @meaning("unknown_piece")
 def _unknown_piece(c: Conversation, h: Heard) -> str | None:
     return c._say("unknown_piece", direction=h.req.direction)

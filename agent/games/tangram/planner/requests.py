@@ -3,7 +3,9 @@
 A message is read as one request: switch figure ("make a cat instead"), give a piece a part ("use
 Red for the roof"), move or turn a piece ("move Blue left a bit", "rotate the square"), pass a
 turn ("wait"), or a question (what are we building, what's next, where does Blue go, how far are
-we). Words come from ``phrases.yaml``; the parsing is keyword spotting on normalised words.
+we). Words come from ``phrases.yaml``; the parsing is keyword spotting on normalised words. This module
+holds the :class:`Request` a line makes and the word-finding the rules share; the rules themselves,
+declared meaning by meaning with their priorities, are :mod:`.rules` (``parse_request``).
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from wordnet_lookup import is_wordnet_term
 
 from agent.games.tangram.dialogue.phrases import Phrases
 from agent.games.tangram.planner import shapes
-from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
-from agent.games.tangram.planner.matching import STOPWORDS, find_figure, match_text
+from agent.games.tangram.planner.library import Figure, normalize_text
+from agent.games.tangram.planner.matching import STOPWORDS
 
 Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
                  "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
                  "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
-                 "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question"]
+                 "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question",
+                 "declared"]
+"""What a line asks for. ``declared``: a meaning declared in ``dialogue/words/meanings.yaml``, named by
+the request's ``what`` (its reply is the chat line of that name)."""
 
 # Words of part names too common to identify a part on their own ("left" wall, "upper" hull).
 _GENERIC = {"left", "right", "upper", "lower", "top", "bottom", "front", "back", "of", "the", "side", "middle",
@@ -191,270 +196,6 @@ def _names_figure(what: str, figure: Figure) -> bool:
     return any(w == name or w.rstrip("s") == name or w == name + "es" for w in what.lower().split())
 
 
-def parse_request(message: str, figure: Figure, library: FigureLibrary, phrases: Phrases,
-                  order: Sequence[str] | None = None, prefer: Sequence[str] | None = None,
-                  last_piece: str | None = None, offer: bool = False) -> Request:
-    """Read one chat message.
-
-    ``order`` is the build order of slots (to pick the first of several walls), ``prefer`` the
-    pieces not yet in place first (to pick which large triangle "the big triangle" means),
-    ``last_piece`` what "it" refers to, and ``offer`` whether the agent has just asked a yes/no
-    question (another figure) that a short "yes" or "no" answers.
-
-    A question ("what is Purple for?") is answered, never taken for a request; a request may be
-    phrased as one ("can you move Blue left?"). A figure is switched only when asked plainly
-    ("let's make a boat"); a remark ("it should be a boat instead") or a related figure is offered.
-    """
-    text = correct_typos(normalize_text(message), phrases)
-    words = text.split()
-    intents = phrases.vocabulary.intents
-    order = list(order or figure.order)
-    prefer = list(prefer or order)
-
-    def has(intent: str) -> bool:
-        return _has_any(words, intents.get(intent, []))
-
-    def starts(intent: str) -> bool:
-        return any(_phrase_at(words, _norm(p)) == 0 for p in intents.get(intent, []))
-
-    # "the blue one faces the wrong way, can you rotate it?": a request after a remark
-    asking = starts("request_start") or (_has_any(words, ["can you", "could you", "would you", "please"])
-                                         and (has("move") or has("rotate")))
-    # "what i put down stays where it is" opens with a relative "what", no question
-    question = not asking and (message.rstrip().endswith("?")
-                               or (starts("question_start") and words[:2] != ["what", "i"]))
-    if question and has("identity") and len(words) <= 6:
-        return Request("identity", question=True)
-    found = match_text(message, library)
-    other_fig, exact = found.figure, found.exact
-    plain_switch = has("switch") and not has("soft_switch_only")
-    soft_switch = has("soft_switch") or has("soft_switch_only")
-    pieces = _find_pieces(words, phrases, prefer)
-    slot, part_words, part_pos = _find_part(words, figure, order)
-    piece = pieces[0][1] if pieces else None
-    # "thanks for not moving my square": thanks, for whatever it thanks for
-    if starts("thanks") and "for" in words[1:4]:
-        return Request("thanks")
-    # "not bad at all", "no complaints", "couldn't have done it better": praise, whatever its negation
-    if has("praise_idiom") and not question:
-        return Request("praise")
-    acting = asking or has("move") or has("rotate") or has("dont") or has("next") or has("where")
-    # "that's a clever spot for the cream one, well done": praise that names a piece asks nothing of it
-    if has("praise") and not acting and not question:
-        return Request("praise")
-    # "thank you, that was very kind of you to help me with the roof": thanks
-    if starts("thanks") and not acting and not question:
-        return Request("thanks")
-    # "keep the parallelogram there, it's fine", "mantenha o paralelogramo nessa posição": that piece stays
-    if pieces and "keep" in words and not (has("move") or has("rotate") or question):
-        return Request("keep_piece", piece=piece)
-    # "you can place yours but dont touch mine": the clause after "but" says what is asked of theirs
-    if "but" in words:
-        after = words[words.index("but") + 1:]
-        if _has_any(after, intents.get("dont", [])) and _has_any(after, intents.get("touch", [])) \
-                and _has_any(after, [*intents.get("mine", []), *intents.get("ownership", [])]) and not pieces:
-            return Request("keep")
-    # "your turn", "you can play again": the agent plays (after a pass the partner asked for)
-    if has("resume") and not (has("dont") or has("wait") or has("next")) and len(words) <= 6:
-        return Request("vague")
-    # "let me do the next one", "leave the rest to me": the partner plays, the agent passes
-    if has("handover_rest") or has("handover_next"):
-        return Request("wait", what="rest" if has("handover_rest") else "next")
-    # "I'll do the tail", "vc faz as paredes e eu faço o telhado": that part is the partner's to build
-    mine_at = _positions(words, intents.get("mine_part", []))
-    if mine_at and not question:
-        theirs, their_words, _ = _find_part(words[max(mine_at) + 1:max(mine_at) + 4], figure, order)
-        if theirs is not None:
-            return Request("strategy", slot=theirs, part=their_words, what="theirs")
-    # "not the square, the parallelogram", "no, the other big triangle - the red one": the piece named last
-    if pieces and words[:1] in (["not"], ["no"], ["nope"], ["nah"], ["dont"]) \
-            and (len(pieces) >= 2 or "other" in words) \
-            and not (has("touch") or has("rotate") or has("keep") or has("move")):
-        return Request("prefer", piece=pieces[-1][1])
-    # "bora fazer uma girafa azul": a colour after the thing asked for describes it, and names no piece
-    asked_for = _wanted_thing(words, phrases).split()[1:]
-    described = plain_switch and bool(pieces) and (
-        (other_fig is not None and _names_figure(" ".join(asked_for), other_fig))  # "make a blue cat"
-        or (len(asked_for) >= 2 and not _find_pieces(asked_for[:1], phrases, prefer)))
-    if other_fig is not None and other_fig.name != figure.name and (not pieces or described) and slot is None:
-        wanted = _wanted_thing(words, phrases)
-        what = wanted or other_fig.name
-        # The figure is switched to at once only when the partner named it; a thing it stands for ("a
-        # castle" for the house, "a penguin" for the bird) is offered as the nearest, not promised.
-        if plain_switch and exact and not question and _names_figure(what, other_fig):
-            return Request("switch", figure=other_fig, exact=exact, what=what)
-        if plain_switch and exact and not question:
-            return Request("switch_offer", figure=other_fig, exact=False, what=what)
-        # A related figure is offered only for a thing the partner asked to make: a word that merely
-        # resembles one ("what is your API key?") is no wish for another figure.
-        if (exact or wanted) and (plain_switch or soft_switch or question
-                                  or len([w for w in words if len(w) > 2]) <= 4):
-            said = exact and _names_figure(" ".join(words), other_fig)  # "a mermaid": the nearest, a person
-            return Request("switch_offer", figure=other_fig, exact=said, what=what, question=question)
-    # "let's build a castle" while building the house: the house only stands in for a castle, so the
-    # partner hears it is not known, and that the figure being built is the nearest.
-    if other_fig is not None and other_fig.name == figure.name and found.word and not pieces and slot is None \
-            and not _names_figure(found.word, figure) \
-            and (plain_switch or soft_switch or _wanted_thing(words, phrases)):
-        return Request("unknown_figure", what=found.word, figure=figure, question=question)
-    # "we're making a fish right?", "is this a fish?": yes
-    # (a figure only related to the one being built, "a lighthouse" for the house, is another figure)
-    if other_fig is not None and other_fig.name == figure.name and exact and not pieces and slot is None \
-            and (plain_switch or soft_switch or (question and len(words) <= 6 and not has("progress")
-                                                 and "done" not in words)):
-        return Request("switch_same", figure=figure, question=question)
-    if piece is None and "it" in words and last_piece and (has("move") or has("rotate")) and not has("keep") \
-            and not has("mine") and not has("switch"):  # "turn it into a penguin" asks for a figure
-        piece = last_piece
-    direction = _direction(words, phrases, part_pos | _positions(words, intents.get("put_down", [])))
-    if direction == "down" and has("place_verb") and not has("shift_verb") and not _has_any(
-            words, [*phrases.vocabulary.amounts.get("small", []), *phrases.vocabulary.amounts.get("large", [])]):
-        direction = ""  # "put the big triangles down first": on the board, not lower
-    relation, relation_words, rel_pos = _relation(words, phrases)
-
-    if question and not asking:
-        if has("why"):
-            return Request("why", question=True)
-        if has("for_you"):
-            return Request("for_you", piece=piece, slot=slot, question=True)
-        if has("plan_how"):  # "how are you going to make the roof?": the plan
-            return Request("plan", question=True)
-        # "are you going to move my pieces?", "can I move yours?", "did you move my square?": whose pieces move
-        whose = has("mine") or has("yours") or _has_any(words, ["my", "your"])
-        if whose and (has("touch") or has("move")) and not relation and not direction and not slot \
-                and "next" not in words and not has("where"):  # "whats your next move", "where should my square go"
-            who = "may" if _has_any(words, intents.get("partner_may", [])) else \
-                "past" if _has_any(words, intents.get("asked_past", [])) else "will"
-            return Request("pieces_question", piece=piece, what=who, question=True)
-        if has("resize") and not has("where") and not has("next"):  # "can the roof be wider than the walls?"
-            return Request("resize", question=True)
-        # "are you going to place the blue one next?", "which piece do you need now, the parallelogram?"
-        if piece and not slot and has("next") and not has("where"):
-            return Request("next", question=True)
-        if piece or slot:
-            return Request("where", piece=piece, slot=slot, part=part_words, question=True)
-        if has("plan_first"):  # "qual é o plano? como vais montar isto" asks the plan, not how it is
-            return Request("plan", question=True)
-        if has("how_are_you") and not _planning(words):
-            return Request("how_are_you", question=True)
-        for asked in ("next", "progress", "plan", "help"):
-            if has(asked):
-                return Request(asked, question=True)
-        return Request("other", question=True)
-
-    stays = (_has_any(words, _STAYS) or has("leave_piece")) and not has("move") and not has("space") \
-        and not has("last")
-    # "if my square is in the way just shift it, i dont mind": consent to move theirs wins over its "dont"
-    if has("consent") and (has("touch") or has("move")) and has("ownership") and not stays and not relation \
-            and not direction:
-        return Request("release")
-    if pieces and (stays or (has("dont") and has("touch") and not has("consent"))) and not relation:
-        return Request("keep_piece", piece=piece)  # "yellow should stay where it is", "dont touch purple"
-    if not pieces and stays and has("ownership") and not has("consent") and not question:
-        return Request("keep")  # "whatever i put down stays where i put it"
-    if has("where") and (piece or slot):
-        # "the blue triangle goes where" asks; "leave blue where it is" does not.
-        asks_where = not _has_any(words, _STAYS)
-        return Request("where", piece=piece, slot=slot, part=part_words, question=asks_where)
-    if piece and has("rotate"):
-        sign = -1.0 if has("counterclockwise") else 1.0
-        m = _NUMBER.search(text)
-        degrees = float(m.group(1)) if m else 45.0
-        return Request("rotate", piece=piece, degrees=sign * min(degrees, 360.0))
-    anchor, owner = _anchor(words, pieces, piece, rel_pos, phrases) if piece and relation else (None, "")
-    # "stick the red triangle on top" with no piece to put it on: the top of the figure.
-    if piece and relation and (anchor or owner or not (direction or _region(has))):
-        return Request("place_near", piece=piece, relation=relation, relation_words=relation_words,
-                       anchor=anchor, anchor_owner=owner)
-    if direction and (piece or slot) and (has("move") or len(words) <= 6) and not has("orient") and not has("dont"):
-        step = _amount(words, text, phrases)
-        dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
-        return Request("move", piece=piece, slot=slot, part=part_words, dx=dx, dy=dy, direction=direction)
-    # "put yellow in the tail", "poe o amarelo na cauda": a piece placed as a part ("move it to the tail" moves it)
-    placing = has("place_verb") and not has("shift_verb") and not has("negation") and not has("undo")
-    if piece and slot and (not has("move") or placing):
-        # what="place": the partner asks it played ("put", "use"), not only which part it will be
-        return Request("assign", piece=piece, slot=slot, part=part_words,
-                       what="place" if placing or "use" in words else "")
-    # "put the parallelogram next", "put the big triangle at the top", "put the brown one in": that
-    # piece is played next ("don't move the blue one" is no such request).
-    if pieces and not slot and has("move") and not has("rotate") and not has("negation") and not has("consent") \
-            and not has("mine"):
-        return Request("prefer", piece=piece)
-    if piece and not slot and not has("move"):
-        named = _PART_AFTER.search(text)
-        if named and not has("next"):
-            return Request("assign", piece=piece, slot=None, part=named.group(1),
-                           what="place" if "use" in words or has("place_verb") else "")
-        if has("next") or has("assign"):
-            return Request("prefer", piece=piece)
-    if has("release"):
-        return Request("release")
-    # "don't change anything", "não mexas em nada": the partner's pieces stay ("don't move it": that one)
-    if not pieces and has("dont") and has("touch") and not has("consent") and not direction and not relation:
-        that = last_piece if last_piece and has("that") and not has("mine") and not _has_any(
-            words, ["anything", "everything", "what i", "i put", "ive put", "i placed", "ive placed"]) else None
-        return Request("keep_piece", piece=that) if that else Request("keep")
-    if has("keep"):  # "don't touch my square": that piece; "don't touch my stuff": all of theirs
-        return Request("keep_piece", piece=piece) if piece else Request("keep")
-    if has("resize"):
-        return Request("resize")
-    if switch_word_only(words, phrases) and (not pieces or described) and slot is None and not direction:
-        what = _wanted_thing(words, phrases)
-        if what:
-            return Request("switch_unknown", what=what)
-    if (has("move") or has("rotate")) and piece is None and slot is None and (direction or relation):
-        return Request("unknown_piece", direction=direction)
-    if offer and len(words) <= 6:
-        if has("no"):
-            return Request("no")
-        if has("yes"):
-            return Request("yes")
-    if has("undo"):
-        return Request("undo", piece=piece)
-    refused = not pieces and (words[:1] == ["no"] or (has("no") and len(words) <= 3)) and not has("praise")
-    if (has("disagree") and not has("consent")) or refused:  # "feel free to fix what I did wrong" consents
-        return Request("disagree", piece=piece)
-    if has("for_you") and (piece or slot):  # "help me with the roof"
-        return Request("for_you", piece=piece, slot=slot)
-    if has("plan_first"):  # "so whats the plan here, how r u going to build it"
-        return Request("plan")
-    # "wait, what are we making?": the question after the interjection is what is asked.
-    for intent in ("why", "help", "next", "progress", "plan", "wait") if not has("wait") or len(words) <= 3 \
-            else ("why", "help", "progress", "plan", "wait", "next"):
-        if intent == "wait" and ((has("dont") and not _has_any(words, ["dont play", "do not play"]))
-                                 or _has_any(words, ["can wait", "could wait", "will wait", "wait for"])):
-            continue  # "dont stop": go on, no pass; "the fins can wait": a strategy
-        if has(intent):
-            return Request(intent)
-    if has("for_you"):
-        return Request("for_you", piece=piece, slot=slot)
-    for intent in ("thanks", "how_are_you", "bye", "greeting"):
-        if has(intent):
-            return Request(intent)  # type: ignore[arg-type]
-    if has("praise") or (has("praise_word") and len(words) <= 4 and not (pieces or slot)):
-        return Request("praise")
-    if slot and not piece and has("part_now"):  # "now the roof", "agora o telhado", "do the roof": that part next
-        return Request("strategy", slot=slot, part=part_words, what="part")
-    if pieces and not slot and has("piece_now") and not has("negation") and not question:
-        return Request("prefer", piece=piece)  # "now the green one"
-    # "the blue triangle please": a piece named, nothing else asked but please, is the next piece
-    if len(pieces) == 1 and not slot and len(words) <= 5 and _has_any(words, ["please", "pls", "por favor"]) \
-            and not has("negation") and not question and not has("praise_word"):
-        return Request("prefer", piece=piece)
-    if has("space") and not has("praise") and not has("fill"):  # "too bunched up", "a gap between blue and cream"
-        return Request("spatial", what="space")
-    if len(pieces) == 1 and has("place_verb") and not has("negation") and not question:
-        return Request("prefer", piece=piece)  # "you can put the red triangle in, please": that piece next
-    if piece or slot:
-        return Request("unclear", piece=piece, slot=slot, part=part_words)
-    if has("smalltalk"):
-        return Request("smalltalk")
-    if has("yes") and len(words) <= 4:
-        return Request("ack")
-    return Request("other")
-
-
 def asks_for_figure(text: str, phrases: Phrases) -> bool:
     """A word that asks for another figure or likens the board to one ("looks like a")."""
     words = normalize_text(text).split()
@@ -545,61 +286,6 @@ _STAYS = ("where it is", "where they are", "where it was", "where its", "where s
           "where i put them", "where i left it", "where i left them", "where i placed it", "where i placed them",
           "keep it there", "keep them there", "keep it like that", "keep it as is")
 """Words that keep a piece where it is ("purple stays as it is", "red is locked in")."""
-
-
-def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
-               phrases: Phrases, last_piece: str | None = None) -> Request:
-    """The request a line read by its meaning (:mod:`.intents`) makes, with what it names filled in
-    from the keyword reading (``parsed``) and the line's own words."""
-    words = correct_typos(normalize_text(text), phrases).split()
-    intents = phrases.vocabulary.intents
-
-    def has(key: str) -> bool:
-        return _has_any(words, intents.get(key, []))
-
-    if meaning in ("praise", "thanks", "ack"):
-        return Request(meaning)  # type: ignore[arg-type]
-    if meaning == "keep_mine" and parsed.piece and _find_pieces(words, phrases, list(figure.order)):
-        meaning = "keep_piece"  # "leave purple alone", "don't touch my square": that piece (named, not "it")
-    if meaning in ("keep_mine", "may_move_mine"):  # the same words, opposite wishes: consent or negation decides
-        consent, negated = has("consent"), has("negation")
-        if consent or negated:
-            return Request("release" if consent else "keep")
-        return Request("keep" if meaning == "keep_mine" else "release")
-    if meaning == "keep_piece":
-        piece = parsed.piece or (last_piece if has("that") else None)
-        return Request("keep_piece", piece=piece) if piece else Request("keep")
-    if meaning == "strategy":
-        # "start with the blue one", "put the big triangle on top": that piece next
-        if parsed.piece and (not (_size_words(words) or has("small_first")) or _region(has)):
-            return Request("prefer", piece=parsed.piece)
-        # "the walls first and the top later", "the body before the tail": what comes first
-        later = sorted(_positions(words, intents.get("then", [])))
-        first_words = words[:later[0]] if later and later[0] > 0 else words
-        slot, part, _ = _find_part(first_words, figure, list(figure.order))
-        if slot is not None:
-            return Request("strategy", slot=slot, part=part, what="part")
-        region = _region(has)
-        if region:
-            return Request("strategy", direction=region, what="where")
-        # "small bits last", "the big ones first, then the small": the big ones first
-        small = _has_any(first_words, intents.get("small_first", [])) != has("last")
-        return Request("strategy", what="small" if small else "big")
-    if meaning == "unknown_figure":
-        what = _thing(words)
-        nearest = find_figure(what, library)[0] if what else None
-        return Request("unknown_figure", what=what, figure=nearest)
-    if meaning == "spatial":
-        if has("resize") and not has("space"):
-            return Request("resize")
-        kind = "space" if has("space") else "symmetry" if has("symmetry") else "part"
-        named = tuple(dict.fromkeys(p for _, p in _find_pieces(words, phrases, list(figure.order))))
-        if has("small_first") and ("triangles" in words or "both" in words or "two" in words):
-            named = tuple(dict.fromkeys([*named, *(p for p in figure.order if shapes.kind(p) == "small triangle")]))
-        return Request("spatial", what=kind, pieces=named, piece=named[0] if named else None)
-    if meaning == "vague_request":
-        return Request("vague", direction=_region(has), what=_kind_named(words, parsed, has))
-    return parsed
 
 
 _KEEPING = frozenset({"keep", "keeps", "stay", "stays", "alone", "fixed", "locked", "untouched", "there", "is"})

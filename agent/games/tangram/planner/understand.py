@@ -8,6 +8,9 @@
    classifier is sure of a meaning the keywords cannot tell (praise, a strategy, a constraint, a
    figure the library lacks, space or size, a vague request) and the keywords found no plain
    request, the meaning wins, with the keywords' pieces and parts filled in.
+
+Before 2 and 3, a line that holds a phrase of a meaning declared in ``dialogue/words/meanings.yaml``
+is that meaning (``declared``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from agent.games.tangram.dialogue.intents import COMMAND, MIN_SCORE, IntentModel, Reading, load_intents
 from agent.games.tangram.dialogue.language import DEFAULT, UNKNOWN, Languages, fold, load_languages
+from agent.games.tangram.dialogue.meanings import Meanings, load_meanings
 from agent.games.tangram.dialogue.phrases import Phrases, load_phrases
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.requests import (
@@ -26,11 +30,10 @@ from agent.games.tangram.planner.requests import (
     Request,
     asks,
     asks_for_figure,
-    by_meaning,
     clearly_asks,
-    parse_request,
     starts_question,
 )
+from agent.games.tangram.planner.rules import by_meaning, parse_request
 
 
 def warm() -> None:
@@ -66,7 +69,7 @@ class Understood:
 
 def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Phrases, languages: Languages,
                intents: IntentModel, *, order: Sequence[str] | None = None, prefer: Sequence[str] | None = None,
-               last_piece: str | None = None, offer: bool = False) -> Understood:
+               last_piece: str | None = None, offer: bool = False, meanings: Meanings | None = None) -> Understood:
     plain = languages.plain(message)
     bare = languages.plain(message, words=False)
     lang = languages.detect(bare)
@@ -74,6 +77,10 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         lang = DEFAULT  # chat English no dictionary has ("nope", "gotcha")
     if not languages.answered(lang):
         return Understood(lang, Request("other_language"))
+    # A meaning declared in one entry (dialogue/words/meanings.yaml) is read before every rule.
+    declared = (meanings or load_meanings()).match(message)
+    if declared is not None:
+        return Understood(lang, Request("declared", what=declared))
 
     def english(line: str) -> str:
         if lang == DEFAULT:

@@ -89,4 +89,14 @@ class Closed:
     at: float
 
 
-Event = TurnRequested | DecisionReady | DecisionFailed | Feedback | Unreadable | FrameSent | Timer | Shutdown | Closed
+@dataclass(frozen=True, slots=True)
+class PartnerLanguage:
+    """The partner wrote a chat line in ``lang`` ("en", "pt"): the turn's own lines and the
+    "thinking" line are said in it from now on."""
+
+    at: float
+    lang: str
+
+
+Event = (TurnRequested | DecisionReady | DecisionFailed | Feedback | Unreadable | FrameSent | Timer | Shutdown | Closed
+         | PartnerLanguage)

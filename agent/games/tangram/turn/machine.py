@@ -91,6 +91,9 @@ class TurnMachine:
         self._own_moves: dict[str, Pose] = {}
         """Where our plays of the last turn left each piece, so it is not taken for the partner's move."""
         self._out: list[act.Action] = []
+        self.partner_lang = "en"
+        """The language of the partner's last chat line (the game's own before any): the turn's
+        own lines and the "thinking" line are said in it."""
 
     @property
     def turn_id(self) -> int | None:
@@ -144,6 +147,8 @@ class TurnMachine:
                 self._on_shutdown(event.at)
             case ev.Closed():
                 self._on_closed(event.at)
+            case ev.PartnerLanguage():
+                self.partner_lang = event.lang
 
     def _emit(self, *actions: act.Action) -> None:
         self._out.extend(actions)
@@ -152,8 +157,8 @@ class TurnMachine:
         self._emit(act.Record(kind, dict(fields)))
 
     def _say(self, line: LineName, *, piece: str = "", reason: str = "") -> None:
-        """One of the turn's own lines, in the template's words."""
-        self._emit(act.Say(self._lines(line, piece=piece, reason=reason)))
+        """One of the turn's own lines, in the template's words and the partner's language."""
+        self._emit(act.Say(self._lines(line, piece=piece, reason=reason, lang=self.partner_lang)))
 
     def _timer(self, name: str, at: float) -> None:
         self._timers[name] = at
@@ -445,8 +450,9 @@ class TurnMachine:
             self._play(event.at, t.held, t.purpose)
         elif event.name == THINKING and self.phase is Phase.DECIDING and t.sent == 0 and not t.thought:
             t.thought = True
-            self._emit(act.Say(self.rules.thinking_line))
-            self._record("thinking", after_s=round(event.at - t.times.started, 3), text=self.rules.thinking_line)
+            text = self.rules.thinking_in(self.partner_lang)
+            self._emit(act.Say(text))
+            self._record("thinking", after_s=round(event.at - t.times.started, 3), text=text)
 
     def _work_over(self, now: float, t: TurnState) -> None:
         """The turn's work time is over: what is landing lands; nothing new starts."""

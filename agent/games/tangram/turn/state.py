@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Literal, Protocol, get_args
@@ -27,10 +28,11 @@ LINE_NAMES: tuple[LineName, ...] = get_args(LineName)
 
 
 class TurnLines(Protocol):
-    """The words of the turn's own chat lines: ``line`` with its ``piece`` or ``reason``. Pure (a
-    template loaded and checked at start-up, :mod:`agent.games.tangram.turn.lines`)."""
+    """The words of the turn's own chat lines: ``line`` with its ``piece`` or ``reason``, in the
+    partner's language ``lang`` ("en", "pt"). Pure (a template loaded and checked at start-up,
+    :mod:`agent.games.tangram.turn.lines`)."""
 
-    def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "") -> str: ...
+    def __call__(self, line: LineName, /, *, piece: str = "", reason: str = "", lang: str = "en") -> str: ...
 
 
 class Phase(StrEnum):
@@ -54,14 +56,23 @@ class TurnRules:
     thinking_after_s: float | None = None
     """Say ``thinking_line`` when no play has gone out this long into the turn; None: never."""
     thinking_line: str = ""
+    """The line in the game's own language (English), and in any language ``thinking_lines`` lacks."""
     lines: TurnLines | None = None
     """The words of the turn's own lines; required (the machine refuses rules without them)."""
+    thinking_lines: Mapping[str, str] = field(default_factory=dict)
+    """The "thinking" line in each of the partner's languages (turn/thinking.py)."""
 
     @classmethod
-    def of(cls, turn: TurnConfig, thinking: str | None, lines: TurnLines) -> TurnRules:
-        """The rules of ``turn`` (the config's section); ``thinking``: the rendered line, None when off."""
+    def of(cls, turn: TurnConfig, thinking: Mapping[str, str] | None, lines: TurnLines) -> TurnRules:
+        """The rules of ``turn`` (the config's section); ``thinking``: the rendered line by language,
+        None when off."""
+        english = (thinking.get("en") or "") if thinking else ""  # the game's own language
         return cls(turn.deadline, turn.max_feedback_iterations, turn.thinking_after_s if thinking else None,
-                   thinking or "", lines)
+                   english, lines, dict(thinking or {}))
+
+    def thinking_in(self, lang: str) -> str:
+        """The "thinking" line in ``lang`` (the game's own when it has none in that language)."""
+        return self.thinking_lines.get(lang) or self.thinking_line
 
 
 @dataclass

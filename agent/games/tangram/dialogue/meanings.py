@@ -1,0 +1,86 @@
+"""Meanings declared in one entry each (``words/meanings.yaml``): the phrases that say a meaning in
+every language the partner is answered in, and its reply in each. A line holding one of a
+meaning's phrases is that meaning (:meth:`Meanings.match`); its reply joins the chat lines of each
+language (:mod:`.phrases`), under the meaning's name. Loading checks that every meaning has every
+language, so a meaning in one language only stops the start."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+from agent.games.tangram.dialogue.language import LANGUAGES, fold
+
+MEANINGS_PATH = Path(__file__).resolve().parent / "words" / "meanings.yaml"
+
+
+class Meaning(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    about: str
+    """What the partner means (for the reader: the docs and the tables)."""
+    says: dict[str, list[str]]
+    """Phrases that say it, by language."""
+    reply: dict[str, str]
+    """Its reply, by language (a template of the chat lines' variables)."""
+
+
+class MeaningFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    languages: list[str]
+    meanings: dict[str, Meaning]
+
+    @field_validator("languages")
+    @classmethod
+    def _known(cls, v: list[str]) -> list[str]:
+        if tuple(v) != LANGUAGES:
+            raise ValueError(f"languages must be {list(LANGUAGES)}")
+        return v
+
+    @model_validator(mode="after")
+    def _every_language(self) -> MeaningFile:
+        for name, meaning in self.meanings.items():
+            for field in ("says", "reply"):
+                values = getattr(meaning, field)
+                missing = [lang for lang in self.languages if not values.get(lang)]
+                extra = sorted(set(values) - set(self.languages))
+                if missing or extra:
+                    raise ValueError(f"meaning {name!r}: {field} lacks {missing}, unknown languages {extra}")
+            if any(not fold(p) for phrases in meaning.says.values() for p in phrases):
+                raise ValueError(f"meaning {name!r}: an empty phrase")
+        return self
+
+
+class Meanings:
+    """The declared meanings: which one a line says, and each one's reply by language."""
+
+    def __init__(self, data: MeaningFile) -> None:
+        self.data = data
+        self._phrases: list[tuple[str, str]] = [
+            (name, f" {fold(p)} ") for name, m in data.meanings.items() for ps in m.says.values() for p in ps]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.data.meanings)
+
+    def match(self, line: str) -> str | None:
+        """The first meaning (in the file's order) one of whose phrases ``line`` holds, as whole words."""
+        folded = f" {fold(line)} "
+        return next((name for name, phrase in self._phrases if phrase in folded), None)
+
+    def replies(self, lang: str) -> dict[str, str]:
+        """Each meaning's reply in ``lang`` (the game's own language where it has none)."""
+        return {name: m.reply.get(lang) or m.reply[LANGUAGES[0]] for name, m in self.data.meanings.items()}
+
+
+@functools.lru_cache(maxsize=4)
+def _load(path: Path) -> Meanings:
+    return Meanings(MeaningFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+
+
+def load_meanings(path: str | Path | None = None) -> Meanings:
+    """The meanings of ``path`` (default: the shipped ``words/meanings.yaml``); ValueError when one
+    lacks a language."""
+    return _load(Path(path or MEANINGS_PATH).resolve())

@@ -1,0 +1,56 @@
+"""Meanings declared in one entry each (dialogue/words/meanings.yaml): every language, read and answered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.games.tangram.dialogue import LANGUAGES
+from agent.games.tangram.dialogue.meanings import MEANINGS_PATH, load_meanings
+from agent.games.tangram.dialogue.phrases import load_phrases
+from agent.games.tangram.planner import Planner, load_library
+
+
+@pytest.mark.parametrize("name", load_meanings().names)
+def test_every_meaning_is_said_and_answered_in_every_language(name: str) -> None:
+    meanings = load_meanings()
+    for lang in LANGUAGES:
+        assert meanings.data.meanings[name].says[lang]
+        line = load_phrases(lang=lang).say("chat", name, figure="cat", description="a cat")
+        assert line and "{" not in line
+    assert load_phrases(lang="en").say("chat", name, figure="cat", description="") != \
+        load_phrases(lang="pt").say("chat", name, figure="cat", description="")
+
+
+def test_a_meaning_in_one_language_only_stops_the_load(tmp_path: Path) -> None:
+    data = yaml.safe_load(MEANINGS_PATH.read_text(encoding="utf-8"))
+    name = next(iter(data["meanings"]))
+    del data["meanings"][name]["reply"]["pt"]
+    path = tmp_path / "meanings.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    with pytest.raises(ValueError, match=name):
+        load_meanings(path)
+
+
+def test_a_phrase_matches_whole_words_only() -> None:
+    meanings = load_meanings()
+    assert meanings.match("How long does this take?") == "study_length"
+    assert meanings.match("Quanto tempo demora o estudo?") == "study_length"
+    assert meanings.match("quanto tempo falta") is None  # how much is left: progress
+    assert meanings.match("show longdoes") is None
+
+
+@pytest.mark.parametrize(("line", "lang", "words"), [
+    ("how long does this study take?", "en", "researcher"),
+    ("quanto tempo demora o estudo?", "pt", "investigador"),
+])
+def test_the_conversation_answers_a_declared_meaning_in_the_partners_language(line: str, lang: str,
+                                                                               words: str) -> None:
+    planner = Planner(load_library())
+    reply = planner.chat("A cat", {}, line)
+    assert planner.last_reply_kind == "study_length"
+    assert words in reply
+    assert reply == load_phrases(lang=lang).say("chat", "study_length", figure="cat",
+                                                description=planner.figure.description)
