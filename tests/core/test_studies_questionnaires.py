@@ -81,6 +81,8 @@ def test_answers_are_checked_by_kind_range_and_required(tmp_path: Path) -> None:
     final = q.specs["final"]
     _, problems = check_answers(final, {"preferred": "3", "why": "x" * 501}, {}, 2)
     assert problems == ["preferred: '3' is none of the options", "why: at most 500 characters"]
+    whole, _ = check_answers(partner, {"helped": 5, "hindered": 1, "effort": 70, "check": "red"}, {}, 2)
+    assert [(a.value, type(a.value)) for a in whole if a.item == "effort"] == [(70, int)]  # stored as sent: not 70.0
     helped, hindered = partner.items[0], partner.items[1]
     assert scored(helped, 4) == 4 and scored(hindered, 4) == 2 and scored(partner.items[3], "blue") is None
 

@@ -358,3 +358,98 @@ def test_the_study_copy_has_its_own_database_and_finds_its_configs(tmp_path: Pat
     study.write_text("- not a study\n")
     with pytest.raises(RunnerError, match="not a study file"):
         study_copy(study, out)
+
+
+# ---- the online check with questionnaires (online.py --questionnaires: answering.py, exported.py) -------------
+
+
+def test_the_online_check_serves_the_example_questionnaires_with_offline_partners(tmp_path: Path) -> None:
+    from agent.games import read_study
+    from benchmarks.tangram.real_game.online import EXAMPLE, questionnaire_study
+
+    (tmp_path / "planner.yaml").write_text("player: planner\n")
+    (tmp_path / "study.yaml").write_text(questionnaire_study(), encoding="utf-8")
+    study = read_study(tmp_path / "study.yaml")
+    example = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    data = yaml.safe_load((tmp_path / "study.yaml").read_text(encoding="utf-8"))
+    assert len(data["conditions"]) == len(example["conditions"]) == 3  # the final page names three partners
+    for key in ("questionnaires", "flow", "languages", "attention"):
+        assert data[key] == example[key]
+    assert not {"completion_url", "screen_out_url"} & set(data["online"])
+    assert data["online"]["screen_out_code"] == example["online"]["screen_out_code"]
+    assert study.questionnaires is not None and set(study.questionnaires.specs) == set(example["questionnaires"])
+
+
+def test_a_scripted_participant_passes_or_fails_the_attention_check_and_moves_sliders() -> None:
+    import random
+
+    from benchmarks.tangram.real_game.answering import SLIDER_START, TEXTS, ItemView, choose, seed
+
+    check = ItemView("check", "single", ("square", "triangle", "circle"))
+    assert choose(check, random.Random(1), "en", "triangle") == ("triangle", None)
+    assert choose(check, random.Random(1), "en", "triangle", fail_check=True) == ("square", None)
+    likert = ItemView("helped", "likert", tuple(str(p) for p in range(1, 8)))
+    assert choose(likert, random.Random(1), "en", 4, fail_check=True)[0] == 1
+    sliders = {choose(ItemView("effort", "slider"), random.Random(n), "en")[0] for n in range(200)}
+    assert SLIDER_START not in sliders and sliders <= set(range(101))  # an unmoved slider is no answer
+    many = ItemView("games", "multiple", ("a", "b", "other"))
+    for n in range(20):
+        value, other = choose(many, random.Random(n), "pt")
+        assert value == [o for o in many.options if o in value] and (other is not None) == ("other" in value)
+    assert choose(ItemView("why", "long_text"), random.Random(1), "pt")[0] == TEXTS["pt"]
+    assert seed("L0001", "partner", 1).random() == seed("L0001", "partner", 1).random()
+
+
+def _entry(**kw: Any) -> Any:
+    from benchmarks.tangram.real_game.answering import Entry
+
+    base = {"participant": "L0001", "questionnaire": "partner", "game_position": 1, "item": "helped", "value": 4,
+            "other": None, "language": "en"}
+    return Entry(**{**base, **kw})
+
+
+def _row(**kw: str) -> dict[str, str]:
+    base = {"participant": "L0001", "questionnaire": "partner", "game_position": "1", "item": "helped",
+            "value": "4", "other": "", "language": "en"}
+    return {**base, **kw}
+
+
+def test_the_export_is_compared_answer_by_answer_with_what_the_browsers_entered() -> None:
+    from benchmarks.tangram.real_game.exported import compare
+
+    entries = [_entry(), _entry(questionnaire="about_you", game_position=None, item="games", value=["a", "other"],
+                                other="<i>chess</i>", language="pt")]
+    rows = [_row(), _row(questionnaire="about_you", game_position="", item="games", value="a;other",
+                         other="<i>chess</i>", language="pt"), _row(participant="L0009", item="x")]
+    same = compare(entries, rows)
+    assert (same.entered, same.exported, same.equal, same.problems) == (2, 2, 2, [])
+    changed = compare(entries, [_row(value="5"), rows[1]])
+    assert changed.equal == 1 and "entered ('4', '', 'en'), exported ('5', '', 'en')" in changed.problems[0]
+    assert compare(entries, [rows[0]]).problems == ["entered but not exported: ('L0001', 'about_you', '', 'games')"]
+    assert "exported but not entered" in compare(entries[:1], rows[:2]).problems[0]
+    assert "exported ('4', '', 'pt')" in compare(entries[:1], [_row(language="pt")]).problems[0]
+
+
+def test_the_verdict_needs_every_code_state_language_reload_and_a_valid_package() -> None:
+    from benchmarks.tangram.real_game.answering import Answered, Persona
+    from benchmarks.tangram.real_game.exported import Comparison, verdict
+
+    people = (Persona("L0001"), Persona("L0002", language="pt"), Persona("L0003", fail_checks=True,
+                                                                           reload_page="partner"))
+    answered = {"L0001": Answered([_entry()], 0, 1), "L0002": Answered([_entry(participant="L0002", language="pt")],
+                                                                       0, 1),
+                "L0003": Answered([_entry(participant="L0003")], 1, 1)}
+    results = [{"participant": "L0001", "games_played": 3, "completion_code": "C0DE", "failure": None},
+               {"participant": "L0002", "games_played": 3, "completion_code": "C0DE", "failure": None},
+               {"participant": "L0003", "games_played": 2, "completion_code": "SCR33N", "failure": None}]
+    states = {"L0001": ("completed", None), "L0002": ("completed", None), "L0003": ("dropped", "screened_out")}
+    good = Comparison(3, 3, 3)
+    lines, ok = verdict(people, results, answered, states, good, "valid", "C0DE", "SCR33N")
+    assert ok and lines[-2].startswith("answers: 3 entered, 3 exported, 3 equal")
+    assert not verdict(people, results, answered, states, good, "INVALID: x", "C0DE", "SCR33N")[1]
+    assert not verdict(people, results, answered, states, Comparison(3, 3, 2, ["x"]), "valid", "C0DE", "SCR33N")[1]
+    screened_with_code = [*results[:2], {**results[2], "completion_code": "C0DE"}]
+    lines, ok = verdict(people, screened_with_code, answered, states, good, "valid", "C0DE", "SCR33N")
+    assert not ok and "saw code 'C0DE', not 'SCR33N'" in lines[2]
+    no_reload = {**answered, "L0003": Answered([_entry(participant="L0003")], 0, 1)}
+    assert not verdict(people, results, no_reload, states, good, "valid", "C0DE", "SCR33N")[1]

@@ -498,6 +498,11 @@ def _number(value: Any) -> float | None:
     return float(value)
 
 
+def _as_given(raw: Any, number: float) -> float | int:
+    """A whole number the page sent stays whole (stored and exported as 70, not 70.0)."""
+    return raw if isinstance(raw, int) else number
+
+
 def check_answers(spec: QuestionnaireSpec, answers: Mapping[str, Any], other: Mapping[str, str],
                   partners: int) -> tuple[list[Answer], list[str]]:
     """The page's answers as stored (every item, None for one left out), or the problems (one line
@@ -535,7 +540,7 @@ def _check_one(item: Any, raw: Any, text: str | None, partners: int) -> tuple[Va
         number = _number(raw)
         if number is None or not 0 <= number <= 100:
             return None, "a value from 0 to 100"
-        return round(number, 2), None
+        return _as_given(raw, round(number, 2)), None
     if isinstance(item, NumberItem):
         number = _number(raw)
         if number is None or not item.min <= number <= item.max:
@@ -544,7 +549,7 @@ def _check_one(item: Any, raw: Any, text: str | None, partners: int) -> tuple[Va
             if number != int(number):
                 return None, "a whole number"
             return int(number), None
-        return number, None
+        return _as_given(raw, number), None
     if isinstance(item, TextItem):
         if not isinstance(raw, str):
             return None, "a text"

@@ -13,6 +13,15 @@ each participant's conditions in order, whether they saw the code, and the study
 games tables, and first what a third participant's browser downloads (first visit, reload; on the agent's
 own address: Chromium caches nothing from a site whose certificate it does not trust). Needs the game's
 sources and a Godot 4 web template (never in the repository) and Caddy.
+
+With ``--questionnaires`` it serves the online example study's questionnaires and flow
+(configs/study-online-example.yaml, its three conditions played by the offline planner) to three
+participants (PERSONAS): consent, the first questionnaire, each game and the page after it, the final
+page, the code. One answers in Portuguese (``lang=pt`` in the link); one reloads in the middle of its
+first after-game page once the server has the draft, finds its answers and fails every attention
+check, so it gets the screen-out code. What each browser entered (answering.py) is compared with the
+study's export and the data package is validated with frictionless (exported.py); it ends with a
+summary and PASS or FAIL (exit status 1).
 """
 
 from __future__ import annotations
@@ -26,12 +35,18 @@ import socket
 import sqlite3
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from agent.core.studies.questionnaires import Questionnaires
+from benchmarks.tangram.real_game.answering import Answered, Persona, answer_page
 from benchmarks.tangram.real_game.browser import CHROMIUM, CHROMIUM_ARGS, Recorder, StepTimeout, socket_hook
 from benchmarks.tangram.real_game.events import EventLog, ImageStore
+from benchmarks.tangram.real_game.exported import export_and_check, verdict
 from benchmarks.tangram.real_game.human import Human
 from benchmarks.tangram.real_game.plan import plan
 from benchmarks.tangram.real_game.runner import play_game
@@ -50,6 +65,29 @@ online:
 STAR_5 = Button("five stars", 686.0 - 12.0, 154.0 - 30.0, 24.0, 24.0)
 SUBMIT = Button("Submit", 445.0 + 15.0, 393.0 - 6.0, 229.5, 89.8)
 READY = "served on http://"
+EXAMPLE = Path(__file__).resolve().parents[3] / "configs" / "study-online-example.yaml"
+PERSONAS = (Persona("L0001"), Persona("L0002", language="pt"),
+            Persona("L0003", fail_checks=True, reload_page="partner"))
+"""``--questionnaires``: one answers in English, one in Portuguese (the link's lang=pt), one reloads in the
+middle of its first after-game page and fails every attention check (screened out)."""
+
+
+def questionnaire_study(example: Path = EXAMPLE) -> str:
+    """The online example study (its consent, codes, languages, attention rule, questionnaires and
+    flow as they are) with its three conditions played by the offline planner, so no LLM key and
+    nobody at the console is needed; its Prolific addresses are left out (the page would leave for
+    them after the code)."""
+    data = yaml.safe_load(example.read_text(encoding="utf-8"))
+    data["name"] = "real-online-questionnaires"
+    data["conditions"] = {
+        "explain": {"config": "planner.yaml", "description": "the planner, with the thinking line"},
+        "silent": {"config": "planner.yaml", "overrides": {"turn": {"thinking_line": False}},
+                   "description": "the planner without the thinking line"},
+        "offline": {"config": "planner.yaml", "description": "the planner again, a third partner"},
+    }
+    for key in ("completion_url", "screen_out_url", "base_url"):
+        data["online"].pop(key, None)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
 
 
 class FramePage:
@@ -79,9 +117,9 @@ def free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def agent(out: Path, gaips: Path, template: Path) -> AsyncIterator[str]:
+async def agent(out: Path, gaips: Path, template: Path, study: str = STUDY.format()) -> AsyncIterator[str]:
     (out / "planner.yaml").write_text(f"player: planner\ntranscripts: {{dir: {out / 'transcripts'}}}\n")
-    (out / "study.yaml").write_text(STUDY.format())
+    (out / "study.yaml").write_text(study, encoding="utf-8")
     log = (out / "agent.log").open("w")
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent", "--study", str(out / "study.yaml"), "--browser-game", str(gaips),
@@ -140,8 +178,37 @@ async def caddy(out: Path, upstream: str) -> AsyncIterator[str]:
         await proc.wait()
 
 
-async def participant(browser: Any, link: str, name: str, out: Path, turns: int, step_s: float,
-                      turn_timeout: float) -> dict[str, Any]:
+STAGE = """played => {
+  if (document.getElementById('completion-code')) return 'done';
+  const form = document.getElementById('page');
+  if (form && !form.dataset.answered && form.querySelector('fieldset.item')) return 'questionnaire';
+  const frame = document.getElementById('game');
+  if (frame && !frame.hidden && frame.src.includes('/play#') && !played.includes(frame.src)) return 'game';
+  return null;
+}"""
+"""What the participant's page shows now: a questionnaire page not answered yet, a game not played
+yet, or the completion (or screen-out) code; null while it changes."""
+
+
+async def stage(page: Any, played: list[str], timeout_s: float) -> str:
+    try:
+        handle = await page.wait_for_function(STAGE, arg=played, timeout=timeout_s * 1000, polling=250)
+    except Exception as exc:
+        shown = ""
+        with contextlib.suppress(Exception):
+            shown = (await page.locator("#card").inner_text(timeout=2000))[:300]
+        raise StepTimeout(f"waited {timeout_s:.0f} s for the next page, a game or the code; the page shows: "
+                          f"{shown!r}") from exc
+    return str(await handle.json_value())
+
+
+async def participant(browser: Any, link: str, persona: Persona, out: Path, turns: int, step_s: float,
+                      turn_timeout: float, q: Questionnaires | None = None,
+                      answered: Answered | None = None) -> dict[str, Any]:
+    """One participant's whole visit: consent, each questionnaire page (``q``; answered as
+    ``persona`` says, into ``answered``) and each game, until the completion or screen-out code."""
+    name = persona.name
+    answered = answered if answered is not None else Answered()
     context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT}, ignore_https_errors=True)
     await context.add_init_script(socket_hook(None))
     page = await context.new_page()
@@ -149,23 +216,26 @@ async def participant(browser: Any, link: str, name: str, out: Path, turns: int,
     rec.on_page(page)
     games = 0
     continued: list[int] = []
+    pages: list[str] = []
+    played: list[str] = []
     failure = None
     try:
         await page.goto(link, timeout=step_s * 1000)
-        await page.get_by_role("button", name="I agree and want to take part").click(timeout=step_s * 1000)
+        since = rec.cursor
+        await page.locator("#buttons button.primary").click(timeout=step_s * 1000)  # agree, in any language
         while True:
-            since = rec.cursor
-            done = page.locator("#completion-code")
-            opened = asyncio.ensure_future(rec.until(
-                lambda e: e.src == "console" and e.text.startswith("[runner] websocket open"), since, step_s * 3,
-                "the game's socket to open"))
-            finished = asyncio.ensure_future(done.wait_for(timeout=step_s * 3000))
-            await asyncio.wait({opened, finished}, return_when=asyncio.FIRST_COMPLETED)
-            if finished.done() and not finished.exception():
-                opened.cancel()
+            now = await stage(page, played, step_s * 3)
+            if now == "done":
                 break
-            finished.cancel()
-            await opened
+            if now == "questionnaire":
+                if q is None:
+                    raise StepTimeout("a questionnaire page in a study without questionnaires")
+                since = rec.cursor
+                pages.append(await answer_page(page, q, persona, games, answered, step_s))
+                continue
+            played.append(await page.locator("#game").get_attribute("src") or "")
+            await rec.until(lambda e: e.src == "console" and e.text.startswith("[runner] websocket open"), since,
+                            step_s * 3, "the game's socket to open")
             frame = page.frame_locator("#game")
             await frame.locator("canvas").wait_for(timeout=step_s * 1000)
             game_frame = next(f for f in page.frames if f.url.endswith("/play") or "/play#" in f.url)
@@ -176,8 +246,12 @@ async def participant(browser: Any, link: str, name: str, out: Path, turns: int,
             await human.click(SUBMIT)
             # The form's stars are hidden in the game's current sources, so Submit stays grey and the
             # engine never quits: the participant's page offers Continue instead (docs/online-study.md).
+            since = rec.cursor
             with contextlib.suppress(Exception):
                 await page.locator("#continue").click(timeout=10_000)
+            with contextlib.suppress(Exception):  # the click may land and still raise (its frame leaves the game)
+                await page.wait_for_function("src => document.getElementById('game').src !== src", arg=played[-1],
+                                             timeout=10_000)
                 continued.append(games + 1)
             games += 1
         code = await page.locator("#completion-code").text_content()
@@ -188,8 +262,8 @@ async def participant(browser: Any, link: str, name: str, out: Path, turns: int,
             await page.screenshot(path=str(out / f"{name}-failed.png"))
     finally:
         await context.close()
-    return {"participant": name, "games_played": games, "ended_by_continue": continued, "completion_code": code,
-            "failure": failure}
+    return {"participant": name, "games_played": games, "ended_by_continue": continued, "pages": pages,
+            "completion_code": code, "failure": failure}
 
 
 async def downloaded(pw: Any, link: str, profile: Path, step_s: float) -> tuple[int, int]:
@@ -229,9 +303,14 @@ async def main() -> None:
     ap.add_argument("--step-timeout", type=float, default=90.0)
     ap.add_argument("--turn-timeout", type=float, default=300.0)
     ap.add_argument("--bytes-only", action="store_true", help="only measure what a participant downloads")
+    ap.add_argument("--questionnaires", action="store_true",
+                    help="the online example study's questionnaires (configs/study-online-example.yaml) around "
+                         "three participants' games, the exports compared with what the browsers entered")
     args = ap.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="real-online-"))
     out.mkdir(parents=True, exist_ok=True)
+    if args.questionnaires:
+        raise SystemExit(await with_questionnaires(args, out))
     from playwright.async_api import async_playwright
 
     from agent.core.studies.online import OnlineRun
@@ -252,17 +331,21 @@ async def main() -> None:
             browser = await pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
             try:
                 results = await asyncio.gather(*(
-                    participant(browser, invite.link(base), f"L{invite.number:04d}", out, args.turns,
+                    participant(browser, invite.link(base), Persona(f"L{invite.number:04d}"), out, args.turns,
                                 args.step_timeout, args.turn_timeout) for invite in invites[:2]))
             finally:
                 await browser.close()
+    print_tables(out, results)
+
+
+def print_tables(out: Path, results: list[dict[str, Any]]) -> None:
     with sqlite3.connect(out / "study.db") as db:
-        people = db.execute("SELECT id, sequence, conditions, state, consent, finished_page_at FROM participants "
-                            "ORDER BY number").fetchall()
+        people = db.execute("SELECT id, sequence, conditions, state, outcome, consent, finished_page_at "
+                            "FROM participants ORDER BY number").fetchall()
         games = db.execute("SELECT participant, position, condition, attempt, ai_turns, completed, end_reason, "
                            "transcript FROM games ORDER BY id").fetchall()
     for r in results:
-        print(json.dumps(r))
+        print(json.dumps(r, ensure_ascii=False))
     print("participants:")
     for row in people:
         print("  ", row)
@@ -270,6 +353,49 @@ async def main() -> None:
     for row in games:
         print("  ", row)
     print(f"out: {out}")
+
+
+async def with_questionnaires(args: argparse.Namespace, out: Path) -> int:
+    """The three participants of PERSONAS through the online example's questionnaires and the real
+    game; the export checked against what their browsers entered. 0 when everything held."""
+    from playwright.async_api import async_playwright
+
+    from agent.core.studies.online import OnlineRun
+    from agent.core.studies.run import StudyRun
+    from agent.games import read_study
+
+    started = time.monotonic()
+    answered = {p.name: Answered() for p in PERSONAS}
+    async with agent(out, args.gaips, args.template, questionnaire_study()) as upstream, \
+            caddy(out, upstream) as base:
+        study = read_study(out / "study.yaml")
+        q = study.questionnaires
+        assert q is not None, "the example study has no questionnaires"
+        async with await StudyRun.open(study) as run:
+            invites = await OnlineRun(run).invite(len(PERSONAS))
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                results = await asyncio.gather(*(
+                    participant(browser, invite.link(base) + (f"?lang={p.language}" if p.language else ""), p, out,
+                                args.turns, args.step_timeout, args.turn_timeout, q, answered[p.name])
+                    for p, invite in zip(PERSONAS, invites, strict=True)))
+            finally:
+                await browser.close()
+    print_tables(out, results)
+    entries = [e for p in PERSONAS for e in answered[p.name].entries]
+    comparison, validity = await export_and_check(out / "study.yaml", out / "export", entries)
+    with sqlite3.connect(out / "study.db") as db:
+        states = {pid: (state, outcome) for pid, state, outcome in
+                  db.execute("SELECT id, state, outcome FROM participants")}
+    spec = yaml.safe_load((out / "study.yaml").read_text(encoding="utf-8"))["online"]
+    lines, ok = verdict(PERSONAS, results, answered, states, comparison, validity, spec["completion_code"],
+                        spec["screen_out_code"])
+    print(f"summary ({time.monotonic() - started:.0f} s, --turns {args.turns}):")
+    for line in lines:
+        print("  " + line)
+    print("PASS" if ok else "FAIL")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
