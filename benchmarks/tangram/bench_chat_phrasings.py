@@ -68,7 +68,10 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
     "keep_mine": ["keep_ok", "keep_piece_ok"],
     # "use my square, it's in the wrong spot": that piece moved to its spot next acts on the consent.
     "may_move_mine": ["release_ok", "prefer_move"],
-    "keep_piece": ["keep_piece_ok"],
+    # "wait!", "essa não!" while the agent moves: it passes its next turn.
+    "wait": ["wait_ok"],
+    # "I'll place the square myself": that piece left to them.
+    "keep_piece": ["keep_piece_ok", "keep_piece_theirs"],
     "unknown_figure": ["unknown_figure", "switch_unknown", "switch_related"],
     "spatial": ["spatial_space", "spatial_symmetry", "spatial_part", "resize"],
     # "put one in near the tail": the piece of that part next, as for "the tail first".

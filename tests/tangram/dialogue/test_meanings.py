@@ -54,3 +54,24 @@ def test_the_conversation_answers_a_declared_meaning_in_the_partners_language(li
     assert words in reply
     assert reply == load_phrases(lang=lang).say("chat", "study_length", figure="cat",
                                                 description=planner.figure.description)
+
+
+def test_an_alone_phrase_is_the_meaning_only_as_the_whole_line() -> None:
+    meanings = load_meanings()
+    assert meanings.match("Hmm...") == "doubt"
+    assert meanings.match("nao sei") == "doubt"
+    assert meanings.match("hmm the tail") is None  # a part named: the keyword rules read it
+    assert meanings.match("nao sei onde vai o azul") is None
+
+
+@pytest.mark.parametrize(("line", "name", "lang", "words", "never"), [
+    ("this is hard", "frustration", "en", "together", "pieces are in place"),
+    ("isto e dificil", "frustration", "pt", "juntos", "percebi"),
+    ("can one tell what it is yet?", "opinion_looks", "en", "cat", "Agreed"),
+    ("ja se percebe o que e?", "opinion_looks", "pt", "gato", "Combinado"),
+])
+def test_issue_68_kinds_are_answered_not_counted(line: str, name: str, lang: str, words: str, never: str) -> None:
+    planner = Planner(load_library())
+    reply = planner.chat("A cat", {}, line)
+    assert planner.last_reply_kind == name
+    assert words in reply and never not in reply

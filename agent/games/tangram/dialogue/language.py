@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
@@ -42,6 +42,22 @@ _FOREIGN_LETTERS = frozenset("ąęłńśźżćřěůčšžďťňőűşğıøåæ
 """Letters of other Latin alphabets that neither English nor Portuguese writes."""
 LANGUAGES = ("en", "pt")
 """The languages the partner's every line is written in; the first is the game's own (the default)."""
+
+
+class WordsFile(BaseModel):
+    """A words file written in every one of :data:`LANGUAGES`, which its ``languages`` names."""
+
+    model_config = ConfigDict(extra="forbid")
+    languages: list[str]
+
+    @field_validator("languages")
+    @classmethod
+    def _known(cls, v: list[str]) -> list[str]:
+        if tuple(v) != LANGUAGES:
+            raise ValueError(f"languages must be {list(LANGUAGES)}")
+        return v
+
+
 IDENTIFIER_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ro", "sv", "da", "cs", "tr")
 """The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
 TYPO_SCORE = 84.0

@@ -10,9 +10,9 @@ import functools
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, model_validator
 
-from agent.games.tangram.dialogue.language import LANGUAGES, fold
+from agent.games.tangram.dialogue.language import LANGUAGES, WordsFile, fold
 
 MEANINGS_PATH = Path(__file__).resolve().parent / "words" / "meanings.yaml"
 
@@ -23,32 +23,28 @@ class Meaning(BaseModel):
     """What the partner means (for the reader: the docs and the tables)."""
     says: dict[str, list[str]]
     """Phrases that say it, by language."""
+    alone: dict[str, list[str]] = {}
+    """Phrases that say it only as the whole line ("hmm"), by language (none, or every language)."""
     reply: dict[str, str]
     """Its reply, by language (a template of the chat lines' variables)."""
 
 
-class MeaningFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    languages: list[str]
+class MeaningFile(WordsFile):
     meanings: dict[str, Meaning]
-
-    @field_validator("languages")
-    @classmethod
-    def _known(cls, v: list[str]) -> list[str]:
-        if tuple(v) != LANGUAGES:
-            raise ValueError(f"languages must be {list(LANGUAGES)}")
-        return v
 
     @model_validator(mode="after")
     def _every_language(self) -> MeaningFile:
         for name, meaning in self.meanings.items():
-            for field in ("says", "reply"):
+            for field in ("says", "reply", "alone"):
                 values = getattr(meaning, field)
+                if field == "alone" and not values:
+                    continue
                 missing = [lang for lang in self.languages if not values.get(lang)]
                 extra = sorted(set(values) - set(self.languages))
                 if missing or extra:
                     raise ValueError(f"meaning {name!r}: {field} lacks {missing}, unknown languages {extra}")
-            if any(not fold(p) for phrases in meaning.says.values() for p in phrases):
+            said = [*meaning.says.values(), *meaning.alone.values()]
+            if any(not fold(p) for phrases in said for p in phrases):
                 raise ValueError(f"meaning {name!r}: an empty phrase")
         return self
 
@@ -60,15 +56,19 @@ class Meanings:
         self.data = data
         self._phrases: list[tuple[str, str]] = [
             (name, f" {fold(p)} ") for name, m in data.meanings.items() for ps in m.says.values() for p in ps]
+        self._alone: dict[str, str] = {
+            fold(p): name for name, m in data.meanings.items() for ps in m.alone.values() for p in ps}
 
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(self.data.meanings)
 
     def match(self, line: str) -> str | None:
-        """The first meaning (in the file's order) one of whose phrases ``line`` holds, as whole words."""
+        """The meaning ``line`` is as a whole (its ``alone`` phrases), else the first meaning (in the
+        file's order) one of whose phrases ``line`` holds, as whole words."""
         folded = f" {fold(line)} "
-        return next((name for name, phrase in self._phrases if phrase in folded), None)
+        alone = self._alone.get(folded.strip())
+        return alone or next((name for name, phrase in self._phrases if phrase in folded), None)
 
     def replies(self, lang: str) -> dict[str, str]:
         """Each meaning's reply in ``lang`` (the game's own language where it has none)."""

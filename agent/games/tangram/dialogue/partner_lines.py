@@ -11,9 +11,9 @@ from typing import Any
 
 import yaml
 from jinja2 import Environment, StrictUndefined, Template
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import model_validator
 
-from agent.games.tangram.dialogue.language import LANGUAGES
+from agent.games.tangram.dialogue.language import LANGUAGES, WordsFile
 from agent.games.tangram.protocol import clean_chat_text
 
 WORDS_DIR = Path(__file__).resolve().parent / "words"
@@ -22,17 +22,8 @@ MAX_LINE_CHARS = 300
 """A line is clipped to this: the game's chat box, not a paragraph."""
 
 
-class PartnerLineFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    languages: list[str]
+class PartnerLineFile(WordsFile):
     lines: dict[str, dict[str, str]]
-
-    @field_validator("languages")
-    @classmethod
-    def _known(cls, v: list[str]) -> list[str]:
-        if tuple(v) != LANGUAGES:
-            raise ValueError(f"languages must be {list(LANGUAGES)}")
-        return v
 
     @model_validator(mode="after")
     def _every_language(self) -> PartnerLineFile:

@@ -418,6 +418,14 @@ def _switch_offer(c: Conversation, h: Heard) -> str | None:
     return c._say(key, figure=h.req.figure.name, previous=c.plan.figure.name, what=h.req.what)
 
 
+@meaning("switch_slip")
+def _switch_slip(c: Conversation, h: Heard) -> str | None:
+    # The game's objective is what the pair builds: another figure named in passing is asked about, not built.
+    if h.req.figure is None:
+        return None
+    return c._say("switch_slip", figure=h.req.figure.name, previous=c.plan.figure.name, what=h.req.what)
+
+
 @meaning("yes")
 def _yes(c: Conversation, h: Heard) -> str | None:
     offer = c.plan.state.offer
@@ -512,7 +520,8 @@ def _keep_piece(c: Conversation, h: Heard) -> str | None:
         st.pending = None
     if st.after_place is not None and st.after_place.piece == piece:
         st.after_place = None
-    return c._say("keep_piece_ok", piece=piece, on_board=piece in h.board)
+    key = "keep_piece_theirs" if h.req.what == "theirs" else "keep_piece_ok"
+    return c._say(key, piece=piece, on_board=piece in h.board)
 
 
 @meaning("strategy")

@@ -24,8 +24,8 @@ from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.library import Figure, normalize_text
 from agent.games.tangram.planner.matching import STOPWORDS
 
-Intent = Literal["switch", "switch_offer", "switch_same", "switch_unknown", "assign", "prefer", "move", "rotate",
-                 "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
+Intent = Literal["switch", "switch_offer", "switch_slip", "switch_same", "switch_unknown", "assign", "prefer", "move",
+                 "rotate", "place_near", "wait", "where", "next", "plan", "progress", "help", "greeting", "thanks",
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
                  "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
                  "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question",
@@ -274,8 +274,8 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
     return sorted(words)
 
 
-STRONG = frozenset({"switch", "switch_offer", "switch_same", "switch_unknown", "move", "rotate", "place_near",
-                    "assign", "prefer", "spatial",
+STRONG = frozenset({"switch", "switch_offer", "switch_slip", "switch_same", "switch_unknown", "move", "rotate",
+                    "place_near", "assign", "prefer", "spatial",
                     "yes", "no",
                     "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
                     "disagree"})

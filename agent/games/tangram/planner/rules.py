@@ -356,6 +356,15 @@ def _ack(r: Line) -> Request | None:
 # --- whose pieces move: keep, keep_piece, release
 
 
+@rule("keep_piece", 55)
+def _keep_theirs_to_place(r: Line) -> Request | None:
+    # "I'll place the purple square myself", "eu ponho o roxo": that piece is the partner's to place, left alone
+    if len(r.pieces) == 1 and r.has("self_place") and not (r.question or r.has("negation") or r.has("handover_next")
+                                                          or r.has("handover_rest")):
+        return Request("keep_piece", piece=r.piece, what="theirs")
+    return None
+
+
 @rule("keep_piece", 60)
 def _keep_this(r: Line) -> Request | None:
     # "keep the parallelogram there, it's fine", "mantenha o paralelogramo nessa posição": that piece stays
@@ -605,6 +614,8 @@ def _another_figure(r: Line) -> Request | None:
     what = wanted or other.name
     # The figure is switched to at once only when the partner named it; a thing it stands for ("a
     # castle" for the house, "a penguin" for the bird) is offered as the nearest, not promised.
+    if r.plain_switch and exact and not r.question and _slip(r):
+        return Request("switch_slip", figure=other, what=what)
     if r.plain_switch and exact and not r.question and _names_figure(what, other):
         return Request("switch", figure=other, exact=exact, what=what)
     if r.plain_switch and exact and not r.question:
@@ -616,6 +627,12 @@ def _another_figure(r: Line) -> Request | None:
         said = exact and _names_figure(" ".join(r.words), other)  # "a mermaid": the nearest, a person
         return Request("switch_offer", figure=other, exact=said, what=what, question=r.question)
     return None
+
+
+def _slip(r: Line) -> bool:
+    """"Hello! Let's build the house together." while the game asks for a cat: the pair's goal said
+    with the wrong figure, no wish for another one (a change says "instead", "change", ...)."""
+    return (r.has("greeting") or r.has("together")) and not r.has("change_figure")
 
 
 @rule("unknown_figure", 130)
@@ -876,6 +893,14 @@ def _yes_or_no(r: Line) -> Request | None:
             return Request("no")
         if r.has("yes"):
             return Request("yes")
+    return None
+
+
+@rule("disagree", 95)
+def _corrected(r: Line) -> Request | None:
+    # "I said beside, not on top", "eu disse ao lado, nao em cima": what the agent did is not what was asked
+    if r.has("said_before") and (r.has_words(["not", "dont", "no", "instead"])) and not r.question:
+        return Request("disagree", piece=r.piece)
     return None
 
 

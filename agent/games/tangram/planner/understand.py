@@ -28,6 +28,7 @@ from agent.games.tangram.planner.requests import (
     PROMISES,
     STRONG,
     Request,
+    _has_any,
     asks,
     asks_for_figure,
     clearly_asks,
@@ -89,7 +90,9 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
 
     # A greeting before the line ("hi! could you place the yellow one?", "oi! podes rodar o quadrado?")
     # says nothing of what the line is for.
-    plain, bare = _without_greeting(plain, languages, phrases), _without_greeting(bare, languages, phrases)
+    ungreeted = _without_greeting(plain, languages, phrases)
+    greeted = ungreeted != plain
+    plain, bare = ungreeted, _without_greeting(bare, languages, phrases)
     text = english(plain)
     # Pieces, figures and moves are read without the emoji ("make a heart ❤️" asks for a heart);
     # the meaning with them ("omg yes 😍" is praise).
@@ -105,6 +108,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     if parsed.intent == "other" and named != tagged:  # "we're still doing a fish, right?" asks, with its tag
         parsed = parse_request(tagged, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                                offer=offer)
+    if greeted:
+        parsed = _greeting_slip(parsed, text, phrases)
     reading = intents.read(_without_tag(fold(text), phrases))
     request = parsed
     # A question the keywords answer ("what does the parallelogram do?") stays a question.
@@ -169,6 +174,15 @@ def _without_greeting(line: str, languages: Languages, phrases: Phrases) -> str:
     greeted = opener in languages.greetings or any(fold(g) == opener for g in phrases.vocabulary.intents.get(
         "greeting", []))
     return line[m.end():] if greeted else line
+
+
+def _greeting_slip(parsed: Request, text: str, phrases: Phrases) -> Request:
+    """"Hello! Let's build the house." while the game asks for a cat: the greeting's figure is a slip
+    to ask about, unless the line asks for a change ("instead", "change", ...)."""
+    change = phrases.vocabulary.intents.get("change_figure", [])
+    if parsed.intent != "switch" or _has_any(fold(text).split(), change):
+        return parsed
+    return replace(parsed, intent="switch_slip")
 
 
 def _reshapes(text: str, comparatives: frozenset[str]) -> bool:
