@@ -11,6 +11,7 @@ Outside CI the tests skip when the extra is not installed; under ``CI=true`` tha
 from __future__ import annotations
 
 import os
+import urllib.request
 from collections.abc import Iterator
 
 import pytest
@@ -49,3 +50,21 @@ def local_llm() -> Iterator[LocalModelServer]:
         yield server
     finally:
         server.stop()
+
+
+IDLE_WAIT_S = 600.0
+"""How long a test waits for the shared server to finish what an earlier test left it answering."""
+
+
+@pytest.fixture(autouse=True)
+def idle_server(request: pytest.FixtureRequest) -> None:
+    """Each test that uses the shared server starts with it idle: llama-cpp-python answers one request
+    at a time and runs a non-streamed one to its last token even when its client left (an earlier
+    test's probe given up at its deadline), and its model list waits for that answer to end, so a test
+    started while it runs would see a busy, unidentified server. The model list is asked, with room to
+    wait, before the test."""
+    if "local_llm" not in request.fixturenames:
+        return
+    server: LocalModelServer = request.getfixturevalue("local_llm")
+    with urllib.request.urlopen(f"{server.base_url.rstrip('/')}/models", timeout=IDLE_WAIT_S) as response:
+        response.read()
