@@ -56,16 +56,24 @@ def expected_steps(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, A
     drawer), then per AI turn k the human's move (the state of playRequest k) and the AI's turn (the
     state of turn k's last playFeedback, or the playRequest's when it made no play); and when the
     transcript ends during a human's move that no playRequest closed, that move (anchor ``human-s``,
-    the state of the last chatRequest after the last AI turn ended)."""
+    the state of the last chatRequest after the last AI turn ended; opened, on the board last seen, by
+    any chat line either side sends after it, whose timing against the turn's end the test does not
+    choose)."""
     steps: list[tuple[str, dict[str, Any] | None]] = [("start", None)]
     last: dict[int, dict[str, Any]] = {}
     ended: set[int] = set()
     pending: dict[str, Any] | None = None
+    latest: dict[str, Any] | None = None
     for r in records:
         if r["kind"] == "turn_end":
             ended.add(r["turn"])
+        if r["kind"] == "frame_out" and not isinstance(r.get("turn"), int) and last \
+                and all(k in ended for k in last) and pending is None:
+            pending = latest  # a line the agent sends between AI turns (a chat reply) opens the human's move
         if r["kind"] != "frame_in":
             continue
+        if isinstance(r.get("state"), dict):
+            latest = r["state"]
         turn = r.get("turn")
         if r["type"] == "playRequest" and turn is not None:
             pending = None
@@ -77,6 +85,8 @@ def expected_steps(records: list[dict[str, Any]]) -> list[tuple[str, dict[str, A
             open_turns = [k for k in last if k not in ended]
             if not open_turns:  # between AI turns: the human's move is still open
                 pending = r["state"]
+        elif r["type"] == "chatRequest" and last and all(k in ended for k in last) and pending is None:
+            pending = latest  # a line without a state between AI turns opens it on the board last seen
     out: list[tuple[str, dict[str, Any] | None]] = []
     for anchor, state in steps:
         out.append((anchor, state))
