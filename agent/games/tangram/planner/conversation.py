@@ -16,6 +16,7 @@ from agent.games.tangram.dialogue.phrases import MAX_LINE_CHARS, Phrases, load_p
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import Fit
+from agent.games.tangram.planner.declared import by_name
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.requests import Request
@@ -393,15 +394,8 @@ HANDLERS: dict[str, Handler] = {}
 """The handler of each meaning (``Request.intent``): its reply, or None when it cannot answer."""
 
 
-def meaning(*intents: str) -> Callable[[Handler], Handler]:
-    """Declare ``handler`` as the answer to ``intents`` (each meaning has one handler)."""
-    def register(handler: Handler) -> Handler:
-        for intent in intents:
-            if intent in HANDLERS:
-                raise ValueError(f"meaning {intent!r} has two handlers")
-            HANDLERS[intent] = handler
-        return handler
-    return register
+meaning = by_name(HANDLERS, "meaning {name} has two handlers")
+"""``@meaning(*intents)``: the decorated handler answers ``intents`` (each meaning has one handler)."""
 
 
 @meaning("switch")

@@ -25,6 +25,7 @@ from typing import Literal
 
 from agent.games.tangram.dialogue.phrases import Phrases
 from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner.declared import by_name
 from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
 from agent.games.tangram.planner.matching import Match, find_figure, match_text
 from agent.games.tangram.planner.requests import (
@@ -246,16 +247,9 @@ Reading = Callable[[Meant], Request]
 _READINGS: dict[str, Reading] = {}
 
 
-def reads(*meanings: str) -> Callable[[Reading], Reading]:
-    """Declare the request a line read as one of ``meanings`` (of the meanings' model) makes; a
-    meaning declared twice stops the import."""
-    def register(read: Reading) -> Reading:
-        for meaning in meanings:
-            if meaning in _READINGS:
-                raise ValueError(f"the meaning {meaning!r} is read twice")
-            _READINGS[meaning] = read
-        return read
-    return register
+reads = by_name(_READINGS, "the meaning {name} is read twice")
+"""``@reads(*meanings)``: the request a line read as one of ``meanings`` (of the meanings' model)
+makes; a meaning declared twice stops the import."""
 
 
 def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library: FigureLibrary,
