@@ -6,6 +6,7 @@ from typing import get_args
 
 import pytest
 
+from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner.conversation import HANDLERS, Conversation, Heard, Plan, meaning
 from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.requests import Intent
@@ -73,3 +74,38 @@ def test_an_english_question_about_a_portuguese_turn_line_is_answered_in_english
     assert "triângulo" in planner.state.last_line
     reply = planner.chat("A fish", board, "why did you move that piece?", movers)
     assert "triângulo" not in reply and reply.startswith("My last move: I placed ")
+
+
+@pytest.mark.parametrize(("correction", "lang", "words"), [
+    ("I said beside, not on top", "en", ["Blue", "Purple", "which side"]),
+    ("eu disse ao lado, não em cima", "pt", ["triângulo azul", "quadrado roxo", "de que lado"]),
+])
+def test_a_correction_of_a_placement_it_made_takes_up_the_request_again(correction: str, lang: str,
+                                                                        words: list[str]) -> None:
+    """'I said beside, not on top' after the agent put Blue beside Purple as asked: the reply owns the
+    mistake, names the request it carried out and asks the side, instead of saying it did as asked."""
+    planner = Planner()
+    board: dict[str, Pose] = {}
+    first = planner.play("A robot", board).pose
+    assert first is not None
+    board[first.piece] = first
+    fit = planner.fit(board, commit=False)
+    if "Purple" not in board:
+        board["Purple"] = fit.targets["Purple"]
+    planner.chat("A robot", board, "put Blue beside Purple" if lang == "en" else "põe o azul ao lado do roxo")
+    placed = planner.play("A robot", board)
+    assert placed.pose is not None and placed.pose.piece == "Blue"
+    board["Blue"] = placed.pose
+    reply = planner.chat("A robot", board, correction)
+    assert planner.last_reply_kind == "corrected_place"
+    assert all(w in reply for w in words), reply
+
+
+def test_a_correction_with_no_request_carried_out_is_a_disagreement() -> None:
+    planner = Planner()
+    board: dict[str, Pose] = {}
+    d = planner.play("A robot", board).pose
+    assert d is not None
+    board[d.piece] = d
+    planner.chat("A robot", board, "I said beside, not on top")
+    assert planner.last_reply_kind == "disagree"

@@ -6,7 +6,8 @@ import pytest
 
 from agent.games.tangram.dialogue.phrases import load_phrases
 from agent.games.tangram.planner import load_library
-from agent.games.tangram.planner.requests import Request
+from agent.games.tangram.planner.library import normalize_text
+from agent.games.tangram.planner.requests import Request, correct_typos
 from agent.games.tangram.planner.rules import RULES, by_meaning, parse_request, reads, rule
 
 
@@ -47,3 +48,13 @@ def test_a_meaning_without_a_reading_keeps_the_keywords_request() -> None:
     house = library.figures["house"]
     assert by_meaning("command", "move blue", parsed, house, library, load_phrases()) is parsed
     assert by_meaning("praise", "great", parsed, house, library, load_phrases()) == Request("praise")
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("plz put the smal grean triangle next to the purpel square",
+     "please put the small green triangle next to the purple square"),
+    ("pls put the yelow triangel beside the brwon one", "please put the yellow triangle beside the brown one"),
+])
+def test_a_misspelt_colour_is_read_as_the_piece_it_names_before_another_word_as_near(typed: str, meant: str) -> None:
+    """'grean' is as near 'great' as 'green' (rapidfuzz ratio 80 each): the tie goes to the piece."""
+    assert correct_typos(normalize_text(typed), load_phrases()).split()[2:] == meant.split()[2:]

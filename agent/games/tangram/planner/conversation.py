@@ -573,6 +573,10 @@ def _why(c: Conversation, h: Heard) -> str | None:
 @meaning("disagree")
 def _disagree(c: Conversation, h: Heard) -> str | None:
     st = c.plan.state
+    done = st.asked_done
+    if h.req.what == "corrected" and done is not None and done.piece == st.last_piece:
+        # "I said beside, not on top": the request it carried out, taken up again with the side to ask
+        return c._say("corrected_place", piece=done.piece, relation=done.direction, anchor=done.anchor)
     example = h.piece or st.last_piece or next(iter(h.fit.slot_of))
     return c._say("disagree", last=_last_said(c, h), piece=example,
                   part=c.plan.figure.parts[h.fit.slot_of[example]])
@@ -637,7 +641,7 @@ def _social(c: Conversation, h: Heard) -> str | None:
 @meaning("declared")
 def _declared(c: Conversation, h: Heard) -> str | None:
     """A meaning declared in dialogue/words/meanings.yaml: its reply, the chat line of its name."""
-    return c._say(h.req.what, **h.base)
+    return c._say(h.req.what, placed=len(h.fit.matched), total=len(h.fit.slot_of), **h.base)
 
 
 @meaning("unknown_piece")

@@ -53,6 +53,8 @@ class PlanState:
     skip_turns: int = 0
     turns: int = 0
     last_piece: str | None = None
+    asked_done: Pending | None = None
+    """The partner's last "put X next to Y" the agent carried out, for a correction of it."""
     offer: Figure | None = None
     """Another figure the agent asked the partner about; a "yes" switches to it."""
     announced_pose: Pose | None = None

@@ -323,6 +323,7 @@ class Planner:
             if pose is not None:
                 st.overrides[req.piece] = pose
                 self._remember(pose)
+                st.asked_done = req
                 text = self.lines.raw("turn", "request_placed", **values)
                 return self._decision(pose, text, f"chat request: put {req.piece} {req.relation} {req.anchor}"), ""
         return None, self.lines.raw("turn", "request_place_failed", **values)

@@ -250,8 +250,10 @@ def correct_typos(text: str, phrases: Phrases) -> str:
         if w.endswith("s") and w[:-1] in names:  # "purple's good" (its apostrophe gone): Purple
             out.append(w[:-1])
         elif len(w) >= 4 and w not in known and not w.isdigit() and not is_wordnet_term(w) and w not in STOPWORDS:
-            close = process.extractOne(w, known, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
-            out.append(close[0] if close else w)
+            close = process.extract(w, known, scorer=fuzz.ratio, score_cutoff=TYPO_SCORE, limit=4)
+            best = [c[0] for c in close if c[1] == close[0][1]] if close else []
+            # a tie goes to a piece's name: "grean" is as near "great" as "green", and it names a piece
+            out.append(next((c for c in best if c in names), best[0]) if best else w)
         else:
             out.append(w)
     return " ".join(out)

@@ -269,7 +269,7 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
 @rule("identity", 10)
 def _identity(r: Line) -> Request | None:
-    if r.question and r.has("identity") and len(r.words) <= 6:
+    if r.question and r.has("identity") and len(r.words) <= 9:  # "are you a real person or a robot?"
         return Request("identity", question=True)
     return None
 
@@ -808,6 +808,15 @@ def _other_question(r: Line) -> Request | None:
 # --- a piece moved: rotate, place_near, move, assign, unknown_piece, undo
 
 
+@rule("spatial", 325)
+def _swap(r: Line) -> Request | None:
+    # "swap the blue and the green", "troca o azul com o verde": two pieces' places in the figure
+    if r.has("swap") and len(r.pieces) >= 2:  # (position, piece) pairs
+        named = tuple(dict.fromkeys(p for _, p in r.pieces))[:2]
+        return Request("spatial", what="part", pieces=named, piece=named[0]) if len(named) == 2 else None
+    return None
+
+
 @rule("rotate", 330)
 def _rotate(r: Line) -> Request | None:
     if r.piece and r.has("rotate"):
@@ -871,6 +880,13 @@ def _unknown_piece(r: Line) -> Request | None:
     return None
 
 
+@rule("undo", 205)
+def _undo_back(r: Line) -> Request | None:
+    # "put it back where it was": back where it was, not a question where it goes
+    asked = r.has("undo") and not r.question and not r.has_words(["dont", "not", "never", "nothing", "anything"])
+    return Request("undo", piece=r.piece) if asked else None
+
+
 @rule("undo", 460)
 def _undo(r: Line) -> Request | None:
     return Request("undo", piece=r.piece) if r.has("undo") else None
@@ -894,7 +910,7 @@ def _yes_or_no(r: Line) -> Request | None:
 def _corrected(r: Line) -> Request | None:
     # "I said beside, not on top", "eu disse ao lado, nao em cima": what the agent did is not what was asked
     if r.has("said_before") and (r.has_words(["not", "dont", "no", "instead"])) and not r.question:
-        return Request("disagree", piece=r.piece)
+        return Request("disagree", piece=r.piece, what="corrected")
     return None
 
 
