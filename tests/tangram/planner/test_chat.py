@@ -241,7 +241,8 @@ def test_every_phrase_renders_short_in_each_language() -> None:
               "other": "Brown", "on_board": 6, "in_place": False, "mover": "partner", "move": True, "size": "big",
               "nearest": "horse", "facts": "Green is the lower tail root, at the bottom right",
               "next": "Green", "next_part": "upper fin", "pieces": ["Red", "Cream"], "done_parts": ["back", "belly"],
-              "own": "lower fin", "same": False, "rest": True, "kept": False, "several": True}
+              "own": "lower fin", "same": False, "rest": True, "kept": False, "several": True, "queued": True,
+              "intent": "rotate"}
     for lang in ("en", "pt"):
         phrases = load_phrases(lang=lang)
         for group in ("turn", "chat", "hint"):

@@ -109,3 +109,35 @@ def test_a_correction_with_no_request_carried_out_is_a_disagreement() -> None:
     board[d.piece] = d
     planner.chat("A robot", board, "I said beside, not on top")
     assert planner.last_reply_kind == "disagree"
+
+
+def _built(objective: str, n: int) -> tuple[Planner, dict[str, Pose]]:
+    planner, board = Planner(), dict[str, Pose]()
+    for _ in range(n):
+        pose = planner.play(objective, board).pose
+        assert pose is not None
+        board[pose.piece] = pose
+    return planner, board
+
+
+def test_two_changes_in_one_line_are_played_one_a_turn_in_their_order() -> None:
+    planner, board = _built("A house", 5)
+    first, second = [p for p in ("Blue", "Green", "Red", "Cream", "Yellow", "Purple", "Brown") if p in board][:2]
+    reply = planner.chat("A house", board, f"move {first} left and turn {second}")
+    assert first in reply and second in reply and "turn after" in reply
+    moved = planner.play("A house", board).pose
+    assert moved is not None and moved.piece == first and moved.x < board[first].x
+    board[first] = moved
+    turned = planner.play("A house", board).pose
+    assert turned is not None and turned.piece == second and turned.rotation != board[second].rotation
+
+
+@pytest.mark.parametrize("line", ["move the brown piece next to the yellow one and then stop for a turn",
+                                  "põe o castanho ao lado do amarelo e depois espera uma jogada"])
+def test_when_the_first_of_two_changes_cannot_be_made_the_second_is_answered_too(line: str) -> None:
+    planner, board = _built("A human", 1)
+    board.pop("Yellow", None)
+    reply = planner.chat("A human", board, line)
+    assert planner.last_reply_kind == "wait_ok"
+    assert ("pass" in reply) or ("passo" in reply)
+    assert planner.play("A human", board).pose is None  # the pass it agreed to

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,7 +22,7 @@ from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.requests import Request
 from agent.games.tangram.planner.steps import Step, build_order, next_step
-from agent.games.tangram.planner.understand import understand
+from agent.games.tangram.planner.understand import Understood, understand
 from agent.games.tangram.protocol import clean_chat_text
 
 _TRIES = 3
@@ -108,9 +109,13 @@ class Conversation:
         order = build_order(fig, fit)
         todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
         slot_order = [fit.slot_of[p] for p in todo_first]
-        heard = understand(message, fig, self.plan.library, self.phrases, self.languages, self.intents,
-                           order=slot_order, prefer=todo_first, last_piece=st.last_piece, offer=st.offer is not None)
+        def read(line: str) -> Understood:
+            return understand(line, fig, self.plan.library, self.phrases, self.languages, self.intents,
+                              order=slot_order, prefer=todo_first, last_piece=st.last_piece, offer=st.offer is not None)
+
+        heard = read(message)
         req = heard.request
+        two = _two_changes(message, read) if req.intent in _CHANGES else None
         if req.intent == "other_language":
             self.last_reply_kind = "other_language"
             return _line(self.languages.other_language_line(heard.lang))
@@ -118,6 +123,24 @@ class Conversation:
         self._resume_if_asked(req)
         if req.intent not in ("yes", "no", "switch_offer", "unknown_figure"):
             st.offer = None  # an offer is answered at once or not at all
+        if two is not None:  # "turn blue and move brown left": the first taken up, the second not dropped
+            first, second = two
+            before = (st.pending, st.after_place, st.skip_turns, st.first)
+            reply = self._answer(first, fit, board)
+            kind, taken = self.last_reply_kind, st.pending
+            if (st.pending, st.after_place, st.skip_turns, st.first) == before:  # the first changed nothing
+                return _line(f"{reply} {self._answer(second, fit, board)}")
+            queued = None
+            if taken is not None and second.intent in ("move", "rotate", "place_near"):
+                self._answer(second, fit, board)  # its own reply is replaced: it comes a turn later
+                queued = st.pending if st.pending is not taken else None
+                st.pending = taken
+            if queued is not None:
+                st.queued.append(queued)
+            then = self._say("one_change_a_turn", piece=second.piece or "", intent=second.intent,
+                             queued=queued is not None)
+            self.last_reply_kind = kind
+            return _line(f"{reply} {then}")
         return _line(self._answer(req, fit, board))
 
     def hear(self, objective: str, board: Mapping[str, Pose], message: str,
@@ -647,6 +670,26 @@ def _declared(c: Conversation, h: Heard) -> str | None:
 @meaning("unknown_piece")
 def _unknown_piece(c: Conversation, h: Heard) -> str | None:
     return c._say("unknown_piece", direction=h.req.direction)
+
+
+_CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign"})
+"""Requests that change what the agent does next: two of them in one line are both taken up."""
+_JOINS = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|e depois|e tambem|e também|depois|e)\b\s*", re.I)
+"""Where a line asking for two changes is cut in two ("turn blue and move brown left")."""
+
+
+def _two_changes(message: str, read: Callable[[str], Understood]) -> tuple[Request, Request] | None:
+    """The two changes ``message`` asks for, each of its own piece, or None when it asks for one:
+    the line is cut at a join, and each side must read as a change on its own."""
+    for cut in _JOINS.finditer(message):
+        left, right = message[:cut.start()].strip(), message[cut.end():].strip()
+        if len(left.split()) < 2 or len(right.split()) < 2:
+            continue
+        a, b = read(left).request, read(right).request
+        if a.intent in _CHANGES and b.intent in _CHANGES and (b.piece != a.piece or b.intent != a.intent) \
+                and (b.piece is not None or b.intent == "wait"):
+            return a, b
+    return None
 
 
 def _line(text: str) -> str:

@@ -36,6 +36,9 @@ class PlanState:
     overrides: dict[str, Pose] = field(default_factory=dict)
     ours: dict[str, Pose] = field(default_factory=dict)
     pending: Pending | None = None
+    queued: list[Pending] = field(default_factory=list)
+    """Changes asked in the same line as ``pending`` ("turn blue and move brown left"): one a turn,
+    after it."""
     after_place: Pending | None = None
     """A move or turn asked of a piece still in the drawer: it becomes ``pending`` once the piece
     is on the board (the planner places it first, as ``first``)."""

@@ -189,6 +189,8 @@ class Planner:
             st.after_place = None
             if later.piece in board and st.pending is None:
                 st.pending = later
+        if st.pending is None and st.queued:
+            st.pending = st.queued.pop(0)
         if st.skip_turns > 0:
             st.skip_turns -= 1
             return self._decision(None, prefix + self.lines.raw("turn", "waiting"), "passing on request")
