@@ -198,9 +198,13 @@ class ServerStatus:
 
     log: str = ""
     """The server's log, where llama-cpp-python times each answer (read by agent.core.llm.server_times)."""
+    kind: str = ""
+    """Which server this is (a ``ServerKind``), when the agent launched it itself: declared to the LLM
+    client, which then does not have to tell it from the server's answers (a busy server answers none)."""
 
     def to_json(self) -> str:
-        return json.dumps({"state": self.state, "report": self.report, "deaths": self.deaths, "log": self.log})
+        return json.dumps({"state": self.state, "report": self.report, "deaths": self.deaths, "log": self.log,
+                           "kind": self.kind})
 
 
 def read_status(path: Path) -> ServerStatus | None:
@@ -208,7 +212,7 @@ def read_status(path: Path) -> ServerStatus | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return ServerStatus(state=data["state"], report=str(data.get("report", "")), deaths=int(data.get("deaths", 0)),
-                            log=str(data.get("log", "")))
+                            log=str(data.get("log", "")), kind=str(data.get("kind", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -350,7 +354,8 @@ class LocalModelServer:
                 f"Its log is {self.log_path}; it ends:\n    {tail}")
 
     def _set_status(self, status: ServerStatus) -> None:
-        status = replace(status, log=str(self.log_path or ""))
+        # the kind is declared only for a server of ours: a command given by hand may be any server
+        status = replace(status, log=str(self.log_path or ""), kind=self.kind if self.command is None else "")
         self.status = status
         if self.status_path is None:
             return

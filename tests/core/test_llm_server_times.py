@@ -7,10 +7,12 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.core.config import LLMConfig
 from agent.core.llm import LLMClient
-from agent.core.llm.server_times import ServerCall, ServerLog, from_timings, parse_log
-from agent.core.local_model import ServerStatus
+from agent.core.llm.server_times import ServerCall, ServerLog, from_timings, kind_of, parse_log
+from agent.core.local_model import LocalModelServer, ServerStatus
 from agent.core.testing.fake_openai import FakeOpenAI, FakeReply
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": False}
@@ -88,3 +90,33 @@ async def test_the_server_log_follows_only_what_was_added(tmp_path: Path) -> Non
         handle.write(LOG.split("INFO:")[0])
     assert await follow.last_call() == ServerCall(1000, 12, 1520.5, 101, 2200.0)
     assert await ServerLog(None).last_call() is None
+
+
+@pytest.mark.parametrize(("declared", "serial"), [("llama-cpp-python", True), ("", False)])
+async def test_a_server_the_agent_started_is_known_by_the_kind_its_status_file_declares(
+        tmp_path: Path, declared: str, serial: bool) -> None:
+    """A llama-cpp-python server busy with an abandoned answer does not answer the model list in
+    time, so it cannot be told by its answers: the server the agent launched declares its kind. The
+    fake here answers like no llama.cpp server at all, so only the declaration can make it serial."""
+    status = tmp_path / "server.status.json"
+    status.write_text(ServerStatus("up", kind=declared).to_json(), encoding="utf-8")
+    async with FakeOpenAI(default_content='{"a": 1}') as fake:
+        config = LLMConfig(base_url=fake.base_url, model="m", api_key_required=False, server_status=status,
+                           prime=False)
+        async with LLMClient(config, None) as client:
+            loop = asyncio.get_running_loop()
+            result = await client.complete_json(MESSAGES, SCHEMA, deadline=loop.time() + 10)
+            assert result.ok, result.error
+            assert client.endpoint.finishes_abandoned is serial
+            assert not client.endpoint.llama_server
+
+
+def test_the_kind_is_declared_only_for_a_server_the_agent_launched_itself(tmp_path: Path) -> None:
+    ours = LocalModelServer(port=1, status_path=tmp_path / "ours.json", log_path=tmp_path / "ours.log")
+    ours._set_status(ServerStatus("up"))
+    assert kind_of(tmp_path / "ours.json") == "llama-cpp-python"
+    given = LocalModelServer(port=1, status_path=tmp_path / "given.json", log_path=tmp_path / "given.log",
+                             command=["some-server"])
+    given._set_status(ServerStatus("up"))
+    assert kind_of(tmp_path / "given.json") == ""
+    assert kind_of(None) == "" and kind_of(tmp_path / "none.json") == ""

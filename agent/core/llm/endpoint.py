@@ -36,7 +36,8 @@ from agent.core.llm.pace import Pace
 from agent.core.llm.probe import PROBE_HEADER, ImageCounts, image_counts, judge_counts, probe_counts
 from agent.core.llm.reply import prompt_tokens_of
 from agent.core.llm.result import LLMResult, Mode, Priority
-from agent.core.llm.window import is_context_refusal, read_server, window_from_refusal
+from agent.core.llm.server_times import kind_of
+from agent.core.llm.window import ServerFacts, is_context_refusal, read_server, window_from_refusal
 from agent.core.prompts import PromptSet
 
 log = logging.getLogger(__name__)
@@ -185,6 +186,9 @@ class Endpoint:
 
     async def _read_server(self) -> None:
         facts = await read_server(str(self._sdk.base_url), self._config.model, self._auth)
+        declared = await asyncio.to_thread(kind_of, self._config.server_status)
+        if declared:  # a server the agent started says which it is; a busy one may not answer the read
+            facts = ServerFacts(facts.window, declared == "llama-server", declared == "llama-cpp-python")
         self.server_window, self.llama_server = facts.window, facts.llama_server
         self.finishes_abandoned = facts.finishes_abandoned
         if self.finishes_abandoned:

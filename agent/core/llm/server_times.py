@@ -88,15 +88,27 @@ def parse_log(text: str) -> list[ServerCall]:
     return calls
 
 
+def _named(status_path: Path | None, field: str) -> str:
+    """One field of a watched local server's status file ("" when there is none)."""
+    if status_path is None:
+        return ""
+    try:
+        named = json.loads(status_path.read_text(encoding="utf-8")).get(field)
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return named if isinstance(named, str) else ""
+
+
 def log_of(status_path: Path | None) -> Path | None:
     """The log a watched local server writes, as its status file names it (None: not named)."""
-    if status_path is None:
-        return None
-    try:
-        named = json.loads(status_path.read_text(encoding="utf-8")).get("log")
-    except (OSError, ValueError, AttributeError):
-        return None
-    return Path(named) if isinstance(named, str) and named else None
+    named = _named(status_path, "log")
+    return Path(named) if named else None
+
+
+def kind_of(status_path: Path | None) -> str:
+    """Which server a watched local server is, as its status file declares it ("llama-cpp-python",
+    "llama-server"; "" when not declared: a server started by hand, or none)."""
+    return _named(status_path, "kind")
 
 
 class ServerLog:
