@@ -18,11 +18,13 @@ def test_every_meaning_is_said_and_answered_in_every_language(name: str) -> None
     meanings = load_meanings()
     for lang in LANGUAGES:
         assert meanings.data.meanings[name].says[lang]
-        for placed in (0, 4, 7):  # every branch of a reply that depends on the board
-            line = load_phrases(lang=lang).say("chat", name, figure="cat", description="a cat", placed=placed, total=7)
+        for placed, drawer in ((0, ["Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown"]), (4, ["Brown"]),
+                               (7, [])):  # every branch of a reply that depends on the board
+            line = load_phrases(lang=lang).say("chat", name, figure="cat", description="a cat", placed=placed,
+                                               total=7, drawer=drawer)
             assert line and "{" not in line and len(line) < 200
-    assert load_phrases(lang="en").say("chat", name, figure="cat", description="", placed=2, total=7) != \
-        load_phrases(lang="pt").say("chat", name, figure="cat", description="", placed=2, total=7)
+    assert load_phrases(lang="en").say("chat", name, figure="cat", description="", placed=2, total=7, drawer=[]) != \
+        load_phrases(lang="pt").say("chat", name, figure="cat", description="", placed=2, total=7, drawer=[])
 
 
 def test_a_meaning_in_one_language_only_stops_the_load(tmp_path: Path) -> None:

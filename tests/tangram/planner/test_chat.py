@@ -233,7 +233,7 @@ def test_every_phrase_renders_short_in_each_language() -> None:
               "piece": "Yellow", "part": "lower tail root", "neighbour": "upper tail root", "blocking": "roof",
               "human_piece": "Cream", "objective": "a very long objective name", "direction": "right",
               "what": "an elephant", "names": ", ".join(LIBRARY.names[:10]), "more": 30, "related": True,
-              "placed": 3, "total": 7, "missing": "a, b, c, d and 3 more",
+              "placed": 3, "total": 7, "drawer": ["Green", "Brown"], "missing": "a, b, c, d and 3 more",
               "progress": "3 of 7 pieces are in place.", "place": "bottom right", "needed": "parallelogram",
               "kind": "medium triangle", "parts": "left wall, right wall, roof, chimney, annex, floor, floor",
               "last": "I placed Red as the roof.", "x": "12.34", "y": "56.78", "rotation": "45", "action": "place",

@@ -664,7 +664,8 @@ def _social(c: Conversation, h: Heard) -> str | None:
 @meaning("declared")
 def _declared(c: Conversation, h: Heard) -> str | None:
     """A meaning declared in dialogue/words/meanings.yaml: its reply, the chat line of its name."""
-    return c._say(h.req.what, placed=len(h.fit.matched), total=len(h.fit.slot_of), **h.base)
+    drawer = [p for p in h.fit.slot_of if p not in h.board]
+    return c._say(h.req.what, placed=len(h.fit.matched), total=len(h.fit.slot_of), drawer=drawer, **h.base)
 
 
 @meaning("unknown_piece")
