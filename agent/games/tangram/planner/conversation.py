@@ -131,7 +131,10 @@ class Conversation:
             if (st.pending, st.after_place, st.skip_turns, st.first) == before:  # the first changed nothing
                 return _line(f"{reply} {self._answer(second, fit, board)}")
             queued = None
-            if taken is not None and second.intent in ("move", "rotate", "place_near"):
+            # a move or turn of a piece on the board only sets the pending change (one of a piece in the
+            # drawer promises its placing too): that one can wait its turn in the queue
+            if taken is not None and (second.intent == "place_near" or (
+                    second.intent in ("move", "rotate") and second.piece in board)):
                 self._answer(second, fit, board)  # its own reply is replaced: it comes a turn later
                 queued = st.pending if st.pending is not taken else None
                 st.pending = taken

@@ -114,6 +114,7 @@ class Planner:
         st.pins.clear()
         st.overrides.clear()
         st.pending = None
+        st.queued.clear()
         st.after_place = None
         st.first = None
         st.offer = None
