@@ -210,6 +210,24 @@ def read_config_mapping(path: str | Path) -> dict[str, Any]:
     return read_yaml_mapping(path, "config")
 
 
+class UniqueKeys(yaml.SafeLoader):
+    """A SafeLoader refusing a key given twice: plain YAML keeps the last and silently drops the
+    first (a second study condition of the same name, a words file's phrase glossed twice)."""
+
+
+def _mapping_without_duplicates(loader: UniqueKeys, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
+
+
 def read_yaml_mapping(path: str | Path, what: str, loader: type[yaml.SafeLoader] = yaml.SafeLoader) -> dict[str, Any]:
     """The YAML mapping in ``path`` (a ``what``: config, study...), or ConfigError with one line."""
     path = Path(path)

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from agent.core.config import (
@@ -35,6 +34,7 @@ from agent.core.config import (
     ConfigError,
     GameConfig,
     StrictModel,
+    UniqueKeys,
     describe_errors,
     read_config_mapping,
     read_yaml_mapping,
@@ -242,24 +242,6 @@ class Study:
         raise KeyError(name)
 
 
-class _UniqueKeys(yaml.SafeLoader):
-    """A SafeLoader refusing a key given twice (a second condition of the same name would
-    otherwise silently replace the first)."""
-
-
-def _mapping_without_duplicates(loader: _UniqueKeys, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node)
-
-
-_UniqueKeys.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping_without_duplicates)
-
-
 def _guess(name: str, known: list[str]) -> str:
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else f" (conditions: {', '.join(known)})"
@@ -392,7 +374,7 @@ def read_study_file(path: str | Path) -> StudyFile:
     """The study file's own fields, checked (no config is read); StudyError otherwise."""
     path = Path(path)
     try:
-        data = read_yaml_mapping(path, "study", _UniqueKeys)
+        data = read_yaml_mapping(path, "study", UniqueKeys)
     except ConfigError as exc:
         raise StudyError(str(exc)) from exc
     try:

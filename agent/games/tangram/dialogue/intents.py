@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from agent.core.config import UniqueKeys
+
 INTENTS_PATH = Path(__file__).resolve().parent / "words" / "intents.yaml"
 MIN_SCORE = 0.34
 """Below this cosine similarity to its nearest examples a line is not read by meaning."""
@@ -109,7 +111,7 @@ class IntentModel:
 
 @functools.lru_cache(maxsize=2)
 def _load(path: Path) -> IntentModel:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeys)
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
         raise ValueError(f"{path.name}: a mapping of intent -> list of example lines")
     return IntentModel({str(k): [str(x) for x in v] for k, v in data.items()})

@@ -30,6 +30,8 @@ from pydantic import BaseModel, ConfigDict, field_validator
 from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
+from agent.core.config import UniqueKeys
+
 LANGUAGES_PATH = Path(__file__).resolve().parent / "words" / "languages.yaml"
 STOPWORDS = frozenset(w for line in (LANGUAGES_PATH.parent / "stopwords.txt").read_text(encoding="utf-8")
                       .splitlines() if not line.startswith("#") for w in line.split())
@@ -356,7 +358,7 @@ def _lemma(word: str) -> str:
 
 @functools.lru_cache(maxsize=2)
 def _load(path: Path) -> Languages:
-    return Languages(LanguageFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+    return Languages(LanguageFile.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeys)))
 
 
 def load_languages(path: str | Path | None = None) -> Languages:

@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
+from agent.core.config import UniqueKeys
 from agent.games.tangram.dialogue.language import LANGUAGES, WordsFile, fold
 
 MEANINGS_PATH = Path(__file__).resolve().parent / "words" / "meanings.yaml"
@@ -77,7 +78,7 @@ class Meanings:
 
 @functools.lru_cache(maxsize=4)
 def _load(path: Path) -> Meanings:
-    return Meanings(MeaningFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+    return Meanings(MeaningFile.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeys)))
 
 
 def load_meanings(path: str | Path | None = None) -> Meanings:

@@ -13,6 +13,7 @@ import yaml
 from jinja2 import Environment, StrictUndefined, Template
 from pydantic import model_validator
 
+from agent.core.config import UniqueKeys
 from agent.games.tangram.dialogue.language import LANGUAGES, WordsFile
 from agent.games.tangram.protocol import clean_chat_text
 
@@ -71,7 +72,7 @@ def _environment(lang: str) -> Environment:
 
 @functools.lru_cache(maxsize=4)
 def _load(path: Path) -> PartnerLines:
-    return PartnerLines(PartnerLineFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8"))))
+    return PartnerLines(PartnerLineFile.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeys)))
 
 
 def load_partner_lines(path: str | Path | None = None) -> PartnerLines:

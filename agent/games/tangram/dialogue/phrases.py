@@ -12,6 +12,7 @@ import yaml
 from jinja2 import Environment, StrictUndefined, Template
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from agent.core.config import UniqueKeys
 from agent.games.tangram.dialogue.meanings import load_meanings
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATION_DOCS
@@ -257,12 +258,12 @@ def with_article(word: object) -> str:
 
 @functools.lru_cache(maxsize=8)
 def _load(path: Path, lang: str) -> Phrases:
-    data = PhraseFile.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+    data = PhraseFile.model_validate(yaml.load(path.read_text(encoding="utf-8"), Loader=UniqueKeys))
     declared = load_meanings().replies(lang)
     if lang == "en":
         return Phrases(data, declared=declared)
     other = Path(str(LANGUAGE_PATH).format(lang=lang))
-    translation = LanguagePhraseFile.model_validate(yaml.safe_load(other.read_text(encoding="utf-8")))
+    translation = LanguagePhraseFile.model_validate(yaml.load(other.read_text(encoding="utf-8"), Loader=UniqueKeys))
     missing = [f"{g}.{k}" for g in ("turn", "chat") for k in getattr(data, g) if k not in getattr(translation, g)]
     if missing:
         raise ValueError(f"{other.name} lacks lines the English file has: {', '.join(missing)}")
