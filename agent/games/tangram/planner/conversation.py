@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -680,12 +681,14 @@ _CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign"
 """Requests that change what the agent does next: two of them in one line are both taken up."""
 _JOINS = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|e depois|e tambem|e também|depois|e)\b\s*", re.I)
 """Where a line asking for two changes is cut in two ("turn blue and move brown left")."""
+MAX_CUTS = 2
+"""Joins tried per line: each reads both sides again, so a line of many "and"s costs a bounded time."""
 
 
 def _two_changes(message: str, read: Callable[[str], Understood]) -> tuple[Request, Request] | None:
     """The two changes ``message`` asks for, each of its own piece, or None when it asks for one:
     the line is cut at a join, and each side must read as a change on its own."""
-    for cut in _JOINS.finditer(message):
+    for cut in itertools.islice(_JOINS.finditer(message), MAX_CUTS):
         left, right = message[:cut.start()].strip(), message[cut.end():].strip()
         if len(left.split()) < 2 or len(right.split()) < 2:
             continue
