@@ -10,6 +10,7 @@ from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner.conversation import HANDLERS, Conversation, Heard, Plan, meaning
 from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.requests import Intent
+from tests.tangram.planner.test_chat import turns
 
 NOT_ANSWERED_BY_A_HANDLER = {"other", "other_language"}
 """"other": the question or fallback line; "other_language": answered before any handler, in that language."""
@@ -113,10 +114,7 @@ def test_a_correction_with_no_request_carried_out_is_a_disagreement() -> None:
 
 def _built(objective: str, n: int) -> tuple[Planner, dict[str, Pose]]:
     planner, board = Planner(), dict[str, Pose]()
-    for _ in range(n):
-        pose = planner.play(objective, board).pose
-        assert pose is not None
-        board[pose.piece] = pose
+    turns(planner, objective, board, n)
     return planner, board
 
 
