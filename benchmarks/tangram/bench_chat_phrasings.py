@@ -1,11 +1,11 @@
 """How many chat lines the offline player answers right, and how fast.
 
 Two formats of line tables are read (any file in either; each line is said on a fresh game in its
-scenario, as tests/tangram/planner/chat_phrasings.yaml's header describes):
+scenario, as tests/tangram/dialogue/chat_phrasings.yaml's header describes):
 
-* by reply kind (``tests/tangram/planner/chat_phrasings.yaml``): ``{say, scenario, kind: [...],
+* by reply kind (``tests/tangram/dialogue/chat_phrasings.yaml``): ``{say, scenario, kind: [...],
   says, never, then, figure}``, the phrase keys of the right replies;
-* by meaning (``tests/tangram/planner/chat_dev.yaml``, the four seen sets ``chat_seen.yaml``
+* by meaning (``tests/tangram/dialogue/chat_dev.yaml``, the four seen sets ``chat_seen.yaml``
   to ``chat_seen4.yaml``, and a held-back set written separately):
   ``{say, lang, scenario, intent, reply_lang, says_any, never, acts}``.
 
@@ -44,13 +44,14 @@ sys.path.insert(0, str(Path.cwd()))
 
 from agent.games.tangram.dialogue.language import load_languages
 from agent.games.tangram.dialogue.phrases import load_phrases
+from agent.games.tangram.dialogue.understand import warm
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.planner import Planner, load_library
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import load_library
 from agent.games.tangram.planner.library import FigureLibrary
-from agent.games.tangram.planner.understand import warm
 
-TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "planner"
+TABLES = Path(__file__).resolve().parents[2] / "tests" / "tangram" / "dialogue"
 DEFAULT_TABLES = (TABLES / "chat_phrasings.yaml", TABLES / "chat_dev.yaml", TABLES / "chat_seen.yaml",
                   TABLES / "chat_seen2.yaml", TABLES / "chat_seen3.yaml", TABLES / "chat_seen4.yaml")
 PIECES = "|".join(PIECE_NAMES)
@@ -97,7 +98,7 @@ INTENT_KINDS: dict[str, frozenset[str]] = {k: frozenset(v) for k, v in {
 
 @dataclass
 class Game:
-    planner: Planner
+    planner: OfflineAgent
     objective: str
     board: dict[str, Pose]
     movers: dict[str, str]
@@ -126,7 +127,7 @@ class Game:
 def scenario(name: str, library: FigureLibrary) -> Game:
     """The games of the tables: see chat_phrasings.yaml's header."""
     objective = {"fish": "A fish", "empty": "A house", "done": "A house"}[name]
-    game = Game(Planner(library), objective, {}, {})
+    game = Game(OfflineAgent(library), objective, {}, {})
     for _ in range({"fish": 2, "empty": 0, "done": 7}[name]):
         assert game.play() is not None
     if name == "fish":  # the partner's piece, away from the figure

@@ -30,16 +30,17 @@ import yaml
 
 sys.path.insert(0, str(Path.cwd()))
 
+from agent.games.tangram.dialogue.understand import warm
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.planner import Planner, load_library
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import load_library
 from agent.games.tangram.planner.library import FigureLibrary
-from agent.games.tangram.planner.understand import warm
 
 STAGE_ROUNDS = {"start": 0, "early": 1, "mid": 2}
 """Rounds (the agent's turn, then the participant's) played before the line; "done": the figure complete."""
 
 
-def _partner_places(planner: Planner, board: dict[str, Pose], movers: dict[str, str], wanted: list[str]) -> None:
+def _partner_places(planner: OfflineAgent, board: dict[str, Pose], movers: dict[str, str], wanted: list[str]) -> None:
     """The participant's turn: a piece of ``wanted`` still in the drawer, else the figure's next
     missing piece, where the figure (as the agent builds it) has it."""
     fit = planner.fit(board, commit=False)
@@ -49,9 +50,9 @@ def _partner_places(planner: Planner, board: dict[str, Pose], movers: dict[str, 
         return
 
 
-def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[Planner, dict[str, Pose], dict[str, str]]:
+def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[OfflineAgent, dict[str, Pose], dict[str, str]]:
     """The game of ``item`` just before its line."""
-    planner = Planner(library)
+    planner = OfflineAgent(library)
     objective = item["objective"]
     board: dict[str, Pose] = {}
     movers: dict[str, str] = {}
@@ -79,7 +80,7 @@ def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[Planner, di
     return planner, board, movers
 
 
-def describe(planner: Planner, board: dict[str, Pose], movers: dict[str, str]) -> list[str]:
+def describe(planner: OfflineAgent, board: dict[str, Pose], movers: dict[str, str]) -> list[str]:
     """The board as a judge reads it: each piece, who moved it, the part it stands for when in place."""
     fit = planner.fit(board, commit=False)
     fig = planner.figure

@@ -1,6 +1,6 @@
 """Understanding chat lines: the design options side by side, on the same tables (issue 68).
 
-For every line of the by-meaning tables (``tests/tangram/planner/chat_dev.yaml``, the four seen sets
+For every line of the by-meaning tables (``tests/tangram/dialogue/chat_dev.yaml``, the four seen sets
 ``chat_seen*.yaml`` and the held-back ``chat_heldback.yaml``), with its expected meaning (``intent``)
 and language, it asks each option what the line means and scores it per table and per language (EN,
 PT, other), with the time per line (median, p95) and what the option costs in memory and package size.
@@ -59,8 +59,8 @@ import yaml
 sys.path.insert(0, str(Path.cwd()))
 
 from agent.games.tangram.dialogue.intents import INTENTS_PATH
+from agent.games.tangram.dialogue.understand import warm
 from agent.games.tangram.planner import load_library
-from agent.games.tangram.planner.understand import warm
 from benchmarks.tangram.bench_chat_phrasings import FALLBACK, INTENT_KINDS, TABLES, read_table, scenario
 
 DEV = TABLES / "chat_dev.yaml"

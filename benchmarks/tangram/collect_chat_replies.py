@@ -3,7 +3,7 @@
 Keeps what the model said (degenerate answers included) in a YAML fixture that
 tests/tangram/llm_player/test_real_chat_replies.py replays through the LLM player, so the handling of real
 answers is tested without the model. By default it starts the local model (Gemma 3 270M on
-llama-cpp-python, the ``[local]`` extra) and asks it the lines of tests/tangram/planner/chat_phrasings.yaml
+llama-cpp-python, the ``[local]`` extra) and asks it the lines of tests/tangram/dialogue/chat_phrasings.yaml
 said in the "fish" game (objective "A fish", two pieces the agent placed, Purple the partner's)::
 
     python -m benchmarks.tangram.collect_chat_replies --limit 30
@@ -32,7 +32,7 @@ from agent.games.tangram.protocol import GameState, OnBoardPiece
 from benchmarks.llm_real import runs
 
 ROOT = Path(__file__).resolve().parents[2]
-TABLE = ROOT / "tests" / "tangram" / "planner" / "chat_phrasings.yaml"
+TABLE = ROOT / "tests" / "tangram" / "dialogue" / "chat_phrasings.yaml"
 OUT = ROOT / "tests" / "tangram" / "llm_player" / "real_chat_replies.yaml"
 FISH_STATE = {
     # The "fish" game of chat_phrasings.yaml as the game reports it (markers, degrees).

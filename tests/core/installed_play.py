@@ -69,9 +69,9 @@ def other_templates_and_data(where: Path) -> None:
     library = load_library()
     assert len(library) >= 40
     assert load_phrases()
-    from agent.games.tangram.planner.planner import Planner
+    from agent.games.tangram.offline.agent import OfflineAgent
 
-    planner = Planner(library)  # the chat's data: languages, the gloss, intent examples, Portuguese lines
+    planner = OfflineAgent(library)  # the chat's data: languages, the gloss, intent examples, Portuguese lines
     reply = planner.chat("A fish", {}, "vamos começar pelas peças grandes")
     assert planner.last_reply_kind == "strategy_big" and "peças grandes" in reply, reply
     step(f"{len(library)} figures, phrases (a Portuguese line answered) and the package's templates load")

@@ -168,7 +168,7 @@ def test_no_two_modules_of_a_game_share_a_name(game: str) -> None:
 def test_no_code_probes_a_player_for_what_the_contract_declares() -> None:
     """The contract declares every capability with its default: nothing asks a player whether it has one."""
     from agent.games.tangram.contract import Player
-    from agent.games.tangram.planner.player import PlannerPlayer
+    from agent.games.tangram.offline.player import PlannerPlayer
 
     declared = {n for cls in (Player, PlannerPlayer) for n in [*vars(cls), *cls.__annotations__]
                 if not n.startswith("_") and n != "name"} | {"planner", "library"}

@@ -132,7 +132,7 @@ def test_every_data_file_under_agent_is_in_the_wheel(built_wheel: Path) -> None:
 
     listed = set(zipfile.ZipFile(built_wheel).namelist())
     wanted = {f"agent/{name}" for name in _data_files(ROOT / "agent")}
-    assert "agent/games/tangram/dialogue/words/stopwords.txt" in wanted
+    assert "agent/games/tangram/planner/stopwords.txt" in wanted
     assert sorted(wanted - listed) == []
     bundled = {n for n in listed if n.startswith("agent/data/")}
     assert "agent/data/prompts/forge/decide.j2" in bundled and "agent/data/configs/forge-gpt4o.yaml" in bundled

@@ -32,6 +32,8 @@ _VECTOR_RE = re.compile(rf"^\s*\(\s*({_NUM})\s*,\s*({_NUM})\s*\)\s*$")
 MAX_OUT_FRAME_BYTES = 16 * 1024
 """Every frame we send stays below this: a quarter of Godot's 64 KiB inbound buffer."""
 MAX_CHAT_CHARS = 600
+PARTNER_LINE_CHARS = 199
+"""The length the offline partner's own chat lines (a turn's line, a reply) are cut to."""
 
 # Bounds on what one frame's state may hold. The real game reports 7 pieces of 3 or 4 vertices,
 # each colliding with at most the 6 others and the board's edge; anything far beyond is an

@@ -10,7 +10,8 @@ import yaml
 from agent.games.tangram.dialogue import LANGUAGES
 from agent.games.tangram.dialogue.meanings import MEANINGS_PATH, load_meanings
 from agent.games.tangram.dialogue.phrases import load_phrases
-from agent.games.tangram.planner import Planner, load_library
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import load_library
 
 
 @pytest.mark.parametrize("name", load_meanings().names)
@@ -51,7 +52,7 @@ def test_a_phrase_matches_whole_words_only() -> None:
 ])
 def test_the_conversation_answers_a_declared_meaning_in_the_partners_language(line: str, lang: str,
                                                                                words: str) -> None:
-    planner = Planner(load_library())
+    planner = OfflineAgent(load_library())
     reply = planner.chat("A cat", {}, line)
     assert planner.last_reply_kind == "study_length"
     assert words in reply
@@ -74,7 +75,7 @@ def test_an_alone_phrase_is_the_meaning_only_as_the_whole_line() -> None:
     ("ja se percebe o que e?", "opinion_looks", "pt", "gato", "Combinado"),
 ])
 def test_issue_68_kinds_are_answered_not_counted(line: str, name: str, lang: str, words: str, never: str) -> None:
-    planner = Planner(load_library())
+    planner = OfflineAgent(load_library())
     reply = planner.chat("A cat", {}, line)
     assert planner.last_reply_kind == name
     assert words in reply and never not in reply

@@ -65,7 +65,7 @@ async def test_a_chat_answered_while_a_play_lands_speaks_of_the_play_as_made() -
     predates the play got "Blue ... it's still in the drawer"."""
     from agent.core.memory import Memory
     from agent.games.tangram.contract import TurnView
-    from agent.games.tangram.planner.player import PlannerPlayer
+    from agent.games.tangram.offline.player import PlannerPlayer
 
     player = PlannerPlayer()
     first = await player.play(TurnView("A fish", state(), Memory()))

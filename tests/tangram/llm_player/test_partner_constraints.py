@@ -9,7 +9,7 @@ from typing import Any
 from agent.core.llm import LLMResult
 from agent.games.tangram.config import Config
 from agent.games.tangram.llm_player.player import LLMPlayer
-from agent.games.tangram.planner.player import PlannerPlayer
+from agent.games.tangram.offline.player import PlannerPlayer
 from benchmarks.tangram.collect_chat_replies import FISH_STATE, Recorder
 from tests.tangram.llm_player.test_real_chat_replies import PROMPTS, view_for
 from tests.tangram.support import AnsweringClient

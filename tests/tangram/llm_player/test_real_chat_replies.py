@@ -23,7 +23,7 @@ from agent.games.tangram.contract import TurnView
 from agent.games.tangram.link.factory import PlayerFactory
 from agent.games.tangram.llm_player.player import LLMPlayer
 from agent.games.tangram.llm_player.replies import degenerate
-from agent.games.tangram.planner.player import PlannerPlayer
+from agent.games.tangram.offline.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState
 from benchmarks.tangram.collect_chat_replies import FISH_STATE, MOVERS, Recorder
 from tests.tangram.support import AnsweringClient

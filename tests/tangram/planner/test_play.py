@@ -12,7 +12,8 @@ from agent.games.tangram.contract import Decision
 from agent.games.tangram.geometry.collide import BOARD_PX, CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import load_library, shapes, silhouette_iou
 
 LIBRARY = load_library()
 OBJECTIVES = ["A house", "A fish", "A human", "A rocket", "A cat", "A robot"]
@@ -58,10 +59,10 @@ def random_drawer(board: Board, rng: random.Random) -> Pose | None:
     return None
 
 
-def play_game(objective: str, human: Human, seed: int = 0, rounds: int = 7, planner: Planner | None = None,
-              board: Board | None = None, human_first: bool = True) -> tuple[Planner, Board, list[Decision]]:
+def play_game(objective: str, human: Human, seed: int = 0, rounds: int = 7, planner: OfflineAgent | None = None,
+              board: Board | None = None, human_first: bool = True) -> tuple[OfflineAgent, Board, list[Decision]]:
     rng = random.Random(seed)
-    planner = planner or Planner(LIBRARY)
+    planner = planner or OfflineAgent(LIBRARY)
     board = dict(board or {})
     decisions: list[Decision] = []
     for r in range(rounds):
@@ -183,7 +184,7 @@ def test_human_pieces_in_place_are_never_moved() -> None:
 
 
 def test_adjust_after_a_reported_collision_gives_another_valid_pose() -> None:
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     board: Board = {}
     first = planner.play("A cat", board)
     assert first.pose is not None
@@ -212,7 +213,7 @@ def test_crowded_random_boards_and_odd_chat_never_break_it() -> None:
     messages = ["", "!!!", "x" * 3000, "move", "rotate it", "make a", "the square", "use red for",
                 "move blue 1000 left", "rotate blue 720", "Olá!", "make it bigger", "don't move my pieces"]
     for _ in range(40):
-        planner = Planner(LIBRARY)
+        planner = OfflineAgent(LIBRARY)
         objective = rng.choice(["A house", "", "???", "A square", "a cat", "zzz"])
         board = random_board(rng, rng.randint(0, 7))
         for _ in range(5):

@@ -13,10 +13,10 @@ from shapely.affinity import scale, translate
 from shapely.geometry import Polygon
 from shapely.ops import unary_union
 
+from agent.games.tangram.offline.agent import OfflineAgent
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.library import FigureError, load_library
 from agent.games.tangram.planner.matching import find_figure
-from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.svgimport import FigureNames, import_svg, read_polygons
 from agent.games.tangram.planner.tools import design
 from agent.games.tangram.planner.tools import import_svg as tool
@@ -98,7 +98,7 @@ def test_the_tool_writes_playable_figures_that_figures_dir_loads(tmp_path: Path)
     fig, exact = find_figure("a seaside cottage", library)
     assert fig is not None and (fig.name, exact) == ("cottage by the sea", True)
     for name in ("cottage by the sea", "wolf figure"):
-        planner, board = Planner(library), {}
+        planner, board = OfflineAgent(library), {}
         for _ in range(9):
             d = planner.play(name, board)
             if d.pose is not None:
@@ -125,7 +125,7 @@ def test_figures_dir_takes_one_folder_or_a_list_and_a_bad_one_fails_at_start(tmp
     from agent.core.config import ConfigError
     from agent.games.tangram.config import Config
     from agent.games.tangram.link.factory import check_planner_config
-    from agent.games.tangram.planner.player import PlannerPlayer
+    from agent.games.tangram.offline.player import PlannerPlayer
 
     svg_dir, out = tmp_path / "svg", tmp_path / "figures"
     svg_dir.mkdir()

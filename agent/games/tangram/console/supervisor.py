@@ -378,7 +378,7 @@ class GameSupervisor:
         return text
 
     async def _suggest(self, view: TurnView, until: float) -> Decision | None:
-        from agent.games.tangram.planner.hint import planner_hint
+        from agent.games.tangram.offline.hint import planner_hint
 
         # Who moved each piece comes from the session's record: this planner played none of the turns.
         found = await self._off_loop(planner_hint, view.objective, view.state, self.config.planner.default_figure,
@@ -390,10 +390,10 @@ class GameSupervisor:
 
     async def _chat_suggestion(self, view: TurnView, until: float) -> str | None:
         if self._chat_planner is None:
-            from agent.games.tangram.planner.planner import Planner
+            from agent.games.tangram.offline.agent import OfflineAgent
 
             # Its own planner: a suggestion must not change the real player's plan.
-            self._chat_planner = Planner(default_figure=self.config.planner.default_figure)
+            self._chat_planner = OfflineAgent(default_figure=self.config.planner.default_figure)
         board, movers = view.board_with_landing()
         result = await self._off_loop(self._chat_planner.chat, view.objective, board, view.message, movers,
                                       until=until)

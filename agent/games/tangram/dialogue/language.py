@@ -31,12 +31,9 @@ from rapidfuzz import fuzz, process
 from wordnet_lookup import is_wordnet_term
 
 from agent.core.config import UniqueKeys
+from agent.games.tangram.planner.matching import STOPWORDS
 
 LANGUAGES_PATH = Path(__file__).resolve().parent / "words" / "languages.yaml"
-STOPWORDS = frozenset(w for line in (LANGUAGES_PATH.parent / "stopwords.txt").read_text(encoding="utf-8")
-                      .splitlines() if not line.startswith("#") for w in line.split())
-"""Common English words (``words/stopwords.txt``): English whatever the line's subject, and never
-read as a typo of a figure word ("whats" ~ "hats")."""
 DEFAULT = "en"
 UNKNOWN = "und"
 """A line in some language neither answered nor told apart (ISO 639-2's "undetermined")."""

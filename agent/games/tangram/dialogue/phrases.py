@@ -16,11 +16,10 @@ from agent.core.config import UniqueKeys
 from agent.games.tangram.dialogue.meanings import load_meanings
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
 from agent.games.tangram.geometry.relations import RELATION_DOCS
-from agent.games.tangram.protocol import clean_chat_text
+from agent.games.tangram.protocol import PARTNER_LINE_CHARS, clean_chat_text
 
 PHRASES_PATH = Path(__file__).resolve().parent / "words" / "phrases.yaml"
 LANGUAGE_PATH = Path(__file__).resolve().parent / "words" / "phrases.{lang}.yaml"
-MAX_LINE_CHARS = 199
 
 
 class Steps(BaseModel):
@@ -144,7 +143,7 @@ class Phrases:
         return options[index % len(options)].render(**values)
 
     def say(self, group: str, key: str, index: int = 0, **values: Any) -> str:
-        return clean_chat_text(self.raw(group, key, index, **values), MAX_LINE_CHARS)
+        return clean_chat_text(self.raw(group, key, index, **values), PARTNER_LINE_CHARS)
 
     def keys(self, group: str) -> list[str]:
         return [k for g, k in self._templates if g == group]

@@ -60,7 +60,7 @@ class PlayerFactory:
 
     def make(self, transcript: Transcript, spend: SpendGuard | None = None) -> Player:
         """A new session's player; ``spend``: asked before each of its LLM calls."""
-        from agent.games.tangram.planner.player import PlannerPlayer
+        from agent.games.tangram.offline.player import PlannerPlayer
 
         if self.config.player == "planner":
             return PlannerPlayer(self.config)

@@ -40,9 +40,9 @@ from agent.games.tangram.llm_player.resolve import move_to_pose
 from agent.games.tangram.llm_player.salvage import Problem, salvage_answer
 from agent.games.tangram.llm_player.schema import CHAT_SCHEMA, Move, move_schema
 from agent.games.tangram.llm_player.stand_in import StandIn
+from agent.games.tangram.offline.player import PlannerPlayer
 from agent.games.tangram.pictures.marks import Marks, mark_board, mark_drawer, mark_images
 from agent.games.tangram.planner.candidates import LETTERS, NO_CANDIDATES, CandidateSet, propose_candidates
-from agent.games.tangram.planner.player import PlannerPlayer
 from agent.games.tangram.protocol import GameState
 
 log = logging.getLogger(__name__)

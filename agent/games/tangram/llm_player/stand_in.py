@@ -13,8 +13,8 @@ One instance per session, so its plan and its promises carry from one of these t
 from __future__ import annotations
 
 from agent.games.tangram.config import Config
+from agent.games.tangram.offline.player import PlannerPlayer
 from agent.games.tangram.planner.library import FigureLibrary
-from agent.games.tangram.planner.player import PlannerPlayer
 
 
 class StandIn:

@@ -36,11 +36,11 @@ import difflib
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from wordnet_lookup import is_wordnet_term
 
-from agent.games.tangram.dialogue.language import STOPWORDS
 from agent.games.tangram.planner.library import FALLBACK_FIGURE, Figure, FigureLibrary, load_library, normalize_text
 
 MatchKind = Literal["exact", "related", "none"]
@@ -53,8 +53,11 @@ _IRREGULAR = {
 }
 _AUX = frozenset({"am", "is", "are", "was", "were", "be", "been", "we", "you", "i", "they", "he", "she", "it"})
 _KEEP_S = ("ss", "us", "is", "ous", "ics")
+STOPWORDS = frozenset(w for line in (Path(__file__).resolve().parent / "stopwords.txt").read_text(encoding="utf-8")
+                      .splitlines() if not line.startswith("#") for w in line.split())
+"""Common English words (``stopwords.txt``): never read as a typo of a figure word ("whats" ~ "hats"),
+and English whatever a chat line's subject."""
 _STOP = STOPWORDS
-"""Never read as a typo of a figure word: common words that sit close to one ("whats" ~ "hats")."""
 
 
 def lemma(word: str) -> str:

@@ -1,33 +1,30 @@
 """The offline planner: one object per game session that plays a library figure with the human.
 
-It keeps the session's plan (figure, anchor, chat requests) and turns each board into a move and
-one chat line. Everything here is synchronous and pure computation; the async player in
-``agent.games.tangram.planner.player`` only adapts a
-:class:`~agent.games.tangram.contract.TurnView` to these calls.
+It keeps the session's plan (figure, anchor, the changes the partner asked for) and turns each board
+into a move and one line saying it. Everything here is synchronous and pure computation. It knows no
+language: its lines come through the :class:`Wording` it is given (the conversation's, in
+``agent.games.tangram.dialogue``, which also reads the partner's chat and changes the plan's state
+through this planner's narrow interface); ``agent.games.tangram.offline`` puts the two together.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from agent.games.tangram.contract import Decision
-from agent.games.tangram.dialogue.intents import IntentModel
-from agent.games.tangram.dialogue.language import Languages
-from agent.games.tangram.dialogue.phrases import MAX_LINE_CHARS, Phrases
 from agent.games.tangram.geometry.collide import CLEARANCE_PX
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.relations import resolve_relation
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import MATCH_TOLERANCE_PX, Fit, fit_anchor
-from agent.games.tangram.planner.conversation import Conversation
 from agent.games.tangram.planner.library import Figure, FigureLibrary, load_library, normalize_text
 from agent.games.tangram.planner.matching import find_figure, match_objective
 from agent.games.tangram.planner.plan_state import Pending, PlanState
 from agent.games.tangram.planner.search import nearest_valid
 from agent.games.tangram.planner.steps import Step, build_order, next_step
-from agent.games.tangram.protocol import clean_chat_text
+from agent.games.tangram.protocol import PARTNER_LINE_CHARS, clean_chat_text
 
 SOURCE = "planner"
 _REQUEST_SLACK_PX = 4.0
@@ -37,47 +34,26 @@ _TURN_ROOM_PX = 45.0
 _LARGE = "large triangle"
 
 
-class Planner:
-    """Plans moves for one session, and holds its :class:`~agent.games.tangram.planner.conversation.Conversation`
-    (the chat, which sees the plan through a narrow interface). ``default_figure`` is used for
-    unknown objectives; ``phrases``, ``languages`` and ``intents`` go to the conversation."""
+class Wording(Protocol):
+    """Where the planner's lines come from: ``raw("turn", key, index, **values)`` is the ``index``-th
+    wording of the line ``key`` (``turn`` group: what a move does and why), with ``values`` filled in,
+    in the language the partner is spoken to in."""
 
-    def __init__(self, library: FigureLibrary | None = None, phrases: Phrases | None = None,
-                 default_figure: str | None = None, languages: Languages | None = None,
-                 intents: IntentModel | None = None) -> None:
+    def raw(self, group: str, key: str, index: int = 0, **values: Any) -> str: ...
+
+
+class Planner:
+    """Plans moves for one session. ``words`` words its lines; ``default_figure`` is used for unknown
+    objectives."""
+
+    def __init__(self, library: FigureLibrary | None = None, default_figure: str | None = None, *,
+                 words: Wording) -> None:
+        self.words = words
         self.library = library or load_library()
         self.default_figure = default_figure
         self.state = PlanState()
         self.last_step: Step | None = None
         self.last_fit: Fit | None = None
-        self.conversation = Conversation(self, phrases, languages, intents)
-
-    # ------------------------------------------------------------ the conversation's, for callers
-
-    def chat(self, objective: str, board: Mapping[str, Pose], message: str,
-             movers: Mapping[str, str] | None = None) -> str:
-        """One reply to ``message`` (:meth:`Conversation.chat`)."""
-        return self.conversation.chat(objective, board, message, movers)
-
-    def hear(self, objective: str, board: Mapping[str, Pose], message: str,
-             movers: Mapping[str, str] | None = None) -> None:
-        """A line another speaker answered (:meth:`Conversation.hear`)."""
-        self.conversation.hear(objective, board, message, movers)
-
-    @property
-    def last_reply_kind(self) -> str:
-        """The kind (phrase key) of the last chat reply, for tests and records."""
-        return self.conversation.last_reply_kind
-
-    @property
-    def phrases(self) -> Phrases:
-        """The English lines (the conversation's)."""
-        return self.conversation.phrases
-
-    @property
-    def lines(self) -> Phrases:
-        """The lines in the partner's language (the conversation's)."""
-        return self.conversation.lines
 
     # ------------------------------------------------------------ plan bookkeeping
 
@@ -180,7 +156,7 @@ class Planner:
         prefix = ""
         if not st.exact and not st.announced:
             related = find_figure(objective, self.library)[0] is self.figure
-            prefix = self.lines.raw("turn", "unknown_objective", objective=objective.strip() or "that",
+            prefix = self.words.raw("turn", "unknown_objective", objective=objective.strip() or "that",
                                       figure=self.figure.name, related=related)
             st.announced = True
         later = st.after_place
@@ -194,7 +170,7 @@ class Planner:
             st.pending = st.queued.pop(0)
         if st.skip_turns > 0:
             st.skip_turns -= 1
-            return self._decision(None, prefix + self.lines.raw("turn", "waiting"), "passing on request")
+            return self._decision(None, prefix + self.words.raw("turn", "waiting"), "passing on request")
         if st.pending is not None:
             done, text = self._honour(st.pending, board)
             st.pending = None
@@ -262,7 +238,7 @@ class Planner:
         pose = nearest_valid(bad, board, max_px=10.0, clearance=clearance, avoid=bad)
         if pose is not None:
             self._remember(pose)
-            return self._decision(pose, self.lines.raw("turn", "adjusted", piece=bad.piece, what=what),
+            return self._decision(pose, self.words.raw("turn", "adjusted", piece=bad.piece, what=what),
                                   f"adjusted {bad.piece} after collisions with {what}")
         rest = {n: p for n, p in board.items() if n != bad.piece}
         fit = self.fit(rest)
@@ -309,10 +285,10 @@ class Planner:
                 st.overrides[req.piece] = pose
                 self._remember(pose)
                 key = "request_moved" if req.kind == "move" else "request_turned"
-                text = self.lines.raw("turn", key, piece=req.piece, direction=req.direction)
+                text = self.words.raw("turn", key, piece=req.piece, direction=req.direction)
                 return self._decision(pose, text, f"chat request: {req.kind} {req.piece}"), ""
         key = "request_failed" if req.kind == "move" else "request_turn_failed"
-        return None, self.lines.raw("turn", key, piece=req.piece, direction=req.direction)
+        return None, self.words.raw("turn", key, piece=req.piece, direction=req.direction)
 
     def _honour_place(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
         """Put the piece flush against the anchor the partner named, if there is room."""
@@ -327,15 +303,15 @@ class Planner:
                 st.overrides[req.piece] = pose
                 self._remember(pose)
                 st.asked_done = req
-                text = self.lines.raw("turn", "request_placed", **values)
+                text = self.words.raw("turn", "request_placed", **values)
                 return self._decision(pose, text, f"chat request: put {req.piece} {req.relation} {req.anchor}"), ""
-        return None, self.lines.raw("turn", "request_place_failed", **values)
+        return None, self.words.raw("turn", "request_place_failed", **values)
 
     def _from_step(self, step: Step, fit: Fit, board: Mapping[str, Pose], prefix: str) -> Decision:
         self.last_step, self.last_fit = step, fit
         st = self.state
         fig = self.figure
-        ph = self.lines
+        ph = self.words
         idx = st.turns
         reasoning = (f"figure={fig.name} variant={fig.variants[fit.anchor.variant].label} "
                      f"shift=({fit.anchor.dx:.1f},{fit.anchor.dy:.1f})px in place={sorted(fit.matched)} "
@@ -382,4 +358,4 @@ class Planner:
 
 
 def _line(text: str) -> str:
-    return clean_chat_text(text, MAX_LINE_CHARS)
+    return clean_chat_text(text, PARTNER_LINE_CHARS)

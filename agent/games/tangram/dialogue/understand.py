@@ -23,8 +23,7 @@ from agent.games.tangram.dialogue.intents import COMMAND, MIN_SCORE, IntentModel
 from agent.games.tangram.dialogue.language import DEFAULT, UNKNOWN, Languages, fold, load_languages
 from agent.games.tangram.dialogue.meanings import Meanings, load_meanings
 from agent.games.tangram.dialogue.phrases import Phrases, load_phrases
-from agent.games.tangram.planner.library import Figure, FigureLibrary
-from agent.games.tangram.planner.requests import (
+from agent.games.tangram.dialogue.requests import (
     PROMISES,
     STRONG,
     Request,
@@ -34,7 +33,8 @@ from agent.games.tangram.planner.requests import (
     clearly_asks,
     starts_question,
 )
-from agent.games.tangram.planner.rules import by_meaning, parse_request
+from agent.games.tangram.dialogue.rules import by_meaning, parse_request
+from agent.games.tangram.planner.library import Figure, FigureLibrary
 
 
 def warm() -> None:

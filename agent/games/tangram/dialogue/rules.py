@@ -23,12 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from agent.games.tangram.dialogue.declared import by_name
 from agent.games.tangram.dialogue.phrases import Phrases
-from agent.games.tangram.planner import shapes
-from agent.games.tangram.planner.declared import by_name
-from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
-from agent.games.tangram.planner.matching import Match, find_figure, match_text
-from agent.games.tangram.planner.requests import (
+from agent.games.tangram.dialogue.requests import (
     _NUMBER,
     _PART_AFTER,
     _STAYS,
@@ -53,6 +50,9 @@ from agent.games.tangram.planner.requests import (
     correct_typos,
     switch_word_only,
 )
+from agent.games.tangram.planner import shapes
+from agent.games.tangram.planner.library import Figure, FigureLibrary, normalize_text
+from agent.games.tangram.planner.matching import Match, find_figure, match_text
 
 
 class Line:

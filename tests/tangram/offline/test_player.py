@@ -8,8 +8,9 @@ from agent.games.tangram.config import Config, PlannerConfig
 from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.planner import load_library, planner_hint, shapes, silhouette_iou
-from agent.games.tangram.planner.player import PlannerPlayer
+from agent.games.tangram.offline import planner_hint
+from agent.games.tangram.offline.player import PlannerPlayer
+from agent.games.tangram.planner import load_library, shapes, silhouette_iou
 from agent.games.tangram.protocol import GameState, OnBoardPiece
 
 LIBRARY = load_library()

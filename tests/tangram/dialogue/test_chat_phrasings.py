@@ -18,7 +18,8 @@ import yaml
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, gap_px, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.planner import Planner, load_library
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import load_library
 
 LIBRARY = load_library()
 TABLE = yaml.safe_load((Path(__file__).parent / "chat_phrasings.yaml").read_text(encoding="utf-8"))
@@ -28,7 +29,7 @@ HELP_LINE = "Try 'what's next?'"
 
 @dataclass
 class Game:
-    planner: Planner
+    planner: OfflineAgent
     objective: str
     board: dict[str, Pose]
     movers: dict[str, str]
@@ -41,7 +42,7 @@ class Game:
 
 def scenario(name: str) -> Game:
     objective = {"fish": "A fish", "empty": "A house", "done": "A house"}[name]
-    planner, board, movers = Planner(LIBRARY), {}, {}
+    planner, board, movers = OfflineAgent(LIBRARY), {}, {}
     for _ in range({"fish": 2, "empty": 0, "done": 7}[name]):
         d = planner.play(objective, board, movers or None)
         assert d.pose is not None
@@ -194,8 +195,8 @@ def test_a_word_that_only_resembles_a_figure_is_no_wish_for_another_figure() -> 
     """'what is your API key?' once got "I don't know how to make hammer; the nearest I know is a
     hammer": a word near a figure's is offered as a figure only when the partner asked to make it."""
     from agent.games.tangram.dialogue.phrases import load_phrases
+    from agent.games.tangram.dialogue.rules import parse_request
     from agent.games.tangram.planner.library import load_library
-    from agent.games.tangram.planner.rules import parse_request
 
     library = load_library()
     house = library.get("house")

@@ -10,13 +10,14 @@ import yaml
 from agent.games.tangram.dialogue.phrases import LANGUAGE_PATH, Glossary, load_phrases
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.planner import Planner, load_library, shapes, silhouette_iou
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import load_library, shapes, silhouette_iou
 
 LIBRARY = load_library()
 Board = dict[str, Pose]
 
 
-def turns(planner: Planner, objective: str, board: Board, n: int) -> list[str]:
+def turns(planner: OfflineAgent, objective: str, board: Board, n: int) -> list[str]:
     """Let the planner play ``n`` turns alone; returns its chat lines."""
     lines = []
     for _ in range(n):
@@ -28,14 +29,14 @@ def turns(planner: Planner, objective: str, board: Board, n: int) -> list[str]:
     return lines
 
 
-def ask(planner: Planner, board: Board, message: str, objective: str = "A house") -> str:
+def ask(planner: OfflineAgent, board: Board, message: str, objective: str = "A house") -> str:
     reply = planner.chat(objective, board, message)
     assert reply and "\n" not in reply and len(reply) < 200
     return reply
 
 
 def test_use_a_piece_for_a_part_is_honoured() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     reply = ask(planner, board, "use Cream for the roof")
     assert "Cream" in reply and "roof" in reply
     turns(planner, "A house", board, 8)
@@ -46,7 +47,7 @@ def test_use_a_piece_for_a_part_is_honoured() -> None:
 
 
 def test_use_a_piece_for_a_part_it_cannot_be() -> None:
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     reply = ask(planner, {}, "use Blue for the roof")
     assert "can't" in reply and "large triangle" in reply
     assert planner.state.pins == {}
@@ -55,7 +56,7 @@ def test_use_a_piece_for_a_part_it_cannot_be() -> None:
 
 def test_use_a_piece_for_a_part_after_it_was_built_otherwise() -> None:
     """The roof is already Red: asking for Cream swaps the two large triangles over later turns."""
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 3)  # Cream (wall), Blue, Red (roof)
     ask(planner, board, "Cream should be the roof")
     lines = turns(planner, "A house", board, 9)
@@ -65,7 +66,7 @@ def test_use_a_piece_for_a_part_after_it_was_built_otherwise() -> None:
 
 
 def test_make_something_else_instead() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 2)
     reply = ask(planner, board, "make a cat instead")
     assert "cat" in reply
@@ -76,7 +77,7 @@ def test_make_something_else_instead() -> None:
 
 
 def test_make_something_unknown() -> None:
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     reply = ask(planner, {}, "let's make a spoon instead")
     assert "spoon" in reply and "rocket" in reply and "more" in reply
     assert planner.figure.name == "house"
@@ -84,7 +85,7 @@ def test_make_something_unknown() -> None:
 
 def test_make_something_related_offers_the_nearest_figure() -> None:
     """Another thing than the one named is never built silently: it is offered, and a yes switches."""
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     reply = ask(planner, {}, "let's make a cow instead")
     assert "cow" in reply and "horse" in reply
     assert planner.figure.name == "house"
@@ -94,7 +95,7 @@ def test_make_something_related_offers_the_nearest_figure() -> None:
 
 
 def test_an_offer_declined_or_ignored_keeps_the_figure() -> None:
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     ask(planner, {}, "let's make a cow instead")
     assert "keep building a house" in ask(planner, {}, "no")
     ask(planner, {}, "it should be a boat instead")
@@ -104,7 +105,7 @@ def test_an_offer_declined_or_ignored_keeps_the_figure() -> None:
 
 
 def test_move_a_piece_is_honoured_and_kept() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 2)  # Cream, Blue
     before = board["Blue"]
     assert "Blue" in ask(planner, board, "move Blue left")
@@ -118,7 +119,7 @@ def test_move_a_piece_is_honoured_and_kept() -> None:
 
 
 def test_move_a_part_by_name_a_bit() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 3)
     before = board["Red"]
     ask(planner, board, "move the roof up a bit")
@@ -128,7 +129,7 @@ def test_move_a_part_by_name_a_bit() -> None:
 
 
 def test_moving_a_piece_still_in_the_drawer_places_it_first_then_moves_it() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     reply = ask(planner, board, "move Brown right")
     assert reply.startswith("Brown is still in the drawer") and "chimney" in reply and "right" in reply
     assert planner.state.pending is None and planner.promised()
@@ -141,7 +142,7 @@ def test_moving_a_piece_still_in_the_drawer_places_it_first_then_moves_it() -> N
 
 
 def test_turning_a_drawer_piece_asked_in_portuguese_is_promised_and_done_in_portuguese() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     reply = ask(planner, board, "roda o quadrado")
     assert reply.startswith("O quadrado roxo ainda está na gaveta") and "rodo-o" in reply
     turns(planner, "A house", board, 1)
@@ -153,14 +154,14 @@ def test_turning_a_drawer_piece_asked_in_portuguese_is_promised_and_done_in_port
 
 
 def test_a_drawer_piece_that_cannot_be_placed_next_is_said_so() -> None:
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     ask(planner, {}, "leave Brown where it is")
     assert "isn't on the board" in ask(planner, {}, "move Brown right")
     assert planner.state.pending is None and planner.state.after_place is None
 
 
 def test_rotate_a_piece() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 6)  # Purple (the annex) is out on its own
     ask(planner, board, "rotate purple")
     d = planner.play("A house", board)
@@ -169,7 +170,7 @@ def test_rotate_a_piece() -> None:
 
 
 def test_what_is_next_matches_the_next_play() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A fish", board, 2)
     reply = ask(planner, board, "what's next?", "A fish")
     d = planner.play("A fish", board)
@@ -177,21 +178,21 @@ def test_what_is_next_matches_the_next_play() -> None:
 
 
 def test_place_a_piece_next_on_request() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     assert "Green" in ask(planner, board, "could you use the green piece next?")
     d = planner.play("A house", board)
     assert d.pose is not None and d.pose.piece == "Green"
 
 
 def test_wait_passes_one_turn() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     ask(planner, board, "wait")
     assert planner.play("A house", board).pose is None
     assert planner.play("A house", board).pose is not None
 
 
 def test_dont_move_my_pieces_is_respected() -> None:
-    planner = Planner(LIBRARY)
+    planner = OfflineAgent(LIBRARY)
     stray = Pose("Yellow", 10.0, 88.0, 90.0)  # far from the house, not in its slot
     board: Board = {"Yellow": stray}
     ask(planner, board, "please don't move my pieces")
@@ -201,7 +202,7 @@ def test_dont_move_my_pieces_is_respected() -> None:
 
 
 def test_questions_get_template_answers() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 2)
     assert "house" in ask(planner, board, "what are you building?")
     assert "2 of 7" in ask(planner, board, "how far are we?")
@@ -215,14 +216,14 @@ def test_questions_get_template_answers() -> None:
 
 
 def test_unknown_objective_is_announced_once() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     lines = turns(planner, "A spoon", board, 2)
     assert "don't know" in lines[0] and "spoon" in lines[0] and planner.figure.name in lines[0]
     assert "something else" in lines[0] and "don't know" not in lines[1]
 
 
 def test_a_related_objective_names_the_nearest_figure_and_invites_steering() -> None:
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     line = turns(planner, "A cow", board, 1)[0]
     assert planner.figure.name == "horse"
     assert "no figure for A cow" in line and "nearest I know is a horse" in line and "something else" in line
@@ -254,7 +255,7 @@ def test_every_phrase_renders_short_in_each_language() -> None:
 def test_a_moved_piece_that_covers_a_slot_does_not_cause_endless_moves() -> None:
     """Blue moved left covers part of the annex's slot: Purple goes as near as it can, once, and
     then the planner passes instead of shuffling pieces for ever."""
-    planner, board = Planner(LIBRARY), {}
+    planner, board = OfflineAgent(LIBRARY), {}
     turns(planner, "A house", board, 2)
     ask(planner, board, "move Blue left")
     lines = turns(planner, "A house", board, 10)

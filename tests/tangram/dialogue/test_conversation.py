@@ -6,11 +6,11 @@ from typing import get_args
 
 import pytest
 
+from agent.games.tangram.dialogue.conversation import HANDLERS, Conversation, Heard, Plan, meaning
+from agent.games.tangram.dialogue.requests import Intent
 from agent.games.tangram.geometry.frames import Pose
-from agent.games.tangram.planner.conversation import HANDLERS, Conversation, Heard, Plan, meaning
-from agent.games.tangram.planner.planner import Planner
-from agent.games.tangram.planner.requests import Intent
-from tests.tangram.planner.test_chat import turns
+from agent.games.tangram.offline.agent import OfflineAgent
+from tests.tangram.dialogue.test_chat import turns
 
 NOT_ANSWERED_BY_A_HANDLER = {"other", "other_language"}
 """"other": the question or fallback line; "other_language": answered before any handler, in that language."""
@@ -28,21 +28,21 @@ def test_a_meaning_declared_twice_is_refused() -> None:
 
 
 def test_the_planner_is_a_plan_and_holds_its_conversation() -> None:
-    planner = Planner()
+    planner = OfflineAgent()
     plan: Plan = planner
     assert planner.conversation.plan is plan
     assert not isinstance(planner, Conversation)
 
 
 def test_a_handler_that_cannot_answer_leaves_the_line_to_the_fallback() -> None:
-    planner = Planner()
+    planner = OfflineAgent()
     planner.chat("A fish", {}, "yes")  # no offer is open: "yes" has nothing to accept
     assert planner.last_reply_kind in ("fallback", "unclear_question", "ack")
     planner.chat("A fish", {}, "thank you!")
     assert planner.last_reply_kind == "thanks"
 
 
-def _one_turn(planner: Planner, objective: str) -> tuple[dict, dict]:
+def _one_turn(planner: OfflineAgent, objective: str) -> tuple[dict, dict]:
     board: dict = {}
     movers: dict = {}
     d = planner.play(objective, board, movers)
@@ -53,7 +53,7 @@ def _one_turn(planner: Planner, objective: str) -> tuple[dict, dict]:
 
 @pytest.mark.parametrize("line", ["porque é que mexeste nessa peça?", "não, está mal"])
 def test_a_portuguese_question_about_an_english_turn_line_is_answered_in_portuguese(line: str) -> None:
-    planner = Planner()
+    planner = OfflineAgent()
     board, movers = _one_turn(planner, "A fish")
     assert planner.state.last_line.startswith("I'm starting")
     reply = planner.chat("A fish", board, line, movers)
@@ -62,14 +62,14 @@ def test_a_portuguese_question_about_an_english_turn_line_is_answered_in_portugu
 
 
 def test_an_english_question_quotes_the_english_turn_line() -> None:
-    planner = Planner()
+    planner = OfflineAgent()
     board, movers = _one_turn(planner, "A fish")
     reply = planner.chat("A fish", board, "why did you do that?", movers)
     assert reply == "My last move: " + planner.state.last_line
 
 
 def test_an_english_question_about_a_portuguese_turn_line_is_answered_in_english() -> None:
-    planner = Planner()
+    planner = OfflineAgent()
     planner.chat("A fish", {}, "olá, vamos começar pelas peças grandes")
     board, movers = _one_turn(planner, "A fish")
     assert "triângulo" in planner.state.last_line
@@ -85,7 +85,7 @@ def test_a_correction_of_a_placement_it_made_takes_up_the_request_again(correcti
                                                                         words: list[str]) -> None:
     """'I said beside, not on top' after the agent put Blue beside Purple as asked: the reply owns the
     mistake, names the request it carried out and asks the side, instead of saying it did as asked."""
-    planner = Planner()
+    planner = OfflineAgent()
     board: dict[str, Pose] = {}
     first = planner.play("A robot", board).pose
     assert first is not None
@@ -103,7 +103,7 @@ def test_a_correction_of_a_placement_it_made_takes_up_the_request_again(correcti
 
 
 def test_a_correction_with_no_request_carried_out_is_a_disagreement() -> None:
-    planner = Planner()
+    planner = OfflineAgent()
     board: dict[str, Pose] = {}
     d = planner.play("A robot", board).pose
     assert d is not None
@@ -112,8 +112,8 @@ def test_a_correction_with_no_request_carried_out_is_a_disagreement() -> None:
     assert planner.last_reply_kind == "disagree"
 
 
-def _built(objective: str, n: int) -> tuple[Planner, dict[str, Pose]]:
-    planner, board = Planner(), dict[str, Pose]()
+def _built(objective: str, n: int) -> tuple[OfflineAgent, dict[str, Pose]]:
+    planner, board = OfflineAgent(), dict[str, Pose]()
     turns(planner, objective, board, n)
     return planner, board
 

@@ -1,7 +1,7 @@
 """The embedded default player: the offline planner, no LLM, no network, no key.
 
 One object per session. It keeps the session's plan (which figure, where on the board, what the
-human asked for in the chat) in its :class:`~agent.games.tangram.planner.planner.Planner`. Every decision is
+human asked for in the chat) in its :class:`~agent.games.tangram.offline.agent.OfflineAgent`. Every decision is
 pure computation of a few milliseconds, so it runs directly on the event loop.
 """
 
@@ -12,10 +12,10 @@ import asyncio
 from agent.games.tangram.config import Config
 from agent.games.tangram.contract import Decision, Player, TurnView
 from agent.games.tangram.dialogue.phrases import Phrases
-from agent.games.tangram.planner.hint import planner_hint
+from agent.games.tangram.dialogue.understand import warm
+from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.offline.hint import planner_hint
 from agent.games.tangram.planner.library import FigureLibrary, load_library
-from agent.games.tangram.planner.planner import Planner
-from agent.games.tangram.planner.understand import warm
 
 
 class PlannerPlayer(Player):
@@ -26,7 +26,7 @@ class PlannerPlayer(Player):
                  phrases: Phrases | None = None) -> None:
         self.config = config or Config()
         library = library or load_library(extra=self.config.planner.figures_dir)
-        self.planner = Planner(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
+        self.planner = OfflineAgent(library=library, phrases=phrases, default_figure=self.config.planner.default_figure)
         self._warm: asyncio.Future[None] | None = None
 
     @property

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 
 from agent.games.tangram.contract import Decision, board_of
 from agent.games.tangram.geometry.frames import Pose
+from agent.games.tangram.offline.agent import OfflineAgent
 from agent.games.tangram.planner.library import FigureLibrary
-from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.protocol import GameState, clean_chat_text
 
 MAX_HINT_CHARS = 400
@@ -30,7 +30,7 @@ def planner_hint(objective: str, state: GameState | Mapping[str, Pose], default_
     The Decision passes (pose None) when the figure is complete or no valid move exists; its pose,
     when set, is valid on this board with the usual clearance.
     """
-    planner = Planner(library=library, default_figure=default_figure)
+    planner = OfflineAgent(library=library, default_figure=default_figure)
     board = _board(state)
     decision = planner.play(objective, board, movers)
     step, fit = planner.last_step, planner.last_fit

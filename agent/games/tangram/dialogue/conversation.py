@@ -1,8 +1,9 @@
-"""The offline partner's chat: one line for each message, read by :mod:`.understand`, worded by
-``dialogue/words/phrases.yaml`` (and ``phrases.<lang>.yaml``). :class:`Conversation` sits beside the planner
-(:class:`~agent.games.tangram.planner.planner.Planner`), which it sees through the narrow
-:class:`Plan`: it answers from, and for requests changes, the plan
-(:class:`~agent.games.tangram.planner.plan_state.PlanState`)."""
+"""The offline agent's chat: one line for each message, read by :mod:`.understand`, worded by
+``words/phrases.yaml`` (and ``phrases.<lang>.yaml``). :class:`Conversation` sees the planner
+(:class:`~agent.games.tangram.planner.planner.Planner`) through the narrow :class:`Plan`: it answers
+from, and for requests changes, the plan
+(:class:`~agent.games.tangram.planner.plan_state.PlanState`). It also words the planner's own lines
+(:meth:`Conversation.raw`), in the partner's language."""
 
 from __future__ import annotations
 
@@ -12,19 +13,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agent.games.tangram.dialogue.declared import by_name
 from agent.games.tangram.dialogue.intents import IntentModel, load_intents
 from agent.games.tangram.dialogue.language import Languages, load_languages
-from agent.games.tangram.dialogue.phrases import MAX_LINE_CHARS, Phrases, load_phrases
+from agent.games.tangram.dialogue.phrases import Phrases, load_phrases
+from agent.games.tangram.dialogue.requests import Request
+from agent.games.tangram.dialogue.understand import Understood, understand
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.anchor import Fit
-from agent.games.tangram.planner.declared import by_name
 from agent.games.tangram.planner.library import Figure, FigureLibrary
 from agent.games.tangram.planner.plan_state import Pending, PlanState
-from agent.games.tangram.planner.requests import Request
 from agent.games.tangram.planner.steps import Step, build_order, next_step
-from agent.games.tangram.planner.understand import Understood, understand
-from agent.games.tangram.protocol import clean_chat_text
+from agent.games.tangram.protocol import PARTNER_LINE_CHARS, clean_chat_text
 
 _TRIES = 3
 """How many pieces a strategy or a vague request tries before it says what the planner does anyway."""
@@ -93,6 +94,10 @@ class Conversation:
         """The lines in the partner's language (the language of their last chat line)."""
         lang = self.plan.state.lang
         return self.phrases if lang == self.phrases.lang else load_phrases(lang=lang)
+
+    def raw(self, group: str, key: str, index: int = 0, **values: Any) -> str:
+        """One line in the partner's language: the planner's :class:`~agent.games.tangram.planner.planner.Wording`."""
+        return self.lines.raw(group, key, index, **values)
 
     def chat(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> str:
@@ -700,4 +705,4 @@ def _two_changes(message: str, read: Callable[[str], Understood]) -> tuple[Reque
 
 
 def _line(text: str) -> str:
-    return clean_chat_text(text, MAX_LINE_CHARS)
+    return clean_chat_text(text, PARTNER_LINE_CHARS)

@@ -1,14 +1,14 @@
-"""The keyword rules, declared meaning by meaning with their priorities (planner/rules.py)."""
+"""The keyword rules, declared meaning by meaning with their priorities (dialogue/rules.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from agent.games.tangram.dialogue.phrases import load_phrases
+from agent.games.tangram.dialogue.requests import Request, correct_typos
+from agent.games.tangram.dialogue.rules import RULES, by_meaning, parse_request, reads, rule
 from agent.games.tangram.planner import load_library
 from agent.games.tangram.planner.library import normalize_text
-from agent.games.tangram.planner.requests import Request, correct_typos
-from agent.games.tangram.planner.rules import RULES, by_meaning, parse_request, reads, rule
 
 
 def test_the_rules_are_read_in_the_order_of_their_priorities_each_taken_once() -> None:

@@ -1,4 +1,4 @@
-"""Measure the planner offline: ``python -m agent.games.tangram.planner.tools.bench [--seeds N] [--rounds R]``.
+"""Measure the planner offline: ``python -m benchmarks.tangram.bench_planner [--seeds N] [--rounds R]``.
 
 Plays pure-Python games (no network, no simulator) for the game's six objectives with three
 scripted partners and prints the mean silhouette IoU at the end of each game and the time one
@@ -21,9 +21,9 @@ import time
 from agent.games.tangram.geometry.collide import BOARD_PX, CLEARANCE_PX, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
+from agent.games.tangram.offline.agent import OfflineAgent
 from agent.games.tangram.planner import shapes
 from agent.games.tangram.planner.library import load_library
-from agent.games.tangram.planner.planner import Planner
 from agent.games.tangram.planner.score import silhouette_iou
 
 OBJECTIVES = ("A house", "A fish", "A human", "A rocket", "A cat", "A robot")
@@ -54,7 +54,7 @@ def human_move(kind: str, board: dict[str, Pose], rng: random.Random) -> Pose | 
 
 def play(objective: str, kind: str, seed: int, rounds: int, times: list[float]) -> tuple[float, int]:
     rng = random.Random(f"{kind}:{seed}")
-    planner = Planner(load_library())
+    planner = OfflineAgent(load_library())
     board: dict[str, Pose] = {}
     invalid = 0
     for _ in range(rounds):
