@@ -50,8 +50,8 @@ def _partner_places(planner: OfflineAgent, board: dict[str, Pose], movers: dict[
         return
 
 
-def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[OfflineAgent, dict[str, Pose], dict[str, str]]:
-    """The game of ``item`` just before its line."""
+def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[OfflineAgent, dict[str, Pose], dict[str, str], str]:
+    """The game of ``item`` just before its line, and the agent's last line the participant has read."""
     planner = OfflineAgent(library)
     objective = item["objective"]
     board: dict[str, Pose] = {}
@@ -77,7 +77,24 @@ def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[OfflineAgen
         if d.pose is not None:
             board[d.pose.piece] = d.pose
             movers[d.pose.piece] = "agent"
-    return planner, board, movers
+    said = planner.state.last_line
+    if item.get("moving"):
+        # The agent's turn is under way: its move is decided and sent, and has not landed on the
+        # board the participant sees (the conversation knows it as the move under way); its line
+        # is said when the turn ends.
+        planner.play(objective, board, movers)
+    return planner, board, movers, said
+
+
+def under_way(planner: OfflineAgent, board: dict[str, Pose]) -> str:
+    """The agent's move under way when the line arrived, as the judge reads it ("" when none)."""
+    pose = planner.state.announced_pose
+    if pose is None or pose.piece in board and board[pose.piece] == pose:
+        return ""
+    fit = planner.fit({**board, pose.piece: pose}, commit=False)
+    part = planner.figure.parts[fit.slot_of[pose.piece]] if pose.piece in fit.matched else "no place of the figure"
+    where = "moving it" if pose.piece in board else "placing it from the drawer"
+    return f"{pose.piece}: the agent is {where} as the {part}; the move has not landed yet"
 
 
 def describe(planner: OfflineAgent, board: dict[str, Pose], movers: dict[str, str]) -> list[str]:
@@ -96,13 +113,14 @@ def describe(planner: OfflineAgent, board: dict[str, Pose], movers: dict[str, st
 def play_set(items: list[dict[str, Any]], library: FigureLibrary) -> list[dict[str, Any]]:
     rows = []
     for item in items:
-        planner, board, movers = situation(item, library)
-        last = planner.state.last_line
+        planner, board, movers, last = situation(item, library)
+        moving_now = under_way(planner, board) if item.get("moving") else ""
         started = time.perf_counter()
         reply = planner.chat(item["objective"], board, item["say"], movers)
         rows.append({"id": item["id"], "lang": item["lang"], "objective": item["objective"], "stage": item["stage"],
                      "moving": bool(item.get("moving")), "before": item.get("before") or [],
-                     "board": describe(planner, board, movers), "agent_last_said": last, "say": item["say"],
+                     "board": describe(planner, board, movers), "agent_last_said": last,
+                     "move_under_way": moving_now, "say": item["say"],
                      "reply": reply, "right_when": item["right_when"],
                      "ms": round(1000 * (time.perf_counter() - started), 1)})
     return rows

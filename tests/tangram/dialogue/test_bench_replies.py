@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from agent.games.tangram.planner import load_library
-from benchmarks.tangram.bench_replies import count, describe, situation
+from benchmarks.tangram.bench_replies import count, describe, situation, under_way
 
 SET = Path(__file__).resolve().parents[3] / "benchmarks" / "tangram" / "replies" / "heldback_replies.yaml"
 RUBRIC = SET.parent / "rubric.md"
@@ -30,7 +30,7 @@ def test_the_held_back_set_has_a_hundred_lines_half_portuguese() -> None:
 
 @pytest.mark.parametrize(("stage", "pieces"), [("start", 0), ("early", 2), ("mid", 4)])
 def test_a_game_reaches_its_stage(stage: str, pieces: int) -> None:
-    planner, board, movers = situation({"objective": "A fish", "stage": stage, "partner": ["Purple"]}, LIBRARY)
+    planner, board, movers, _ = situation({"objective": "A fish", "stage": stage, "partner": ["Purple"]}, LIBRARY)
     assert len(board) == pieces
     assert sorted(movers.values()).count("partner") == pieces // 2
     if pieces:
@@ -38,9 +38,17 @@ def test_a_game_reaches_its_stage(stage: str, pieces: int) -> None:
 
 
 def test_a_done_game_has_the_figure_complete() -> None:
-    planner, board, movers = situation({"objective": "A house", "stage": "done"}, LIBRARY)
+    planner, board, movers, _ = situation({"objective": "A house", "stage": "done"}, LIBRARY)
     assert len(planner.fit(board, commit=False).matched) == 7
     assert describe(planner, board, movers)[-1] == "in the drawer: none"
+
+
+def test_a_line_while_the_agent_moves_finds_its_move_decided_and_not_landed() -> None:
+    planner, board, movers, said = situation({"objective": "A fish", "stage": "early", "moving": True}, LIBRARY)
+    pose = planner.state.announced_pose
+    assert pose is not None and pose.piece not in board and len(board) == 2
+    assert said != planner.state.last_line  # the move's own line is said when the turn ends
+    assert under_way(planner, board).startswith(f"{pose.piece}: the agent is placing it from the drawer as the ")
 
 
 def test_the_score_is_the_judges_marks() -> None:
