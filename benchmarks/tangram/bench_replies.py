@@ -50,7 +50,8 @@ def _partner_places(planner: OfflineAgent, board: dict[str, Pose], movers: dict[
         return
 
 
-def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[OfflineAgent, dict[str, Pose], dict[str, str], str]:
+def situation(item: dict[str, Any], library: FigureLibrary
+              ) -> tuple[OfflineAgent, dict[str, Pose], dict[str, str], str]:
     """The game of ``item`` just before its line, and the agent's last line the participant has read."""
     planner = OfflineAgent(library)
     objective = item["objective"]
@@ -89,7 +90,7 @@ def situation(item: dict[str, Any], library: FigureLibrary) -> tuple[OfflineAgen
 def under_way(planner: OfflineAgent, board: dict[str, Pose]) -> str:
     """The agent's move under way when the line arrived, as the judge reads it ("" when none)."""
     pose = planner.state.announced_pose
-    if pose is None or pose.piece in board and board[pose.piece] == pose:
+    if pose is None or (pose.piece in board and board[pose.piece] == pose):
         return ""
     fit = planner.fit({**board, pose.piece: pose}, commit=False)
     part = planner.figure.parts[fit.slot_of[pose.piece]] if pose.piece in fit.matched else "no place of the figure"

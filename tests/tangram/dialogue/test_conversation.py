@@ -10,6 +10,7 @@ from agent.games.tangram.dialogue.conversation import HANDLERS, Conversation, He
 from agent.games.tangram.dialogue.requests import Intent
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.offline.agent import OfflineAgent
+from agent.games.tangram.planner import shapes
 from tests.tangram.dialogue.test_chat import turns
 
 NOT_ANSWERED_BY_A_HANDLER = {"other", "other_language"}
@@ -139,3 +140,80 @@ def test_when_the_first_of_two_changes_cannot_be_made_the_second_is_answered_too
     assert planner.last_reply_kind == "wait_ok"
     assert ("pass" in reply) or ("passo" in reply)
     assert planner.play("A human", board).pose is None  # the pass it agreed to
+
+
+def _fit_parts(planner: OfflineAgent, board: dict) -> dict[str, str]:
+    fit = planner.fit(board, commit=False)
+    return {p: planner.figure.parts[fit.slot_of[p]] for p in fit.matched}
+
+
+@pytest.mark.parametrize("line", ["swap the red and cream triangles", "podes trocar o creme com o vermelho?"])
+def test_a_swap_of_two_placed_pieces_is_played_one_piece_a_turn(line: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A house", board, 7)
+    before = _fit_parts(planner, board)
+    assert {"Red", "Cream"} <= set(before)
+    reply = planner.chat("A house", board, line)
+    assert planner.last_reply_kind == "swap_ok"
+    turns(planner, "A house", board, 6)
+    after = _fit_parts(planner, board)
+    assert (after["Red"], after["Cream"]) == (before["Cream"], before["Red"]), reply
+    assert len(after) == 7
+
+
+def test_a_swap_of_two_pieces_of_different_shapes_is_declined_and_changes_nothing() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A house", board, 2)
+    pins = dict(planner.state.pins)
+    planner.chat("A house", board, "swap the red and blue ones")
+    assert planner.last_reply_kind == "swap_kind" and planner.state.pins == pins
+
+
+@pytest.mark.parametrize(("line", "kind"), [("wait wait stop", "interrupt_wait"),
+                                            ("hold on not that piece", "interrupt_change"),
+                                            ("no wait let me do this one", "handover_ok"),
+                                            ("para para, essa não é a peça certa", "interrupt_change")])
+def test_a_stop_while_the_agent_moves_says_the_move_is_under_way_and_takes_the_line_up(line: str, kind: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A fish", board, 2)
+    d = planner.play("A fish", board)  # sent, not yet shown: the line arrives while it lands
+    assert d.pose is not None and d.pose.piece not in board
+    reply = planner.chat("A fish", board, line)
+    assert planner.last_reply_kind == kind
+    said = d.pose.piece if planner.state.lang == "en" else planner.lines.names[d.pose.piece]
+    assert said in reply.split(".")[0], reply  # the reply opens with the move under way
+    if kind != "interrupt_change":
+        board[d.pose.piece] = d.pose
+        assert planner.play("A fish", board).pose is None  # the next turn is passed, as said
+
+
+def test_a_stop_after_the_move_has_landed_is_a_pass_as_before() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A fish", board, 2)
+    planner.chat("A fish", board, "wait wait stop")
+    assert planner.last_reply_kind == "wait_ok"
+
+
+@pytest.mark.parametrize(("line", "direction"), [("thats above it, i meant under", "down"),
+                                                 ("no, i meant to the right of it", "right")])
+def test_a_correction_of_a_placement_asked_names_the_side_and_is_carried_out(line: str, direction: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A robot", board, 2)
+    piece, anchor = next(p for p in ("Purple", "Yellow", "Green") if p not in board), next(iter(board))
+    relation = "under" if direction == "down" else "right of"
+    planner.chat("A robot", board, f"put {piece} {relation} {anchor}")
+    turns(planner, "A robot", board, 1)
+    placed = board[piece]
+    reply = planner.chat("A robot", board, line)
+    assert planner.last_reply_kind == "corrected_move", reply
+    turns(planner, "A robot", board, 1)
+    (x0, y0), (x1, y1) = shapes.vertex_centroid(placed), shapes.vertex_centroid(board[piece])
+    assert (y1 > y0) if direction == "down" else (x1 > x0)  # in pixels: down is a larger y
+
+
+def test_a_change_and_a_question_in_one_line_are_both_answered() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A fish", board, 1)
+    reply = planner.chat("A fish", board, "can you place the purple square and tell me what the brown one is for")
+    assert "Purple" in reply and "Brown is the" in reply
+    assert planner.state.first == "Purple"

@@ -19,13 +19,23 @@ def test_every_meaning_is_said_and_answered_in_every_language(name: str) -> None
     meanings = load_meanings()
     for lang in LANGUAGES:
         assert meanings.data.meanings[name].says[lang]
-        for placed, drawer in ((0, ["Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown"]), (4, ["Brown"]),
-                               (7, [])):  # every branch of a reply that depends on the board
+        every = ["Red", "Cream", "Blue", "Green", "Yellow", "Purple", "Brown"]
+        for placed, drawer, moving in ((0, every, ""), (4, ["Brown"], "Purple"), (7, [], "")):  # each board branch
             line = load_phrases(lang=lang).say("chat", name, figure="cat", description="a cat", placed=placed,
-                                               total=7, drawer=drawer)
+                                               total=7, drawer=drawer, moving=moving, plays_next=NEXT[lang],
+                                               for_you=FOR_YOU[lang])
             assert line and "{" not in line and len(line) < 200
-    assert load_phrases(lang="en").say("chat", name, figure="cat", description="", placed=2, total=7, drawer=[]) != \
-        load_phrases(lang="pt").say("chat", name, figure="cat", description="", placed=2, total=7, drawer=[])
+    values = {"figure": "cat", "description": "", "placed": 2, "total": 7, "drawer": [], "moving": "", "plays_next": "",
+              "for_you": ""}
+    assert load_phrases(lang="en").say("chat", name, **values) != load_phrases(lang="pt").say("chat", name, **values)
+
+
+NEXT = {"en": "Next I'll place Green as the left ear.",
+        "pt": "A seguir vou pôr o triângulo verde como a orelha esquerda."}
+"""What the agent plays next, as a reply that says it is given it."""
+FOR_YOU = {"en": "You could put the purple square as the upper tail root, on the right side of the fish.",
+           "pt": "Podes pôr o quadrado roxo como a raiz de cauda superior, do lado direito do peixe."}
+"""A piece the partner could place, as a reply that says it is given it."""
 
 
 def test_a_meaning_in_one_language_only_stops_the_load(tmp_path: Path) -> None:

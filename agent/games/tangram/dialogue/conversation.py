@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from agent.games.tangram.dialogue.declared import by_name
 from agent.games.tangram.dialogue.intents import IntentModel, load_intents
 from agent.games.tangram.dialogue.language import Languages, load_languages
+from agent.games.tangram.dialogue.meanings import load_meanings
 from agent.games.tangram.dialogue.phrases import Phrases, load_phrases
 from agent.games.tangram.dialogue.requests import Request
 from agent.games.tangram.dialogue.understand import Understood, understand
@@ -121,7 +122,7 @@ class Conversation:
 
         heard = read(message)
         req = heard.request
-        two = _two_changes(message, read) if req.intent in _CHANGES else None
+        two = _two_asks(message, read) if req.intent in _CHANGES | _QUESTIONS else None
         if req.intent == "other_language":
             self.last_reply_kind = "other_language"
             return _line(self.languages.other_language_line(heard.lang))
@@ -129,6 +130,16 @@ class Conversation:
         self._resume_if_asked(req)
         if req.intent not in ("yes", "no", "switch_offer", "unknown_figure"):
             st.offer = None  # an offer is answered at once or not at all
+        if made is not None and _interrupts(req, made):
+            return _line(self._interrupted(req, made, fit, board, heard.text))
+        if two is not None and not {two[0].intent, two[1].intent} <= _CHANGES:
+            # "place the square and tell me what the brown one is for": a change and a question, both answered
+            first, second = two
+            reply = self._answer(first, fit, board)
+            kind = self.last_reply_kind
+            reply = f"{reply} {self._answer(second, fit, board)}"
+            self.last_reply_kind = kind
+            return _line(reply)
         if two is not None:  # "turn blue and move brown left": the first taken up, the second not dropped
             first, second = two
             before = (st.pending, st.after_place, st.skip_turns, st.first)
@@ -215,6 +226,24 @@ class Conversation:
         if req.question:
             return self._say("unclear_question", progress=self._progress(fit, board), **heard.base)
         return self._say("fallback", placed=len(fit.matched), on_board=len(board), **heard.base)
+
+    def _interrupted(self, req: Request, made: Pose, fit: Fit, board: Mapping[str, Pose], text: str) -> str:
+        """A stop, an objection or "let me do this one" while the agent's move is under way: the move was
+        sent and cannot be called back, so the reply says so, then takes the line up: the next turn
+        passed (a stop, a hand-over), or what to change asked (an objection). "Don't move my pieces" is
+        kept as always."""
+        st = self.plan.state
+        piece = made.piece
+        part = self.plan.figure.parts[fit.slot_of[piece]] if piece in fit.matched else ""
+        under_way = self.lines.raw("chat", "under_way", piece=piece, part=part)
+        if req.intent == "wait":
+            st.skip_turns = max(st.skip_turns, 1)
+            rest = self._say("handover_ok", rest=False) if req.what else self._say("interrupt_wait", piece=piece)
+        elif req.intent == "keep" and _names_mine(text):
+            rest = self._answer(req, fit, board)
+        else:
+            rest = self._say("interrupt_change", piece=piece)
+        return f"{under_way} {rest}"
 
     def _from_drawer(self, req: Request, piece: str, fit: Fit, board: Mapping[str, Pose]) -> str:
         """A move or turn of a piece still in the drawer: placed next where the figure has it, then
@@ -449,7 +478,8 @@ def _switch_slip(c: Conversation, h: Heard) -> str | None:
     # The game's objective is what the pair builds: another figure named in passing is asked about, not built.
     if h.req.figure is None:
         return None
-    return c._say("switch_slip", figure=h.req.figure.name, previous=c.plan.figure.name, what=h.req.what)
+    return c._say("switch_slip", figure=h.req.figure.name, previous=c.plan.figure.name, what=h.req.what,
+                  greeted=h.req.greeted)
 
 
 @meaning("yes")
@@ -565,6 +595,28 @@ def _spatial(c: Conversation, h: Heard) -> str | None:
     return c._spatial(h.req, h.fit, h.board)
 
 
+@meaning("swap")
+def _swap(c: Conversation, h: Heard) -> str | None:
+    """Two pieces' places swapped: each pinned to the other's part, played one piece a turn (pieces of
+    two kinds cannot take each other's places; a piece the partner asked to keep is not moved)."""
+    if len(h.req.pieces) < 2:
+        return None
+    a, b = h.req.pieces[:2]
+    st, fig, fit = c.plan.state, c.plan.figure, h.fit
+    kinds = c.phrases.words.kinds
+    if not shapes.same_kind(a, b):
+        return c._say("swap_kind", piece=a, other=b, kind=kinds[shapes.kind(a)], other_kind=kinds[shapes.kind(b)],
+                      figure=fig.name)
+    barred = [p for p in (a, b) if p in c.plan.keep(h.board) | c.plan.skip(h.board)]
+    if barred:
+        return c._say("swap_kept", piece=barred[0])
+    slot_a, slot_b = fit.slot_of[a], fit.slot_of[b]
+    st.pins[a], st.pins[b] = slot_b, slot_a
+    st.overrides.pop(a, None)
+    st.overrides.pop(b, None)
+    return c._say("swap_ok", piece=a, other=b, part=fig.parts[slot_b], other_part=fig.parts[slot_a])
+
+
 @meaning("unknown_figure")
 def _unknown_figure(c: Conversation, h: Heard) -> str | None:
     req, fig = h.req, c.plan.figure
@@ -607,11 +659,29 @@ def _disagree(c: Conversation, h: Heard) -> str | None:
     st = c.plan.state
     done = st.asked_done
     if h.req.what == "corrected" and done is not None and done.piece == st.last_piece:
-        # "I said beside, not on top": the request it carried out, taken up again with the side to ask
+        # "I said beside, not on top": the request it carried out, taken up again with the side named
+        # (put there on the next turn; moved further that way when it is the side it was put on),
+        # else with the side to ask
+        side = h.req.relation
+        if side and side != done.relation:
+            words = c.phrases.words.relations[side][0]
+            st.pending = Pending("place", done.piece, direction=words, relation=side, anchor=done.anchor)
+            return c._say("corrected_replace", piece=done.piece, relation=words, anchor=done.anchor)
+        if side in _SIDE_MOVES:
+            direction = _SIDE_MOVES[side]
+            step = c.phrases.vocabulary.steps.default
+            dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
+            st.pending = Pending("move", done.piece, dx, dy, direction=direction)
+            return c._say("corrected_move", piece=done.piece, direction=direction,
+                          relation=c.phrases.words.relations[side][0], anchor=done.anchor)
         return c._say("corrected_place", piece=done.piece, relation=done.direction, anchor=done.anchor)
     example = h.piece or st.last_piece or next(iter(h.fit.slot_of))
     return c._say("disagree", last=_last_said(c, h), piece=example,
                   part=c.plan.figure.parts[h.fit.slot_of[example]])
+
+
+_SIDE_MOVES = {"below": "down", "above": "up", "left_of": "left", "right_of": "right"}
+"""The way to move a piece that should be further to a side of another than it is."""
 
 
 @meaning("undo")
@@ -674,12 +744,39 @@ def _social(c: Conversation, h: Heard) -> str | None:
 def _declared(c: Conversation, h: Heard) -> str | None:
     """A meaning declared in dialogue/words/meanings.yaml: its reply, the chat line of its name."""
     drawer = [p for p in h.fit.slot_of if p not in h.board]
-    return c._say(h.req.what, placed=len(h.fit.matched), total=len(h.fit.slot_of), drawer=drawer, **h.base)
+    uses = load_meanings().variables.get(h.req.what, frozenset())
+    # what the agent plays next (as "what's next?" says it), a piece for the partner (as "what should I do?")
+    after = c._next(h.fit, h.board) if "plays_next" in uses else ""
+    hint = c._for_you(None, h.fit, h.board) if "for_you" in uses else ""
+    moving = c.plan.state.announced_pose
+    return c._say(h.req.what, placed=len(h.fit.matched), total=len(h.fit.slot_of), drawer=drawer, plays_next=after,
+                  for_you=hint,
+                  moving=moving.piece if moving is not None and "moving" in uses else "", **h.base)
 
 
 @meaning("unknown_piece")
 def _unknown_piece(c: Conversation, h: Heard) -> str | None:
     return c._say("unknown_piece", direction=h.req.direction)
+
+
+_INTERRUPTS = frozenset({"wait", "disagree", "undo", "keep", "keep_piece"})
+"""Lines that, while the agent's move is under way, are about that move ("stop!", "not that piece",
+"let me do this one", "don't touch that one")."""
+
+
+def _interrupts(req: Request, made: Pose) -> bool:
+    """Whether a line read as ``req`` is about the move under way (of ``made``)."""
+    if req.intent not in _INTERRUPTS:
+        return False
+    if req.intent == "wait":
+        return req.what != "rest"  # "leave the rest to me" is about the game, not this move
+    return req.intent != "keep_piece" or req.piece in (None, made.piece)
+
+
+def _names_mine(text: str) -> bool:
+    """A constraint about the partner's own pieces ("don't move my pieces"), not about one move
+    ("don't touch that one"); ``text`` is the line in English words."""
+    return bool({"my", "mine"} & set(re.findall(r"[a-z]+", text.lower())))
 
 
 _CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign"})
@@ -690,9 +787,14 @@ MAX_CUTS = 2
 """Joins tried per line: each reads both sides again, so a line of many "and"s costs a bounded time."""
 
 
-def _two_changes(message: str, read: Callable[[str], Understood]) -> tuple[Request, Request] | None:
-    """The two changes ``message`` asks for, each of its own piece, or None when it asks for one:
-    the line is cut at a join, and each side must read as a change on its own."""
+_QUESTIONS = frozenset({"where", "why", "next", "plan", "for_you"})
+"""Questions that, asked beside a change in one line, are answered beside it."""
+
+
+def _two_asks(message: str, read: Callable[[str], Understood]) -> tuple[Request, Request] | None:
+    """The two things ``message`` asks for: two changes, each of its own piece, or a change and a
+    question; None when it asks for one. The line is cut at a join, and each side must read as a
+    change (or a question) on its own."""
     for cut in itertools.islice(_JOINS.finditer(message), MAX_CUTS):
         left, right = message[:cut.start()].strip(), message[cut.end():].strip()
         if len(left.split()) < 2 or len(right.split()) < 2:
@@ -700,6 +802,9 @@ def _two_changes(message: str, read: Callable[[str], Understood]) -> tuple[Reque
         a, b = read(left).request, read(right).request
         if a.intent in _CHANGES and b.intent in _CHANGES and (b.piece != a.piece or b.intent != a.intent) \
                 and (b.piece is not None or b.intent == "wait"):
+            return a, b
+        if {a.intent, b.intent} & _CHANGES and {a.intent, b.intent} & _QUESTIONS \
+                and all(r.piece is not None or r.intent not in ("where", "move", "rotate") for r in (a, b)):
             return a, b
     return None
 

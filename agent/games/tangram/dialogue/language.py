@@ -61,6 +61,8 @@ IDENTIFIER_LANGUAGES = ("en", "pt", "es", "fr", "de", "it", "nl", "pl", "ro", "s
 """The languages the identifier chooses among (fewer choices: fewer wild guesses on short lines)."""
 TYPO_SCORE = 84.0
 """How like a glossed Portuguese word (rapidfuzz's ratio) an unknown word must be to be read as it."""
+PIECE_TYPO_SCORE = 80.0
+"""The same, for a word of a piece's colour or shape: one letter wrong in five ("verdd")."""
 TYPO_MIN_LETTERS = 5
 IDENTIFIER_MIN_WORDS = 3
 IDENTIFIER_CONFIDENCE = 0.9
@@ -70,6 +72,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _SHORT_WORD = re.compile(r"[A-Za-z]+")
 _SPELT = re.compile(r"[^\W_]+")
 _PIECES = frozenset({"red", "cream", "blue", "green", "yellow", "purple", "brown"})
+_PIECE_WORDS = _PIECES | {"square", "triangle", "parallelogram", "small", "large", "big", "medium"}
 
 
 class LanguageFile(BaseModel):
@@ -145,6 +148,12 @@ class Languages:
     def _gloss_words(self) -> dict[str, list[str]]:
         """The one-word glosses, for reading a misspelt word ("quadardo")."""
         return {src[0]: dst for src, dst in self._gloss if len(src) == 1 and len(src[0]) >= TYPO_MIN_LETTERS}
+
+    @functools.cached_property
+    def _piece_words(self) -> dict[str, list[str]]:
+        """The one-word glosses of the pieces' colours and shapes ("verde", "quadrado"): a typo of one
+        is read a little more loosely ("verdd"), a piece named being what most chat lines are about."""
+        return {w: dst for w, dst in self._gloss_words.items() if len(dst) == 1 and dst[0] in _PIECE_WORDS}
 
     def detect(self, text: str) -> str:
         """The language of ``text``: "en", "pt", another ISO 639-1 code, English when unsure."""
@@ -309,7 +318,10 @@ class Languages:
         if len(word) < TYPO_MIN_LETTERS or _english_word(word):
             return [word]
         close = process.extractOne(word, list(self._gloss_words), scorer=fuzz.ratio, score_cutoff=TYPO_SCORE)
-        return self._gloss_words[close[0]] if close else [word]
+        if close:
+            return self._gloss_words[close[0]]
+        piece = process.extractOne(word, list(self._piece_words), scorer=fuzz.ratio, score_cutoff=PIECE_TYPO_SCORE)
+        return self._piece_words[piece[0]] if piece else [word]
 
     def other_language_line(self, lang: str) -> str:
         lines = self.data.other_language

@@ -9,6 +9,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import jinja2
+import jinja2.nodes
 import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
@@ -70,6 +72,15 @@ class Meanings:
         folded = f" {fold(line)} "
         alone = self._alone.get(folded.strip())
         return alone or next((name for name, phrase in self._phrases if phrase in folded), None)
+
+    @functools.cached_property
+    def variables(self) -> dict[str, frozenset[str]]:
+        """The variables each meaning's replies use (in any language): a costly one (``next``) is
+        worked out only for a reply that says it."""
+        env = jinja2.Environment()
+        return {name: frozenset(node.name for text in m.reply.values()
+                                for node in env.parse(text).find_all(jinja2.nodes.Name) if node.ctx == "load")
+                for name, m in self.data.meanings.items()}
 
     def replies(self, lang: str) -> dict[str, str]:
         """Each meaning's reply in ``lang`` (the game's own language where it has none)."""

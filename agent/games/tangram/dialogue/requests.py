@@ -29,7 +29,7 @@ Intent = Literal["switch", "switch_offer", "switch_slip", "switch_same", "switch
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
                  "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
                  "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question",
-                 "declared"]
+                 "declared", "swap"]
 """What a line asks for. ``declared``: a meaning declared in ``dialogue/words/meanings.yaml``, named by
 the request's ``what`` (its reply is the chat line of that name)."""
 
@@ -66,6 +66,8 @@ class Request:
     anchor_owner: str = ""
     """For place_near: "partner" for "my piece", "agent" for "your piece", "" for a piece named."""
     question: bool = False
+    greeted: bool = False
+    """The line greets ("hi! ...", "olá, ..."): a reply may greet back."""
     """The message asks something rather than asks for something."""
     pieces: tuple[str, ...] = ()
     """Every piece the message names, in its order (for "both small triangles")."""

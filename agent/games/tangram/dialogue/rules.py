@@ -19,6 +19,7 @@ meaning's section too, with ``@reads`` (:func:`by_meaning`).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -95,8 +96,11 @@ class Line:
 
     @functools.cached_property
     def found(self) -> Match:
-        """The figure the line names, if any."""
-        return match_text(self.message, self.library)
+        """The figure the line names, if any: not one it sets aside ("forget the robot, let's make a
+        house", "a house instead of the robot")."""
+        kept = _SET_ASIDE.sub(" ", self.message)
+        found = match_text(kept, self.library) if kept != self.message else None
+        return found if found is not None and found.figure is not None else match_text(self.message, self.library)
 
     @functools.cached_property
     def plain_switch(self) -> bool:
@@ -130,6 +134,8 @@ class Line:
         """The first piece named, else "it" (the last piece spoken of) in a move or turn."""
         if self.pieces:
             return self.pieces[0][1]
+        if self.last_piece and self.has("your_last"):
+            return self.last_piece  # "whats the piece you put down meant to be"
         if "it" in self.words and self.last_piece and (self.has("move") or self.has("rotate")) \
                 and not self.has("keep") and not self.has("mine") and not self.has("switch"):
             return self.last_piece  # "turn it into a penguin" asks for a figure
@@ -269,7 +275,8 @@ def by_meaning(meaning: str, text: str, parsed: Request, figure: Figure, library
 
 @rule("identity", 10)
 def _identity(r: Line) -> Request | None:
-    if r.question and r.has("identity") and len(r.words) <= 9:  # "are you a real person or a robot?"
+    # "are you a real person or a robot?", "tu es mesmo um computador? pareces uma pessoa ahah"
+    if r.has("identity") and len(r.words) <= 9 and (r.question or r.has_words(["you seem human", "you sound human"])):
         return Request("identity", question=True)
     return None
 
@@ -352,9 +359,11 @@ def _ack(r: Line) -> Request | None:
 
 @rule("keep_piece", 55)
 def _keep_theirs_to_place(r: Line) -> Request | None:
-    # "I'll place the purple square myself", "eu ponho o roxo": that piece is the partner's to place, left alone
-    if len(r.pieces) == 1 and r.has("self_place") and not (r.question or r.has("negation") or r.has("handover_next")
-                                                          or r.has("handover_rest")):
+    # "I'll place the purple square myself", "eu ponho o roxo", "leave the square for me, i know where it goes":
+    # that piece is the partner's to place, left alone
+    knows = r.has_words(["i know where"])
+    if len(r.pieces) == 1 and r.has("self_place") and not (r.question or (r.has("negation") and not knows)
+                                                          or r.has("handover_next") or r.has("handover_rest")):
         return Request("keep_piece", piece=r.piece, what="theirs")
     return None
 
@@ -808,12 +817,13 @@ def _other_question(r: Line) -> Request | None:
 # --- a piece moved: rotate, place_near, move, assign, unknown_piece, undo
 
 
-@rule("spatial", 325)
+@rule("swap", 325)
 def _swap(r: Line) -> Request | None:
-    # "swap the blue and the green", "troca o azul com o verde": two pieces' places in the figure
-    if r.has("swap") and len(r.pieces) >= 2:  # (position, piece) pairs
+    # "swap the blue and the green", "could u switch the yellow and green ones", "troca o azul com o verde":
+    # two pieces' places in the figure
+    if (r.has("swap") or r.has_words(["switch", "trade"])) and len(r.pieces) >= 2:  # (position, piece) pairs
         named = tuple(dict.fromkeys(p for _, p in r.pieces))[:2]
-        return Request("spatial", what="part", pieces=named, piece=named[0]) if len(named) == 2 else None
+        return Request("swap", pieces=named, piece=named[0]) if len(named) == 2 else None
     return None
 
 
@@ -906,11 +916,38 @@ def _yes_or_no(r: Line) -> Request | None:
     return None
 
 
+_SET_ASIDE = re.compile(r"\b(?:forget(?: about)?|instead of|rather than)\s+(?:(?:the|a|an|that|this|our)\s+)?\w+", re.I)
+"""A figure set aside in a line that asks for another ("forget the robot")."""
+_SIDES = {"under": "below", "below": "below", "beneath": "below", "underneath": "below", "bottom": "below",
+          "above": "above", "over": "above", "top": "above", "left": "left_of", "right": "right_of",
+          "beside": "touching", "next": "touching", "side": "touching"}
+"""A side of another piece, said alone in a correction ("i meant under"), as a relation of the geometry."""
+_WANTED = frozenset({"meant", "said", "asked", "wanted"})
+_NOT_WANTED = frozenset({"not", "put", "its", "thats", "placed"})
+"""Words just before a side that say it is what the agent did, not what is asked ("you put it right", "not on top")."""
+
+
+def side_wanted(words: Sequence[str]) -> str:
+    """The side a correction asks for: the first side after "i meant / said / asked / wanted", else the
+    first side not said to be what the agent did; "" when none is named."""
+    cue = max((i for i, w in enumerate(words) if w in _WANTED), default=-1)
+    sides = [(i, _SIDES[w]) for i, w in enumerate(words) if w in _SIDES]
+    after = [side for i, side in sides if i > cue >= 0]
+    if after:
+        return after[0]
+    return next((side for i, side in sides if not _NOT_WANTED & set(words[max(0, i - 3):i])), "")
+
+
 @rule("disagree", 95)
 def _corrected(r: Line) -> Request | None:
-    # "I said beside, not on top", "eu disse ao lado, nao em cima": what the agent did is not what was asked
-    if r.has("said_before") and (r.has_words(["not", "dont", "no", "instead"])) and not r.question:
-        return Request("disagree", piece=r.piece, what="corrected")
+    # "I said beside, not on top", "eu disse ao lado, nao em cima", "thats above it, i meant under",
+    # "nao, a esquerda! puseste-o a direita": what the agent did is not what was asked
+    if r.question:
+        return None
+    side = side_wanted(r.words)
+    if (r.has("said_before") and (r.has_words(["not", "dont", "no", "instead"]) or side)) \
+            or (r.has("corrected") and side):
+        return Request("disagree", piece=r.piece, what="corrected", relation=side)
     return None
 
 

@@ -158,6 +158,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         own = _own_thing(bare)  # the partner's own words, not their gloss ("um bule", not "a teapot")
         if own:
             request = replace(request, what=" ".join(own))
+    if greeted:
+        request = replace(request, greeted=True)
     return Understood(lang, request, reading, text)
 
 
@@ -180,7 +182,8 @@ def _greeting_slip(parsed: Request, text: str, phrases: Phrases) -> Request:
     """"Hello! Let's build the house." while the game asks for a cat: the greeting's figure is a slip
     to ask about, unless the line asks for a change ("instead", "change", ...)."""
     change = phrases.vocabulary.intents.get("change_figure", [])
-    if parsed.intent != "switch" or _has_any(fold(text).split(), change):
+    named = parsed.intent == "switch" or (parsed.intent == "switch_offer" and parsed.exact)
+    if not named or _has_any(fold(text).split(), change):
         return parsed
     return replace(parsed, intent="switch_slip")
 
