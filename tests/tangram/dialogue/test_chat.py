@@ -244,6 +244,8 @@ def test_every_phrase_renders_short_in_each_language() -> None:
               "next": "Green", "next_part": "upper fin", "pieces": ["Red", "Cream"], "done_parts": ["back", "belly"],
               "own": "lower fin", "same": False, "rest": True, "kept": False, "several": True, "queued": True,
               "intent": "rotate", "greeted": True, "other_part": "upper fin", "other_kind": "large triangle",
+              "good": [{"piece": "Cream", "part": "belly"}],
+              "off": [{"piece": "Purple", "part": "upper tail root", "place": "right"}],
               "moving": "Purple", "plays_next": "Next I'll place Green as the upper fin.",
               "for_you": "You could put the purple square as the upper tail root, on the right side of the fish."}
     for lang in ("en", "pt"):

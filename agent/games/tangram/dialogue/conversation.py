@@ -617,6 +617,19 @@ def _swap(c: Conversation, h: Heard) -> str | None:
     return c._say("swap_ok", piece=a, other=b, part=fig.parts[slot_b], other_part=fig.parts[slot_a])
 
 
+@meaning("check")
+def _check(c: Conversation, h: Heard) -> str | None:
+    """"Is this right?": each of the partner's pieces on the board (at most two, those out of place
+    first) in its place or not, and where it goes; the progress when they placed none."""
+    st, fit = c.plan.state, h.fit
+    theirs = sorted((p for p in h.board if st.movers.get(p) == "partner"), key=lambda p: p in fit.matched)[:2]
+    if not theirs:
+        return c._say("check_nothing", progress=c._progress(fit, h.board))
+    facts = [c._piece_facts(p, fit, h.board) for p in theirs]
+    return c._say("check", good=[f for f in facts if f["in_place"]], off=[f for f in facts if not f["in_place"]],
+                  figure=c.plan.figure.name)
+
+
 @meaning("unknown_figure")
 def _unknown_figure(c: Conversation, h: Heard) -> str | None:
     req, fig = h.req, c.plan.figure

@@ -29,7 +29,7 @@ Intent = Literal["switch", "switch_offer", "switch_slip", "switch_same", "switch
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
                  "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
                  "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question",
-                 "declared", "swap"]
+                 "declared", "swap", "check"]
 """What a line asks for. ``declared``: a meaning declared in ``dialogue/words/meanings.yaml``, named by
 the request's ``what`` (its reply is the chat line of that name)."""
 

@@ -362,6 +362,8 @@ def _keep_theirs_to_place(r: Line) -> Request | None:
     # "I'll place the purple square myself", "eu ponho o roxo", "leave the square for me, i know where it goes":
     # that piece is the partner's to place, left alone
     knows = r.has_words(["i know where"])
+    if len(r.pieces) == 1 and r.has_words(["leave it to me"]) and not r.question:  # "o amarelo deixa comigo"
+        return Request("keep_piece", piece=r.piece, what="theirs")
     if len(r.pieces) == 1 and r.has("self_place") and not (r.question or (r.has("negation") and not knows)
                                                           or r.has("handover_next") or r.has("handover_rest")):
         return Request("keep_piece", piece=r.piece, what="theirs")
@@ -786,6 +788,12 @@ def _where(r: Line) -> Request | None:
         asks_where = not r.has_words(_STAYS)
         return Request("where", piece=r.piece, slot=r.slot, part=r.part_words, question=asks_where)
     return None
+
+
+@rule("check", 245)
+def _check(r: Line) -> Request | None:
+    # "is this right?", "está bem assim?", "fiz bem?": the partner's own pieces, checked against the figure
+    return Request("check", question=True) if r.asked and r.has("check") else None
 
 
 @rule("progress", 250)
