@@ -510,7 +510,7 @@ def _interjected(r: Line) -> bool:
 @rule("wait", 550)
 def _wait(r: Line) -> Request | None:
     if (r.has("dont") and not r.has_words(["dont play", "do not play"])) \
-            or r.has_words(["can wait", "could wait", "will wait", "wait for"]):
+            or (r.has_words(["can wait", "could wait", "will wait", "wait for"]) and not r.has_words(["wait for me"])):
         return None  # "dont stop": go on, no pass; "the fins can wait": a strategy
     return Request("wait") if r.has("wait") else None
 
