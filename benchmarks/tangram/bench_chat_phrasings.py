@@ -203,6 +203,11 @@ def _couldnt(game: Game, piece: str) -> str:
     return next((s for s in starts if s in "\n".join(game.said[:1])), starts[1])
 
 
+def cut(reply: str) -> list[str]:
+    """A reply longer than a chat line, cut with "…": not said whole."""
+    return ["cut at the chat line's length"] if reply.endswith("\u2026") else []
+
+
 def by_meaning(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, list[str], list[float], list[float]]:
     game = scenario(row["scenario"], library)
     reply = game.say(row["say"])
@@ -221,7 +226,7 @@ def by_meaning(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, lis
     if words and not any(_has(reply, w) for w in words):
         bad.append(f"none of {words}")
     bad += [f"says {w!r}" for w in row.get("never") or [] if _has(reply, w)]
-    bad += false_claims(game, reply)
+    bad += false_claims(game, reply) + cut(reply)
     bad += check_acts(game, row.get("acts") or {})
     return reply, bad, game.seconds, game.cpu
 
@@ -236,7 +241,7 @@ def by_kind(row: Mapping[str, Any], library: FigureLibrary) -> tuple[str, list[s
         bad.append("stock help line")
     bad += [f"missing {w!r}" for w in row.get("says", []) if not _has(reply, w)]
     bad += [f"says {w!r}" for w in row.get("never", []) if _has(reply, w)]
-    bad += false_claims(game, reply)
+    bad += false_claims(game, reply) + cut(reply)
     follow = row.get("then")
     if follow is not None:
         again = game.say(follow["say"])

@@ -182,6 +182,7 @@ def test_a_stop_while_the_agent_moves_says_the_move_is_under_way_and_takes_the_l
     assert planner.last_reply_kind == kind
     said = d.pose.piece if planner.state.lang == "en" else planner.lines.names[d.pose.piece]
     assert said in reply.split(".")[0], reply  # the reply opens with the move under way
+    assert not reply.endswith("…"), reply  # whole, not cut at the chat line's length
     if kind != "interrupt_change":
         board[d.pose.piece] = d.pose
         assert planner.play("A fish", board).pose is None  # the next turn is passed, as said

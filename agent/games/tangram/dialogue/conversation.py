@@ -185,11 +185,22 @@ class Conversation:
         self.last_reply_kind = key
         return self.lines.raw("chat", key, **values)
 
-    def _progress(self, fit: Fit, board: Mapping[str, Pose]) -> str:
+    def _progress(self, fit: Fit, board: Mapping[str, Pose], parts: int = 4) -> str:
+        """How far the figure is, naming at most ``parts`` of the parts still to do."""
         fig = self.plan.figure
         missing = [fig.parts[fit.slot_of[p]] for p in build_order(fig, fit) if p not in fit.matched]
-        return self.lines.raw("chat", "progress", placed=len(fit.matched), on_board=len(board), missing=missing[:4],
-                              more=max(0, len(missing) - 4), figure=fig.name)
+        return self.lines.raw("chat", "progress", placed=len(fit.matched), on_board=len(board),
+                              missing=missing[:parts], more=max(0, len(missing) - parts), figure=fig.name)
+
+    def _say_within(self, key: str, options: list[dict[str, Any]]) -> str:
+        """The chat line ``key`` with the first of ``options`` (its values, fullest first) whose line
+        fits the chat line's length: a shorter line said whole, rather than a long one cut."""
+        for values in options:
+            text = self.lines.raw("chat", key, **values)
+            if len(text) <= PARTNER_LINE_CHARS:
+                break
+        self.last_reply_kind = key
+        return text
 
     def _place_word(self, fit: Fit, piece: str) -> str:
         x0, y0, x1, y1 = shapes.bounds(fit.targets.values())
@@ -224,7 +235,8 @@ class Conversation:
         if reply is not None:
             return reply
         if req.question:
-            return self._say("unclear_question", progress=self._progress(fit, board), **heard.base)
+            return self._say_within("unclear_question", [{"progress": self._progress(fit, board, n), **heard.base}
+                                                         for n in (4, 2, 0)])
         return self._say("fallback", placed=len(fit.matched), on_board=len(board), **heard.base)
 
     def _interrupted(self, req: Request, made: Pose, fit: Fit, board: Mapping[str, Pose], text: str) -> str:
@@ -388,15 +400,16 @@ class Conversation:
             return self._say("spatial_space", **base)
         if req.what == "symmetry" or not req.pieces:
             return self._say("spatial_symmetry", **base)
-        facts = "; ".join(self.lines.raw("chat", "spatial_fact", piece=p, part=fig.parts[fit.slot_of[p]],
-                                         place=self._place_word(fit, p)) for p in req.pieces[:3])
+        facts = ["; ".join(self.lines.raw("chat", "spatial_fact", piece=p, part=fig.parts[fit.slot_of[p]],
+                                          place=self._place_word(fit, p)) for p in req.pieces[:n]) for n in (3, 2, 1)]
         other = next((p for p in board if p != example), next(p for p in fig.order if p != example))
         # The pieces the partner named are the ones played next, each where the figure has it.
         open_named = [p for p in self.plan.open_pieces(fit, board) if p in req.pieces]
         step = self.plan.promise(open_named[:_TRIES], fit, board)
         promised = {"next": step.piece, "next_part": fig.parts[step.slot], "move": step.action == "move"} \
             if step is not None and step.piece is not None and step.slot is not None else {"next": ""}
-        return self._say("spatial_part", facts=facts, other=other, **promised, **base)
+        facts.append("")  # the promise and the layout alone: said whole rather than cut
+        return self._say_within("spatial_part", [{"facts": f, "other": other, **promised, **base} for f in facts])
 
     def _assign(self, piece: str, req: Request, fit: Fit) -> str:
         fig = self.plan.figure
@@ -732,7 +745,7 @@ def _for_you(c: Conversation, h: Heard) -> str | None:
 
 @meaning("plan")
 def _plan(c: Conversation, h: Heard) -> str | None:
-    return c._say("plan", progress=c._progress(h.fit, h.board), **h.base)
+    return c._say_within("plan", [{"progress": c._progress(h.fit, h.board, n), **h.base} for n in (4, 2, 0)])
 
 
 @meaning("progress")

@@ -281,6 +281,12 @@ def _identity(r: Line) -> Request | None:
     return None
 
 
+@rule("bye", 15)
+def _thanks_and_bye(r: Line) -> Request | None:
+    # "obrigado e adeus", "thanks, bye!": the goodbye, which thanks too
+    return Request("bye") if r.has("bye") and r.has("thanks") else None
+
+
 @rule("thanks", 20)
 def _thanks_for(r: Line) -> Request | None:
     # "thanks for not moving my square": thanks, for whatever it thanks for
