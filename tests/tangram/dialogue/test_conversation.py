@@ -218,3 +218,12 @@ def test_a_change_and_a_question_in_one_line_are_both_answered() -> None:
     reply = planner.chat("A fish", board, "can you place the purple square and tell me what the brown one is for")
     assert "Purple" in reply and "Brown is the" in reply
     assert planner.state.first == "Purple"
+
+
+def test_what_the_agent_is_placing_while_its_move_is_under_way_is_that_move() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A rocket", board, 1)
+    d = planner.play("A rocket", board)
+    assert d.pose is not None
+    reply = planner.chat("A rocket", board, "what piece are you putting down?")
+    assert planner.last_reply_kind == "playing_now" and d.pose.piece in reply

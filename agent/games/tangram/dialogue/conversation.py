@@ -270,6 +270,9 @@ class Conversation:
     def _next(self, fit: Fit, board: Mapping[str, Pose]) -> str:
         st = self.plan.state
         fig = self.plan.figure
+        made = st.announced_pose
+        if made is not None and made.piece in fit.matched:  # asked while the agent's move is under way: that move
+            return self._say("playing_now", piece=made.piece, part=fig.parts[fit.slot_of[made.piece]])
         if st.pending is not None:
             if st.pending.kind == "place":
                 return self._say("place_near_ok", piece=st.pending.piece, relation=st.pending.direction,
@@ -436,7 +439,7 @@ class Conversation:
             return self._say("assign_kind_next", own=fig.parts[fit.slot_of[piece]], **words)
         if fit.slot_of.get(piece) == slot:
             st.pins[piece] = slot
-            return self._say("assign_already", piece=piece, part=part)
+            return self._say("assign_already", piece=piece, part=part, in_place=piece in fit.matched)
         other = fit.piece_for_slot(slot)
         st.pins[piece] = slot
         st.pins[other] = fit.slot_of[piece]
