@@ -816,7 +816,7 @@ MAX_CUTS = 2
 """Joins tried per line: each reads both sides again, so a line of many "and"s costs a bounded time."""
 
 
-_QUESTIONS = frozenset({"where", "why", "next", "plan", "for_you"})
+_QUESTIONS = frozenset({"where", "why", "next", "plan", "for_you", "progress"})
 """Questions that, asked beside a change in one line, are answered beside it."""
 
 
