@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(lines), flush=True)
     if args.json:
         print(json.dumps(summary, separators=(",", ":")), flush=True)
+    if "chat_set" in summary:  # a reply set: every item got its reply
+        return 0 if summary["chat_set"]["replies"] == summary["chat_set"]["items"] else 1
     return 0 if summary["turns"] and summary["finished"] + summary["interrupted"] == summary["turns"] else 1
 
 

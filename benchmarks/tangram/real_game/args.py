@@ -6,6 +6,7 @@ import argparse
 import datetime
 from pathlib import Path
 
+from benchmarks.tangram.real_game.chat_set import SetError, SetItem, choose, read_set
 from benchmarks.tangram.real_game.runner import Options
 
 MAX_TURNS = 40
@@ -44,10 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "first N games, default all of them)")
     p.add_argument("--reload-turn", type=int, default=None,
                    help="reload the page during this AI turn (default: turn 3 when --turns >= 4; 0: never)")
-    p.add_argument("--chat", choices=("default", "requests"), default="default",
-                   help="the human's chat lines: 'default' (a greeting, a vague request during a turn) or "
+    p.add_argument("--chat", choices=("default", "requests", "set"), default="default",
+                   help="the human's chat lines: 'default' (a greeting, a vague request during a turn), "
                         "'requests' (a constraint, a request in Portuguese and thanks; no reload): the summary "
-                        "then says whether the agent kept them and answered in the line's language")
+                        "then says whether the agent kept them and answered in the line's language, or 'set' "
+                        "(each line of --set typed in its own game at its stage; writes OUT/sheet.jsonl, the "
+                        "judging sheet of benchmarks/tangram/bench_replies.py)")
+    p.add_argument("--set", type=Path, metavar="FILE", dest="reply_set",
+                   help="with --chat set: the reply set (YAML, bench_replies.py's format)")
+    p.add_argument("--items", metavar="ID,ID,...", help="with --chat set: only these items of the set")
     p.add_argument("--turn-timeout", type=float, default=None,
                    help="seconds an AI turn may take before the run calls it stuck (default 300; 900 with "
                         "--local-model)")
@@ -83,6 +89,7 @@ def options_from(args: argparse.Namespace) -> Options:
         raise ArgumentError(f"--games {games}: must be 1 to {MAX_GAMES}")
     if args.chat == "requests" and (args.turns < 3 or args.study is not None or games != 1):
         raise ArgumentError("--chat requests plays one game of --turns 3 or more, without --study")
+    set_items = _set_items(args, games)
     if args.reload_turn is not None and not 0 <= args.reload_turn <= args.turns:
         raise ArgumentError(f"--reload-turn {args.reload_turn}: must be 0 (never) to --turns ({args.turns})")
     for name in ("turn_timeout", "step_timeout"):
@@ -103,4 +110,23 @@ def options_from(args: argparse.Namespace) -> Options:
                    reload_turn=args.reload_turn, turn_timeout=turn_timeout, step_timeout=args.step_timeout,
                    images_mb=args.images_mb, chromium=args.chromium, agent_port=args.agent_port,
                    study=args.study, participant=args.participant, games_given=args.games is not None,
-                   chat=args.chat)
+                   chat=args.chat, set_items=set_items)
+
+
+def _set_items(args: argparse.Namespace, games: int) -> tuple[SetItem, ...]:
+    """The reply set's items to play with ``--chat set`` (nothing otherwise)."""
+    if args.chat != "set":
+        if args.reply_set is not None or args.items is not None:
+            raise ArgumentError("--set and --items go with --chat set")
+        return ()
+    if args.reply_set is None:
+        raise ArgumentError("--chat set needs --set FILE (a reply set)")
+    if args.study is not None or games != 1:
+        raise ArgumentError("--chat set plays its items one game each, without --study or --games")
+    if not args.reply_set.is_file():
+        raise ArgumentError(f"--set {args.reply_set}: no such file")
+    try:
+        items = choose(read_set(args.reply_set), None if args.items is None else args.items.split(","))
+    except SetError as exc:
+        raise ArgumentError(str(exc)) from exc
+    return tuple(items)

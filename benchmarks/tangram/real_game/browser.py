@@ -30,6 +30,22 @@ SOCKET_HOOK = """
     const text = String(url);
     const target = redirect && text.startsWith(redirect[0]) ? redirect[1] + text.slice(redirect[0].length) : url;
     const socket = new Native(target, ...rest);
+    const send = socket.send.bind(socket);
+    socket.send = (data) => {
+      const chat = typeof data === 'string' && data.includes('"chatRequest"');
+      if (chat && (window.__runnerKeepChat || window.__runnerMarks)) {
+        let frame = {};
+        try { frame = JSON.parse(data); } catch (e) {}
+        if (window.__runnerKeepChat) {
+          window.__runnerKeepChat = false;
+          console.log('[runner] chat kept from the agent ' + JSON.stringify({objective: frame.objective,
+                                                                             message: frame.message}));
+          return;
+        }
+        window.__runnerMark('chatRequest', String(frame.message));
+      }
+      return send(data);
+    };
     socket.addEventListener('open', () => console.log('[runner] websocket open ' + target));
     socket.addEventListener('close', (e) => console.log('[runner] websocket closed ' + e.code));
     return socket;
@@ -39,15 +55,40 @@ SOCKET_HOOK = """
   window.WebSocket = Hooked;
 })();
 """
+PAGE_CLOCK = """
+(() => {
+  const marks = [];
+  window.__runnerMarks = marks;
+  window.__runnerMark = (kind, text) => {
+    marks.push([performance.now(), kind, text]);
+    if (marks.length > 600) marks.splice(0, marks.length - 400);
+  };
+  document.addEventListener('mouseup', () => window.__runnerMark('mouseup', ''), true);
+  const log = console.log;
+  console.log = function (...args) {
+    if (args.length === 1 && typeof args[0] === 'string' && args[0].length <= 2000) {
+      window.__runnerMark('print', args[0]);
+    }
+    return log.apply(this, args);
+  };
+})();
+"""
+"""The page's own clock on what the ``--chat set`` mode times (``window.__runnerMarks``: [ms, kind,
+text] for each mouse button release, each chatRequest sent and each line the game prints). The
+runner's clock sees page events only when the browser delivers them, which a busy frame delays."""
 """Reports when the game's socket opens or closes (only the page knows); the socket itself is the
 browser's own. With a redirect, the game's ws://localhost:5000 goes to another port instead (for a
-machine where 5000 is taken)."""
+machine where 5000 is taken). With ``window.__runnerKeepChat`` set, the game's next ``chatRequest`` is
+not sent: its objective and message are printed (:data:`KEPT_CHAT`) and the flag is cleared (the
+``--chat set`` mode learns the drawn objective this way without the agent hearing anything)."""
+KEPT_CHAT = "[runner] chat kept from the agent "
+"""The console line of a chatRequest held back by the hook, followed by its objective and message as JSON."""
 GAME_URL = "ws://localhost:5000"
 
 
-def socket_hook(agent_port: int | None) -> str:
+def socket_hook(agent_port: int | None, clock: bool = False) -> str:
     redirect = json.dumps([GAME_URL, f"ws://localhost:{agent_port}"]) if agent_port else "null"
-    return SOCKET_HOOK % redirect
+    return (PAGE_CLOCK if clock else "") + SOCKET_HOOK % redirect
 
 
 FRAMES_JS = """n => new Promise(done => { let i = 0;
@@ -120,8 +161,10 @@ class Recorder:
 
 
 @contextlib.asynccontextmanager
-async def chromium(chromium_path: Path = CHROMIUM, agent_port: int | None = None) -> AsyncIterator[Any]:
-    """A Playwright browser context on the system Chromium at 1920 x 1080 with software WebGL."""
+async def chromium(chromium_path: Path = CHROMIUM, agent_port: int | None = None,
+                   clock: bool = False) -> AsyncIterator[Any]:
+    """A Playwright browser context on the system Chromium at 1920 x 1080 with software WebGL (with
+    ``clock``, its pages keep :data:`PAGE_CLOCK`'s marks)."""
     try:
         from playwright.async_api import async_playwright
     except ImportError as exc:
@@ -131,7 +174,7 @@ async def chromium(chromium_path: Path = CHROMIUM, agent_port: int | None = None
         browser = await pw.chromium.launch(executable_path=str(chromium_path), headless=True, args=CHROMIUM_ARGS)
         try:
             context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-            await context.add_init_script(socket_hook(agent_port))
+            await context.add_init_script(socket_hook(agent_port, clock))
             yield context
         finally:
             await browser.close()

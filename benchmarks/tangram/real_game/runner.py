@@ -22,6 +22,7 @@ from benchmarks.tangram.real_game.agent_run import (
     run_agent,
 )
 from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, chromium
+from benchmarks.tangram.real_game.chat_set import SetItem
 from benchmarks.tangram.real_game.events import EventLog, ImageStore
 from benchmarks.tangram.real_game.human import Human
 from benchmarks.tangram.real_game.plan import TurnPlan, plan
@@ -67,9 +68,12 @@ class Options:
     their games (None: all of them)."""
     participant: str = "P01"
     games_given: bool = False
-    chat: str = "default"
-    """The human's chat lines: plan.py's default ones, or promises.py's ("requests")."""
     """Whether --games was given (a study's participant otherwise plays all their games)."""
+    chat: str = "default"
+    """The human's chat lines: plan.py's default ones, promises.py's ("requests"), or a reply set's
+    lines, each in its own game ("set": set_run.py)."""
+    set_items: tuple[SetItem, ...] = ()
+    """With ``chat="set"``: the reply set's items to play, in order."""
 
 
 @dataclass
@@ -159,6 +163,7 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     outcome = Outcome()
     steps = plan(options.turns, options.reload_turn, options.chat)
     study_report: list[str] = []
+    set_runs: list[Any] = []
     try:
         async with served_game(options.gaips, options.template, out) as url, fake_llm(options.fake_llm) as llm_url:
             if options.study is not None:
@@ -168,9 +173,14 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
                 if llm_url is not None:  # the fake reads the schema from OpenAI's json_schema form only
                     config["llm"]["structured_output"] = "json_schema"
                 async with run_agent(config, out, options.local_model) as agent, \
-                        chromium(options.chromium, options.agent_port) as context:
-                    for game in range(1, options.games + 1):
-                        await _one_game(context, url, rec, agent, steps, options, game, outcome)
+                        chromium(options.chromium, options.agent_port, clock=options.chat == "set") as context:
+                    if options.chat == "set":
+                        from benchmarks.tangram.real_game.set_run import play_set  # set_run imports this module
+
+                        set_runs = await play_set(context, url, rec, agent, options)
+                    else:
+                        for game in range(1, options.games + 1):
+                            await _one_game(context, url, rec, agent, steps, options, game, outcome)
                     outcome.notes["agent_alive_at_end"] = agent.process.returncode is None
     finally:
         log.close()
@@ -183,6 +193,11 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
             "out": str(out)}
     lines = [*table(result), *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]
     lines += study_report
+    if options.chat == "set":
+        from benchmarks.tangram.real_game.set_run import set_report  # set_run imports this module
+
+        set_lines, data["chat_set"] = set_report(set_runs, out / "sheet.jsonl")
+        lines = [*set_lines, *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]
     if options.chat == "requests":
         promises = check(log.events)
         data["promises"] = promises.summary()
