@@ -12,6 +12,7 @@ and never sees the code or the reply's kind. The score is the judge's marks, cou
 
     python -m benchmarks.tangram.bench_replies --set FILE --out SHEET.jsonl    # play and record
     python -m benchmarks.tangram.bench_replies --score SHEET.jsonl MARKS.yaml  # count the marks
+    python -m benchmarks.tangram.bench_replies                                 # every marked run, scored
 
 MARKS.yaml: ``{id: {right: true|false, rule: 1-5, note: ...}}``. The held-back set is run once,
 after the work it measures; sets for trying the harness are written apart from it.
@@ -141,6 +142,25 @@ def count(sheet: list[dict[str, Any]], marks: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+REPLIES = Path(__file__).resolve().parent / "replies"
+"""The reply sets, the sheets of their runs and the judges' marks (``sheet-<run>.jsonl``, ``marks-<run>.yaml``)."""
+
+
+def recorded(folder: Path) -> str:
+    """Each recorded run of ``folder`` that a judge marked, scored ("sim-3: all: 51 of 110 ...")."""
+    lines = []
+    for sheet_path in sorted(folder.glob("sheet-*.jsonl")):
+        run = sheet_path.stem.removeprefix("sheet-")
+        marks_path = folder / f"marks-{run}.yaml"
+        if not marks_path.is_file():
+            lines.append(f"{run}: not marked yet")
+            continue
+        sheet = [json.loads(line) for line in sheet_path.read_text(encoding="utf-8").splitlines() if line]
+        marks = yaml.safe_load(marks_path.read_text(encoding="utf-8")) or {}
+        lines += [f"{run}: {line}" for line in count(sheet, marks).splitlines()[:3]]
+    return "\n".join(lines) or f"no marked run in {folder}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", type=Path, help="a reply set (YAML)")
@@ -150,6 +170,9 @@ def main() -> None:
     if args.score:
         sheet = [json.loads(line) for line in args.score[0].read_text(encoding="utf-8").splitlines() if line]
         print(count(sheet, yaml.safe_load(args.score[1].read_text(encoding="utf-8")) or {}))
+        return
+    if args.set is None and args.out is None:  # `make bench`: the recorded runs, each scored by its marks
+        print(recorded(REPLIES))
         return
     if args.set is None or args.out is None:
         ap.error("--set and --out, or --score")

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from agent.games.tangram.planner import load_library
-from benchmarks.tangram.bench_replies import count, describe, situation, under_way
+from benchmarks.tangram.bench_replies import count, describe, recorded, situation, under_way
 
 SET = Path(__file__).resolve().parents[3] / "benchmarks" / "tangram" / "replies" / "heldback_replies.yaml"
 RUBRIC = SET.parent / "rubric.md"
@@ -56,3 +56,12 @@ def test_the_score_is_the_judges_marks() -> None:
     text = count(sheet, {"a": {"right": True}, "b": {"right": False, "rule": 3}})
     assert "all: 1 of 2 replies right (50 %)" in text
     assert "wrong b (rule 3)" in text
+
+
+def test_without_arguments_every_marked_run_is_scored(tmp_path: Path) -> None:
+    row = '{"id": "a", "lang": "en", "say": "x", "reply": "y"}\n'
+    (tmp_path / "sheet-sim-9.jsonl").write_text(row, encoding="utf-8")
+    (tmp_path / "marks-sim-9.yaml").write_text("a: {right: true}\n", encoding="utf-8")
+    (tmp_path / "sheet-real-9.jsonl").write_text("", encoding="utf-8")
+    text = recorded(tmp_path)
+    assert "sim-9: all: 1 of 1 replies right (100 %)" in text and "real-9: not marked yet" in text
