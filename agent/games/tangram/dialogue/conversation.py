@@ -18,7 +18,7 @@ from agent.games.tangram.dialogue.intents import IntentModel, load_intents
 from agent.games.tangram.dialogue.language import Languages, load_languages
 from agent.games.tangram.dialogue.meanings import load_meanings
 from agent.games.tangram.dialogue.phrases import Phrases, load_phrases
-from agent.games.tangram.dialogue.requests import Request
+from agent.games.tangram.dialogue.requests import Request, offset
 from agent.games.tangram.dialogue.understand import Understood, understand
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.planner import shapes
@@ -699,7 +699,7 @@ def _disagree(c: Conversation, h: Heard) -> str | None:
         if side in _SIDE_MOVES:
             direction = _SIDE_MOVES[side]
             step = c.phrases.vocabulary.steps.default
-            dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
+            dx, dy = offset(direction, step)
             st.pending = Pending("move", done.piece, dx, dy, direction=direction)
             return c._say("corrected_move", piece=done.piece, direction=direction,
                           relation=c.phrases.words.relations[side][0], anchor=done.anchor)

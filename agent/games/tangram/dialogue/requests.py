@@ -157,6 +157,11 @@ def _direction(words: Sequence[str], phrases: Phrases, skip: set[int]) -> str:
     return ""
 
 
+def offset(direction: str, step: float) -> tuple[float, float]:
+    """The board shift of a move ``step`` units ``direction`` (left, right, up, down)."""
+    return {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[direction]
+
+
 def _amount(words: Sequence[str], text: str, phrases: Phrases) -> float:
     vocab = phrases.vocabulary
     m = _NUMBER.search(text)

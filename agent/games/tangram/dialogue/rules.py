@@ -49,6 +49,7 @@ from agent.games.tangram.dialogue.requests import (
     _thing,
     _wanted_thing,
     correct_typos,
+    offset,
     switch_word_only,
 )
 from agent.games.tangram.planner import shapes
@@ -869,7 +870,7 @@ def _move(r: Line) -> Request | None:
     if r.direction and (r.piece or r.slot) and (r.has("move") or len(r.words) <= 6) and not r.has("orient") \
             and not r.has("dont"):
         step = _amount(r.words, r.text, r.phrases)
-        dx, dy = {"left": (-step, 0.0), "right": (step, 0.0), "up": (0.0, step), "down": (0.0, -step)}[r.direction]
+        dx, dy = offset(r.direction, step)
         return Request("move", piece=r.piece, slot=r.slot, part=r.part_words, dx=dx, dy=dy, direction=r.direction)
     return None
 
