@@ -246,7 +246,10 @@ def test_every_phrase_renders_short_in_each_language() -> None:
               "intent": "rotate", "greeted": True, "other_part": "upper fin", "other_kind": "large triangle",
               "good": [{"piece": "Cream", "part": "belly"}],
               "off": [{"piece": "Purple", "part": "upper tail root", "place": "right"}],
-              "moving": "Purple", "plays_next": "Next I'll place Green as the upper fin.",
+              "moving": "Purple", "plays_next": "Next I'll place Green as the upper fin.", "question": True,
+              "chosen": [{"piece": "Cream", "part": "roof"}, {"piece": "Red", "part": "right wall"}],
+              "others": [{"piece": "Blue", "part": "left wall"}], "unplaced": "Cream", "all_on_board": False,
+              "ours": ["Red", "Blue"], "theirs": ["Cream"],
               "for_you": "You could put the purple square as the upper tail root, on the right side of the fish."}
     for lang in ("en", "pt"):
         phrases = load_phrases(lang=lang)

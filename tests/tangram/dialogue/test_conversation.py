@@ -136,6 +136,7 @@ def test_two_changes_in_one_line_are_played_one_a_turn_in_their_order() -> None:
 def test_when_the_first_of_two_changes_cannot_be_made_the_second_is_answered_too(line: str) -> None:
     planner, board = _built("A human", 1)
     board.pop("Yellow", None)
+    planner.chat("A human", board, "leave the yellow one, I'll place it myself")  # so it cannot be placed first
     reply = planner.chat("A human", board, line)
     assert planner.last_reply_kind == "wait_ok"
     assert ("pass" in reply) or ("passo" in reply)
@@ -227,3 +228,95 @@ def test_what_the_agent_is_placing_while_its_move_is_under_way_is_that_move() ->
     assert d.pose is not None
     reply = planner.chat("A rocket", board, "what piece are you putting down?")
     assert planner.last_reply_kind == "playing_now" and d.pose.piece in reply
+
+
+@pytest.mark.parametrize(("line", "hello"), [("hello :) who goes first", "Hi!"), ("boas, quem começa?", "Olá!"),
+                                             ("hi can you place the red one", "Hi!")])
+def test_a_line_that_greets_is_greeted_back_and_answered(line: str, hello: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    reply = planner.chat("A cat", board, line)
+    assert reply.startswith(hello), reply
+    assert planner.last_reply_kind not in ("greeting", "fallback"), reply  # the rest of the line is answered
+
+
+def test_a_call_for_attention_is_no_greeting() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A cat", board, 2)
+    assert not planner.chat("A cat", board, "hey that's my piece dont move it").startswith("Hi")
+
+
+def test_a_placement_beside_a_piece_in_the_drawer_places_that_piece_first_then_the_one_asked() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    reply = planner.chat("A house", board, "put the small green one next to the square")
+    assert planner.last_reply_kind == "place_near_anchor_first" and "Purple" in reply
+    first = planner.play("A house", board).pose
+    assert first is not None and first.piece == "Purple"
+    board["Purple"] = first
+    second = planner.play("A house", board)
+    assert second.pose is not None and second.pose.piece == "Green"
+    assert second.reasoning.startswith("chat request: put Green") and "Purple" in second.reasoning
+
+
+def test_a_queued_placement_lapses_when_its_anchor_is_not_placed() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    planner.chat("A house", board, "put the small green one next to the square")
+    planner.chat("A house", board, "leave the square, I'll place it myself")
+    turns(planner, "A house", board, 3)
+    assert "Purple" not in board and not planner.state.queued
+
+
+@pytest.mark.parametrize(("line", "kind"), [("is the square ok as the head?", "idea_agree"),
+                                            ("i put the parallelogram as the tail, does it look right?", "idea_kind"),
+                                            ("acho que a cabeça devia ser o quadrado, o que achas?", "idea_agree")])
+def test_the_partners_idea_of_a_piece_as_a_part_gets_an_opinion_and_no_move(line: str, kind: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    objective = "A cat" if "head" in line or "cabeça" in line else "A fish"
+    turns(planner, objective, board, 2)
+    first = planner.state.first
+    planner.chat(objective, board, line)
+    assert planner.last_reply_kind == kind
+    assert planner.state.first == first and planner.state.pending is None  # nothing is played for it
+
+
+def test_an_idea_that_swaps_two_pieces_of_a_kind_is_taken_on() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    reply = planner.chat("A house", board, "i think the cream triangle should be the roof")
+    assert planner.last_reply_kind == "idea_ok" and "Cream" in reply and "Red" in reply, reply
+    turns(planner, "A house", board, 8)
+    assert _fit_parts(planner, board)["Cream"] == "roof"
+
+
+def test_undo_after_a_move_puts_the_piece_back_where_it_was() -> None:
+    planner, board = _built("A house", 5)
+    piece = next(p for p in ("Blue", "Green", "Red", "Cream", "Yellow", "Purple", "Brown") if p in board)
+    before = board[piece]
+    planner.chat("A house", board, f"move {piece} left")
+    moved = planner.play("A house", board).pose
+    assert moved is not None and moved.piece == piece and moved != before
+    board[piece] = moved
+    planner.chat("A house", board, "put it back where it was")
+    assert planner.last_reply_kind == "undo_ok"
+    back = planner.play("A house", board).pose
+    assert back is not None and back.piece == piece and shapes.placement_error(back, before) < 1.0
+    assert "back where it was" in planner.state.last_line
+
+
+@pytest.mark.parametrize("line", ["can you undo your last move, i dont like it", "desfaz a tua última jogada"])
+def test_undo_of_a_placement_names_the_piece_and_why_it_cannot_go_back(line: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A cat", board, 1)
+    last = planner.state.last_piece
+    assert last is not None
+    reply = planner.chat("A cat", board, line)
+    assert planner.last_reply_kind == "undo_from_drawer"
+    assert (last if planner.state.lang == "en" else planner.lines.names[last]) in reply
+
+
+def test_whose_pieces_lists_each_players_pieces() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A cat", board, 1)
+    mine = next(iter(board))
+    theirs = next(p for p in ("Red", "Cream", "Blue", "Green") if p not in board)
+    board[theirs] = planner.figure.slots[theirs]
+    reply = planner.chat("A cat", board, "which ones are yours and which are mine?", {mine: "agent", theirs: "partner"})
+    assert reply.index(mine) < reply.index(theirs), reply

@@ -23,10 +23,10 @@ def test_every_meaning_is_said_and_answered_in_every_language(name: str) -> None
         for placed, drawer, moving in ((0, every, ""), (4, ["Brown"], "Purple"), (7, [], "")):  # each board branch
             line = load_phrases(lang=lang).say("chat", name, figure="cat", description="a cat", placed=placed,
                                                total=7, drawer=drawer, moving=moving, plays_next=NEXT[lang],
-                                               for_you=FOR_YOU[lang])
+                                               for_you=FOR_YOU[lang], ours=drawer[:2], theirs=drawer[2:4])
             assert line and "{" not in line and len(line) < 200
     values = {"figure": "cat", "description": "", "placed": 2, "total": 7, "drawer": [], "moving": "", "plays_next": "",
-              "for_you": ""}
+              "for_you": "", "ours": [], "theirs": []}
     assert load_phrases(lang="en").say("chat", name, **values) != load_phrases(lang="pt").say("chat", name, **values)
 
 

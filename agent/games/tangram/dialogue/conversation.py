@@ -103,6 +103,17 @@ class Conversation:
     def chat(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> str:
         """One reply to ``message``; :attr:`last_reply_kind` says which kind of answer it is."""
+        reply, greeted = self._reply(objective, board, message, movers)
+        if greeted and self.last_reply_kind not in _GREETS:
+            # "hello :) who goes first": greeted back, then answered (when both fit one chat line)
+            hello = self.lines.raw("chat", "greet_back")
+            if len(hello) + 1 + len(reply) <= PARTNER_LINE_CHARS:
+                reply = f"{hello} {reply}"
+        return _line(reply)
+
+    def _reply(self, objective: str, board: Mapping[str, Pose], message: str,
+               movers: Mapping[str, str] | None) -> tuple[str, bool]:
+        """The reply to ``message`` and whether the line greeted."""
         st = self.plan.state
         made = st.announced_pose
         if made is not None and made.piece in board and shapes.placement_error(board[made.piece], made) <= 1.0:
@@ -125,13 +136,13 @@ class Conversation:
         two = _two_asks(message, read) if req.intent in _CHANGES | _QUESTIONS else None
         if req.intent == "other_language":
             self.last_reply_kind = "other_language"
-            return _line(self.languages.other_language_line(heard.lang))
+            return self.languages.other_language_line(heard.lang), False
         st.lang = heard.lang
         self._resume_if_asked(req)
         if req.intent not in ("yes", "no", "switch_offer", "unknown_figure"):
             st.offer = None  # an offer is answered at once or not at all
         if made is not None and _interrupts(req, made):
-            return _line(self._interrupted(req, made, fit, board, heard.text))
+            return self._interrupted(req, made, fit, board, heard.text), req.greeted
         if two is not None and not {two[0].intent, two[1].intent} <= _CHANGES:
             # "place the square and tell me what the brown one is for": a change and a question, both answered
             first, second = two
@@ -139,14 +150,14 @@ class Conversation:
             kind = self.last_reply_kind
             reply = f"{reply} {self._answer(second, fit, board)}"
             self.last_reply_kind = kind
-            return _line(reply)
+            return reply, req.greeted
         if two is not None:  # "turn blue and move brown left": the first taken up, the second not dropped
             first, second = two
             before = (st.pending, st.after_place, st.skip_turns, st.first)
             reply = self._answer(first, fit, board)
             kind, taken = self.last_reply_kind, st.pending
             if (st.pending, st.after_place, st.skip_turns, st.first) == before:  # the first changed nothing
-                return _line(f"{reply} {self._answer(second, fit, board)}")
+                return f"{reply} {self._answer(second, fit, board)}", req.greeted
             queued = None
             # a move or turn of a piece on the board only sets the pending change (one of a piece in the
             # drawer promises its placing too): that one can wait its turn in the queue
@@ -160,8 +171,8 @@ class Conversation:
             then = self._say("one_change_a_turn", piece=second.piece or "", intent=second.intent,
                              queued=queued is not None)
             self.last_reply_kind = kind
-            return _line(f"{reply} {then}")
-        return _line(self._answer(req, fit, board))
+            return f"{reply} {then}", req.greeted
+        return self._answer(req, fit, board), req.greeted
 
     def hear(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> None:
@@ -176,7 +187,8 @@ class Conversation:
 
     def _resume_if_asked(self, req: Request) -> None:
         """After "leave the rest to me", a request to play ends the pass."""
-        if self.plan.state.skip_turns > 1 and req.intent in _RESUMES:
+        if self.plan.state.skip_turns > 1 and (req.intent in _RESUMES or (
+                req.intent == "declared" and req.what in load_meanings().resuming)):
             self.plan.state.skip_turns = 0
 
     def _say(self, key: str, **values: Any) -> str:
@@ -301,8 +313,9 @@ class Conversation:
         facts = self._piece_facts(choice, fit, board)
         return self._say("for_you", piece=choice, part=facts["part"], place=facts["place"], figure=fig.name)
 
-    def _place_near(self, req: Request, piece: str, board: Mapping[str, Pose]) -> str:
-        """Put ``piece`` against the piece the partner named (or "my piece": the partner's last)."""
+    def _place_near(self, req: Request, piece: str, fit: Fit, board: Mapping[str, Pose]) -> str:
+        """Put ``piece`` against the piece the partner named (or "my piece": the partner's last); an
+        anchor still in the drawer is placed first, where the figure has it, when the agent may."""
         st = self.plan.state
         anchor = req.anchor
         owner = req.anchor_owner
@@ -315,7 +328,13 @@ class Conversation:
         if anchor == piece:
             return self._say("place_near_same", **values)
         if anchor not in board:
-            return self._say("place_near_off_board", anchor=anchor, **values)
+            step = self.plan.promise([anchor], fit, board)
+            if step is None or step.slot is None or step.action != "place":
+                return self._say("place_near_off_board", anchor=anchor, **values)
+            # "put green next to the square" with the square in the drawer: the square next, green beside it after
+            st.queued.append(Pending("place", piece, direction=req.relation_words, relation=req.relation,
+                                     anchor=anchor))
+            return self._say("place_near_anchor_first", anchor=anchor, part=self.plan.figure.parts[step.slot], **values)
         if not owner:
             owner = st.movers.get(anchor, "")
         st.pending = Pending("place", piece, direction=req.relation_words, relation=req.relation, anchor=anchor)
@@ -534,7 +553,46 @@ def _switch_unknown(c: Conversation, h: Heard) -> str | None:
 
 @meaning("assign")
 def _assign(c: Conversation, h: Heard) -> str | None:
+    if h.piece is not None and h.req.what == "idea":
+        return _idea(c, h)
     return c._assign(h.piece, h.req, h.fit) if h.piece is not None else None
+
+
+def _idea(c: Conversation, h: Heard) -> str:
+    """The partner's view of which piece is which part ("is the square ok as the head?", "the two small
+    ones are the windows"): agreed when the plan has it so, taken on (pinned) when the kinds fit, else
+    declined with the reason; nothing is played for it."""
+    fig, fit, st = c.plan.figure, h.fit, c.plan.state
+    candidates = fig.pieces_with_part(h.req.part) or [s for s in (h.req.slot,) if s is not None]
+    pieces = [p for p in (h.req.pieces or (h.piece,)) if p is not None]
+    if not candidates:  # no part named: as "use yellow for the eye" is answered
+        return c._assign(pieces[0], h.req, fit)
+    pairs: list[tuple[str, str]] = []
+    for piece in pieces:
+        fitting = [s for s in candidates if shapes.same_kind(piece, s) and s not in (t for _, t in pairs)]
+        if not fitting:
+            slot = candidates[0]
+            kinds = c.phrases.words.kinds
+            return c._say("idea_kind", piece=piece, part=fig.parts[slot], needed=kinds[shapes.kind(slot)],
+                          kind=kinds[shapes.kind(piece)], own=fig.parts[fit.slot_of[piece]])
+        own = fit.slot_of[piece]
+        pairs.append((piece, own if own in fitting else fitting[0]))
+    chosen = [{"piece": p, "part": fig.parts[s]} for p, s in pairs]
+    if all(fit.slot_of[p] == s for p, s in pairs):
+        off = next((p for p, _ in pairs if p in h.board and p not in fit.matched), "")
+        return c._say("idea_agree", chosen=chosen, question=h.req.question, unplaced=off,
+                      place=c._place_word(fit, off) if off else "", all_on_board=all(p in h.board for p, _ in pairs),
+                      figure=fig.name)
+    others = []
+    for piece, slot in pairs:
+        other = fit.piece_for_slot(slot)
+        if other in (p for p, _ in pairs):
+            continue
+        st.pins[piece], st.pins[other] = slot, fit.slot_of[piece]
+        st.overrides.pop(piece, None)
+        st.overrides.pop(other, None)
+        others.append({"piece": other, "part": fig.parts[fit.slot_of[piece]]})
+    return c._say("idea_ok", chosen=chosen, others=others)
 
 
 @meaning("move", "rotate")
@@ -552,7 +610,7 @@ def _move_or_turn(c: Conversation, h: Heard) -> str | None:
 
 @meaning("place_near")
 def _place_near(c: Conversation, h: Heard) -> str | None:
-    return c._place_near(h.req, h.piece, h.board) if h.piece is not None else None
+    return c._place_near(h.req, h.piece, h.fit, h.board) if h.piece is not None else None
 
 
 @meaning("where", "unclear")
@@ -715,7 +773,16 @@ _SIDE_MOVES = {"below": "down", "above": "up", "left_of": "left", "right_of": "r
 
 @meaning("undo")
 def _undo(c: Conversation, h: Heard) -> str | None:
-    board = h.board
+    """"Undo your last move", "put it back where it was": the agent's last piece goes back where it was
+    on the next turn; one it took from the drawer cannot go back there (the game has no way), which
+    the reply says, naming it. A piece the line names that the agent did not move last is moved as asked."""
+    st, board = c.plan.state, h.board
+    last = st.last_piece
+    if last is not None and last in board and h.piece in (None, last):
+        if st.last_from is None:
+            return c._say("undo_from_drawer", piece=last, part=c.plan.figure.parts[h.fit.slot_of[last]])
+        st.pending = Pending("restore", last, pose=st.last_from)
+        return c._say("undo_ok", piece=last)
     example = h.piece or c.plan.state.last_piece or next(iter(board), "Red")
     other = next((p for p in board if p != example), next(p for p in h.fit.slot_of if p != example))
     return c._say("undo", piece=example, other=other)
@@ -778,8 +845,11 @@ def _declared(c: Conversation, h: Heard) -> str | None:
     after = c._next(h.fit, h.board) if "plays_next" in uses else ""
     hint = c._for_you(None, h.fit, h.board) if "for_you" in uses else ""
     moving = c.plan.state.announced_pose
+    movers = c.plan.state.movers
+    ours = [p for p in h.fit.slot_of if p in h.board and movers.get(p) == "agent"]
+    theirs = [p for p in h.fit.slot_of if p in h.board and movers.get(p) == "partner"]
     return c._say(h.req.what, placed=len(h.fit.matched), total=len(h.fit.slot_of), drawer=drawer, plays_next=after,
-                  for_you=hint,
+                  for_you=hint, ours=ours, theirs=theirs,
                   moving=moving.piece if moving is not None and "moving" in uses else "", **h.base)
 
 
@@ -808,6 +878,8 @@ def _names_mine(text: str) -> bool:
     return bool({"my", "mine"} & set(re.findall(r"[a-z]+", text.lower())))
 
 
+_GREETS = frozenset({"greeting", "switch_slip", "how_are_you", "bye", "other_language"})
+"""Replies that greet (or say goodbye) themselves: a greeting line gets no second hello."""
 _CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign"})
 """Requests that change what the agent does next: two of them in one line are both taken up."""
 _JOINS = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|e depois|e tambem|e também|depois|e)\b\s*", re.I)

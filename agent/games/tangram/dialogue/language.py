@@ -92,6 +92,9 @@ class LanguageFile(BaseModel):
     before the gloss."""
     greetings: list[str] = []
     """Portuguese greetings a line may open with ("oi!", "bom dia,"), set apart from what it asks."""
+    interjections: list[str] = []
+    """Greetings that are also calls for attention ("hey", "ei"): a greeting only when set apart by
+    punctuation ("hey, who starts?"; not "hey that's my piece")."""
 
 
 def fold(text: str) -> str:
@@ -118,6 +121,11 @@ class Languages:
         """Words the Portuguese dictionary may know that tell no Portuguese: neutral words and
         English chat shorthand ("sorta")."""
         return self._neutral | frozenset(fold(w) for w in self.data.shorthand)
+
+    @functools.cached_property
+    def interjections(self) -> frozenset[str]:
+        """The greetings that greet only when set apart, folded."""
+        return frozenset(fold(g) for g in self.data.interjections)
 
     @functools.cached_property
     def greetings(self) -> frozenset[str]:

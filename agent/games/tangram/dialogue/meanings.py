@@ -30,6 +30,8 @@ class Meaning(BaseModel):
     """Phrases that say it only as the whole line ("hmm"), by language (none, or every language)."""
     reply: dict[str, str]
     """Its reply, by language (a template of the chat lines' variables)."""
+    resumes_play: bool = False
+    """Whether it asks the agent to play again after "leave the rest to me" ("your turn")."""
 
 
 class MeaningFile(WordsFile):
@@ -81,6 +83,11 @@ class Meanings:
         return {name: frozenset(node.name for text in m.reply.values()
                                 for node in env.parse(text).find_all(jinja2.nodes.Name) if node.ctx == "load")
                 for name, m in self.data.meanings.items()}
+
+    @functools.cached_property
+    def resuming(self) -> frozenset[str]:
+        """The meanings that ask the agent to play again (``resumes_play``)."""
+        return frozenset(name for name, m in self.data.meanings.items() if m.resumes_play)
 
     def replies(self, lang: str) -> dict[str, str]:
         """Each meaning's reply in ``lang`` (the game's own language where it has none)."""

@@ -66,9 +66,9 @@ class Request:
     anchor_owner: str = ""
     """For place_near: "partner" for "my piece", "agent" for "your piece", "" for a piece named."""
     question: bool = False
-    greeted: bool = False
-    """The line greets ("hi! ...", "olá, ..."): a reply may greet back."""
     """The message asks something rather than asks for something."""
+    greeted: bool = False
+    """The line greets ("hi! ...", "olá, ..."): the reply greets back."""
     pieces: tuple[str, ...] = ()
     """Every piece the message names, in its order (for "both small triangles")."""
 

@@ -832,6 +832,20 @@ def _other_question(r: Line) -> Request | None:
 # --- a piece moved: rotate, place_near, move, assign, unknown_piece, undo
 
 
+@rule("assign", 75)
+def _idea(r: Line) -> Request | None:
+    # "is the square ok as the head?", "i put the parallelogram as the tail, does it look right?", "the two
+    # small ones i put are the windows btw", "acho que o telhado devia ser o triangulo creme, o que achas?":
+    # the partner's view of which piece is which part, asked about or offered; not a request to play it
+    if not r.piece or not r.slot or r.has("rotate") or r.has("dont") or r.has("swap"):
+        return None
+    if not (r.has("idea") or (r.question and not r.asking)):  # "can you put red as the back?" asks it played
+        return None
+    named = tuple(dict.fromkeys(p for _, p in r.pieces))[:2]
+    return Request("assign", piece=r.piece, slot=r.slot, part=r.part_words, what="idea", pieces=named,
+                   question=r.question)
+
+
 @rule("swap", 325)
 def _swap(r: Line) -> Request | None:
     # "swap the blue and the green", "could u switch the yellow and green ones", "troca o azul com o verde":
@@ -903,6 +917,15 @@ def _unknown_piece(r: Line) -> Request | None:
     if (r.has("move") or r.has("rotate")) and r.piece is None and r.slot is None and (r.direction or r.relation):
         return Request("unknown_piece", direction=r.direction)
     return None
+
+
+@rule("undo", 65)
+def _undo_asked(r: Line) -> Request | None:
+    # "can you undo your last move, i dont like it": the word "undo" asks it, whatever the rest says
+    # (not "don't undo it")
+    if "undo" not in r.words or r.has_words(["dont undo", "do not undo", "not undo", "never undo"]):
+        return None
+    return Request("undo", piece=r.piece)
 
 
 @rule("undo", 205)

@@ -78,10 +78,9 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         lang = DEFAULT  # chat English no dictionary has ("nope", "gotcha")
     if not languages.answered(lang):
         return Understood(lang, Request("other_language"))
-    # A meaning declared in one entry (dialogue/words/meanings.yaml) is read before every rule.
+    # A meaning declared in one entry (dialogue/words/meanings.yaml) is read before every rule but one
+    # (a piece named as a part, below).
     declared = (meanings or load_meanings()).match(message)
-    if declared is not None:
-        return Understood(lang, Request("declared", what=declared))
 
     def english(line: str) -> str:
         if lang == DEFAULT:
@@ -108,6 +107,12 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     if parsed.intent == "other" and named != tagged:  # "we're still doing a fish, right?" asks, with its tag
         parsed = parse_request(tagged, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                                offer=offer)
+    # A piece named as a part of the figure ("i put the parallelogram as the tail, does it look right?",
+    # "not sure... maybe the arms should be the small triangles?") is about that piece, and an undo ("can you
+    # undo your last move, i dont like it") about that move, whatever else the line says.
+    about_move = (parsed.intent == "assign" and parsed.what == "idea") or parsed.intent == "undo"
+    if declared is not None and not about_move:
+        return Understood(lang, Request("declared", what=declared, greeted=greeted))
     if greeted:
         parsed = _greeting_slip(parsed, text, phrases)
     reading = intents.read(_without_tag(fold(text), phrases))
@@ -159,23 +164,36 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         if own:
             request = replace(request, what=" ".join(own))
     if greeted:
+        # "goodmorning! fish time": a remark on the figure being built after a greeting is the greeting
+        remark = request.intent in ("praise", "ack", "smalltalk", "switch_same") and not request.question
+        if remark and figure.name in fold(text).split() and len(text.split()) <= 3:
+            request = Request("greeting")
         request = replace(request, greeted=True)
     return Understood(lang, request, reading, text)
 
 
 _GREETING_END = re.compile(r"^\s*([^\W\d_]+(?:\s+[^\W\d_]+)?)\s*[!,.:;]+\s*(?=\S)")
+_OPENING_WORDS = re.compile(r"^\s*([^\W\d_]+)(\s+[^\W\d_]+)?(?=\s+\S)")
 
 
 def _without_greeting(line: str, languages: Languages, phrases: Phrases) -> str:
-    """``line`` without a greeting it opens with and sets apart ("hi! ...", "olá, ..."), when at
-    least three words are left."""
+    """``line`` without a greeting it opens with ("hi! ...", "boas, quem começa?", "hello who goes
+    first"), when at least two words are left (three after a greeting without punctuation). A greeting
+    that also calls for attention ("hey", "ei") greets only when punctuation sets it apart ("hey, who
+    starts?"; not "hey that's mine")."""
+    greetings = languages.greetings | {fold(g) for g in phrases.vocabulary.intents.get("greeting", [])}
     m = _GREETING_END.match(line)
-    if m is None or len(line[m.end():].split()) < 3:
+    if m is not None and len(line[m.end():].split()) >= 2 and fold(m.group(1)) in greetings:
+        return line[m.end():]
+    m = _OPENING_WORDS.match(line)
+    if m is None:
         return line
-    opener = fold(m.group(1))
-    greeted = opener in languages.greetings or any(fold(g) == opener for g in phrases.vocabulary.intents.get(
-        "greeting", []))
-    return line[m.end():] if greeted else line
+    two = m.group(2) is not None and fold(m.group(1) + m.group(2)) in greetings
+    end = m.end(2) if two else m.end(1)
+    opener = fold(line[m.start(1):end])
+    if opener in greetings and opener not in languages.interjections and len(line[end:].split()) >= 3:
+        return line[end:].strip()
+    return line
 
 
 def _greeting_slip(parsed: Request, text: str, phrases: Phrases) -> Request:

@@ -13,7 +13,7 @@ from agent.games.tangram.planner.library import Figure
 class Pending:
     """A move the human asked for, done on our next turn."""
 
-    kind: str  # "move" | "rotate" | "place"
+    kind: str  # "move" | "rotate" | "place" | "restore"
     piece: str
     dx: float = 0.0
     dy: float = 0.0
@@ -22,6 +22,8 @@ class Pending:
     relation: str = ""
     """For "place": the geometry engine's relation to ``anchor``; ``direction`` holds its words."""
     anchor: str = ""
+    pose: Pose | None = None
+    """For "restore": where the piece was before the agent's last move of it."""
 
 
 @dataclass
@@ -56,6 +58,11 @@ class PlanState:
     skip_turns: int = 0
     turns: int = 0
     last_piece: str | None = None
+    last_from: Pose | None = None
+    """Where the agent's last piece (``last_piece``) was before its last move: None when it came from
+    the drawer (the game takes no piece back to the drawer)."""
+    board_before: dict[str, Pose] = field(default_factory=dict)
+    """The board as this turn began, for ``last_from``."""
     asked_done: Pending | None = None
     """The partner's last "put X next to Y" the agent carried out, for a correction of it."""
     offer: Figure | None = None

@@ -153,6 +153,7 @@ class Planner:
         st = self.state
         st.announced_pose = None
         st.turns += 1
+        st.board_before = dict(board)
         prefix = ""
         if not st.exact and not st.announced:
             related = find_figure(objective, self.library)[0] is self.figure
@@ -167,7 +168,11 @@ class Planner:
             if later.piece in board and st.pending is None:
                 st.pending = later
         if st.pending is None and st.queued:
-            st.pending = st.queued.pop(0)
+            head = st.queued[0]
+            if not head.anchor or head.anchor in board:
+                st.pending = st.queued.pop(0)
+            elif st.first != head.anchor:  # its anchor was to be placed first and was not: the request lapses
+                st.queued.pop(0)
         if st.skip_turns > 0:
             st.skip_turns -= 1
             return self._decision(None, prefix + self.words.raw("turn", "waiting"), "passing on request")
@@ -249,6 +254,7 @@ class Planner:
     def _remember(self, pose: Pose) -> None:
         self.state.ours[pose.piece] = pose
         self.state.last_piece = pose.piece
+        self.state.last_from = self.state.board_before.get(pose.piece)
 
     def _decision(self, pose: Pose | None, text: str, reasoning: str) -> Decision:
         line = _line(text)
@@ -266,7 +272,10 @@ class Planner:
         if req.piece not in board:
             return None, ""
         current = board[req.piece]
-        if req.kind == "move":
+        if req.kind == "restore" and req.pose is not None:  # back where it was before the agent's last move
+            wanted = [req.pose]
+            slack = _REQUEST_SLACK_PX
+        elif req.kind == "move":
             wanted = [shapes.translate_board(current, req.dx, req.dy),
                       shapes.translate_board(current, req.dx / 2, req.dy / 2)]
             slack = _REQUEST_SLACK_PX
@@ -284,10 +293,10 @@ class Planner:
             if pose is not None:
                 st.overrides[req.piece] = pose
                 self._remember(pose)
-                key = "request_moved" if req.kind == "move" else "request_turned"
+                key = {"move": "request_moved", "restore": "request_restored"}.get(req.kind, "request_turned")
                 text = self.words.raw("turn", key, piece=req.piece, direction=req.direction)
                 return self._decision(pose, text, f"chat request: {req.kind} {req.piece}"), ""
-        key = "request_failed" if req.kind == "move" else "request_turn_failed"
+        key = {"rotate": "request_turn_failed", "restore": "request_restore_failed"}.get(req.kind, "request_failed")
         return None, self.words.raw("turn", key, piece=req.piece, direction=req.direction)
 
     def _honour_place(self, req: Pending, board: Mapping[str, Pose]) -> tuple[Decision | None, str]:
