@@ -320,3 +320,20 @@ def test_whose_pieces_lists_each_players_pieces() -> None:
     board[theirs] = planner.figure.slots[theirs]
     reply = planner.chat("A cat", board, "which ones are yours and which are mine?", {mine: "agent", theirs: "partner"})
     assert reply.index(mine) < reply.index(theirs), reply
+
+
+@pytest.mark.parametrize("line", ["sorry i meant the cream one not red", "ups enganei-me, queria dizer o creme"])
+def test_i_meant_another_piece_takes_up_the_last_request_with_that_piece(line: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    planner.chat("A house", board, "place the red one next")
+    assert planner.state.first == "Red"
+    reply = planner.chat("A house", board, line)
+    assert planner.state.first == "Cream", reply
+    assert planner.play("A house", board).pose.piece == "Cream"
+
+
+def test_it_in_the_second_half_of_a_line_is_the_piece_of_the_first() -> None:
+    planner, board = _built("A fish", 4)
+    named = next(p for p in ("Red", "Cream", "Blue") if p in board and p != planner.state.last_piece)
+    planner.chat("A fish", board, f"what is {named} for? and can you turn it")
+    assert planner.state.pending is not None and planner.state.pending.piece == named

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from agent.games.tangram.dialogue.declared import by_name
@@ -89,6 +89,8 @@ class Conversation:
         self.intents = intents or load_intents()
         self.last_reply_kind = ""
         """The kind (phrase key) of the last chat reply, for tests and records."""
+        self.last_change: Request | None = None
+        """The partner's last request of a change to a piece that was answered."""
 
     @property
     def lines(self) -> Phrases:
@@ -127,9 +129,11 @@ class Conversation:
         order = build_order(fig, fit)
         todo_first = [p for p in order if p not in fit.matched] + [p for p in order if p in fit.matched]
         slot_order = [fit.slot_of[p] for p in todo_first]
-        def read(line: str) -> Understood:
+        def read(line: str, it: str | None = None) -> Understood:
+            """``line`` understood; "it" is ``it`` (the piece the line's first half named), else the agent's last."""
             return understand(line, fig, self.plan.library, self.phrases, self.languages, self.intents,
-                              order=slot_order, prefer=todo_first, last_piece=st.last_piece, offer=st.offer is not None)
+                              order=slot_order, prefer=todo_first, last_piece=it or st.last_piece,
+                              offer=st.offer is not None)
 
         heard = read(message)
         req = heard.request
@@ -245,6 +249,8 @@ class Conversation:
         handler = HANDLERS.get(req.intent)
         reply = handler(self, heard) if handler is not None else None
         if reply is not None:
+            if req.intent in _CHANGES - {"wait"} and req.piece is not None:
+                self.last_change = req  # for "sorry, I meant the cream one"
             return reply
         if req.question:
             return self._say_within("unclear_question", [{"progress": self._progress(fit, board, n), **heard.base}
@@ -626,6 +632,9 @@ def _prefer(c: Conversation, h: Heard) -> str | None:
     if piece is None:
         return None
     part = c.plan.figure.parts[h.fit.slot_of[piece]]
+    made = c.plan.state.announced_pose
+    if made is not None and made.piece == piece:  # "use the purple one" while Purple is on its way
+        return c._say("playing_now", piece=piece, part=part)
     if piece in h.fit.matched:
         return c._say("prefer_done", piece=piece, part=part)
     c.plan.state.first = piece
@@ -737,6 +746,9 @@ def _last_said(c: Conversation, h: Heard) -> str:
 
 @meaning("why")
 def _why(c: Conversation, h: Heard) -> str | None:
+    if h.piece is not None and h.piece != c.plan.state.last_piece:
+        # "why is the parallelogram there?" about a piece the agent did not just move: that piece's part and place
+        return c._say("where", **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})
     last = _last_said(c, h)
     return c._say("why", last=last) if last else c._say("why_nothing")
 
@@ -744,6 +756,14 @@ def _why(c: Conversation, h: Heard) -> str | None:
 @meaning("disagree")
 def _disagree(c: Conversation, h: Heard) -> str | None:
     st = c.plan.state
+    last = c.last_change
+    if h.req.what == "meant" and last is not None and h.piece is not None and last.piece != h.piece:
+        # "sorry i meant the cream one not red": the last request again, of the piece meant
+        again = c._answer(replace(last, piece=h.piece, pieces=()), h.fit, h.board)
+        kind = c.last_reply_kind
+        reply = f"{c.lines.raw('chat', 'meant', piece=h.piece, other=last.piece)} {again}"
+        c.last_reply_kind = kind
+        return reply
     done = st.asked_done
     if h.req.what == "corrected" and done is not None and done.piece == st.last_piece:
         # "I said beside, not on top": the request it carried out, taken up again with the side named
@@ -892,7 +912,7 @@ _QUESTIONS = frozenset({"where", "why", "next", "plan", "for_you", "progress"})
 """Questions that, asked beside a change in one line, are answered beside it."""
 
 
-def _two_asks(message: str, read: Callable[[str], Understood]) -> tuple[Request, Request] | None:
+def _two_asks(message: str, read: Callable[[str, str | None], Understood]) -> tuple[Request, Request] | None:
     """The two things ``message`` asks for: two changes, each of its own piece, or a change and a
     question; None when it asks for one. The line is cut at a join, and each side must read as a
     change (or a question) on its own."""
@@ -900,7 +920,8 @@ def _two_asks(message: str, read: Callable[[str], Understood]) -> tuple[Request,
         left, right = message[:cut.start()].strip(), message[cut.end():].strip()
         if len(left.split()) < 2 or len(right.split()) < 2:
             continue
-        a, b = read(left).request, read(right).request
+        a = read(left, None).request
+        b = read(right, a.piece).request  # "what is the red one for? and can you turn it": it is the red one
         if a.intent in _CHANGES and b.intent in _CHANGES and (b.piece != a.piece or b.intent != a.intent) \
                 and (b.piece is not None or b.intent == "wait"):
             return a, b

@@ -36,6 +36,9 @@ class Vocabulary(BaseModel):
     amounts: dict[str, list[str]]
     steps: Steps
     intents: dict[str, list[str]]
+    sides: dict[str, list[str]] = {}
+    """A side of another piece said in one word ("i meant under", "beside ..., left side"), by relation
+    of the geometry engine."""
 
     @field_validator("pieces")
     @classmethod

@@ -284,7 +284,7 @@ def _vocabulary_words(phrases: Phrases) -> list[str]:
 
 
 STRONG = frozenset({"switch", "switch_offer", "switch_slip", "switch_same", "switch_unknown", "move", "rotate",
-                    "place_near", "assign", "prefer", "spatial",
+                    "place_near", "assign", "prefer", "spatial", "swap",
                     "yes", "no",
                     "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
                     "disagree"})

@@ -693,12 +693,12 @@ def _switch_unknown(r: Line) -> Request | None:
 
 @rule("why", 150)
 def _why_asked(r: Line) -> Request | None:
-    return Request("why", question=True) if r.asked and r.has("why") else None
+    return Request("why", piece=r.piece, question=True) if r.asked and r.has("why") else None
 
 
 @rule("why", 500)
 def _why(r: Line) -> Request | None:
-    return Request("why") if r.has("why") else None
+    return Request("why", piece=r.piece) if r.has("why") else None
 
 
 @rule("for_you", 160)
@@ -872,9 +872,16 @@ def _place_near(r: Line) -> Request | None:
     if not (piece and relation):
         return None
     anchor, owner = _anchor(r.words, r.pieces, piece, r.relation_match[2], r.phrases)
+    words = r.relation_match[1]
+    if relation == "touching":  # "beside the red one, left side": the side named after it
+        at = max(r.relation_match[2], default=0)
+        side = _sides(r.phrases).get(next((w for w in r.words[at + 1:] if _sides(r.phrases).get(w, "touching")
+                                           != "touching"), ""), "")
+        if side:
+            relation, words = side, r.phrases.words.relations[side][0]
     # "stick the red triangle on top" with no piece to put it on: the top of the figure.
     if anchor or owner or not (r.direction or r.region):
-        return Request("place_near", piece=piece, relation=relation, relation_words=r.relation_match[1],
+        return Request("place_near", piece=piece, relation=relation, relation_words=words,
                        anchor=anchor, anchor_owner=owner)
     return None
 
@@ -919,6 +926,12 @@ def _unknown_piece(r: Line) -> Request | None:
     return None
 
 
+@rule("wait", 62)
+def _hold(r: Line) -> Request | None:
+    # "oh wait hold on dont put anything yet": a stop, though it says "don't put" (no piece, no "my")
+    return Request("wait") if r.has("hold") and not r.piece and "my" not in r.words else None
+
+
 @rule("undo", 65)
 def _undo_asked(r: Line) -> Request | None:
     # "can you undo your last move, i dont like it": the word "undo" asks it, whatever the rest says
@@ -956,20 +969,22 @@ def _yes_or_no(r: Line) -> Request | None:
 
 _SET_ASIDE = re.compile(r"\b(?:forget(?: about)?|instead of|rather than)\s+(?:(?:the|a|an|that|this|our)\s+)?\w+", re.I)
 """A figure set aside in a line that asks for another ("forget the robot")."""
-_SIDES = {"under": "below", "below": "below", "beneath": "below", "underneath": "below", "bottom": "below",
-          "above": "above", "over": "above", "top": "above", "left": "left_of", "right": "right_of",
-          "beside": "touching", "next": "touching", "side": "touching"}
-"""A side of another piece, said alone in a correction ("i meant under"), as a relation of the geometry."""
 _WANTED = frozenset({"meant", "said", "asked", "wanted"})
 _NOT_WANTED = frozenset({"not", "put", "its", "thats", "placed"})
 """Words just before a side that say it is what the agent did, not what is asked ("you put it right", "not on top")."""
 
 
-def side_wanted(words: Sequence[str]) -> str:
+def _sides(phrases: Phrases) -> dict[str, str]:
+    """Each one-word side (the vocabulary's ``sides``) and its relation."""
+    return {w: relation for relation, ws in phrases.vocabulary.sides.items() for w in ws}
+
+
+def side_wanted(words: Sequence[str], phrases: Phrases) -> str:
     """The side a correction asks for: the first side after "i meant / said / asked / wanted", else the
     first side not said to be what the agent did; "" when none is named."""
     cue = max((i for i, w in enumerate(words) if w in _WANTED), default=-1)
-    sides = [(i, _SIDES[w]) for i, w in enumerate(words) if w in _SIDES]
+    named = _sides(phrases)
+    sides = [(i, named[w]) for i, w in enumerate(words) if w in named]
     after = [side for i, side in sides if i > cue >= 0]
     if after:
         return after[0]
@@ -982,11 +997,25 @@ def _corrected(r: Line) -> Request | None:
     # "nao, a esquerda! puseste-o a direita": what the agent did is not what was asked
     if r.question:
         return None
-    side = side_wanted(r.words)
+    side = side_wanted(r.words, r.phrases)
+    if not side and r.pieces and r.has("meant_piece"):
+        return None  # "i meant the cream one not red": another piece (below)
     if (r.has("said_before") and (r.has_words(["not", "dont", "no", "instead"]) or side)) \
             or (r.has("corrected") and side):
         return Request("disagree", piece=r.piece, what="corrected", relation=side)
     return None
+
+
+@rule("disagree", 96)
+def _meant_piece(r: Line) -> Request | None:
+    # "sorry i meant the cream one not red", "queria dizer o creme": the partner's last request, about
+    # another piece (the first named after the cue)
+    if r.question or not r.has("meant_piece"):
+        return None
+    cue = min((_phrase_at(r.words, _norm(p)) for p in r.intents["meant_piece"] if _phrase_at(r.words, _norm(p)) >= 0),
+              default=0)
+    named = [p for i, p in sorted(r.pieces) if i > cue]
+    return Request("disagree", piece=named[0], what="meant") if named else None
 
 
 @rule("disagree", 470)

@@ -108,9 +108,10 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         parsed = parse_request(tagged, figure, library, phrases, order=order, prefer=prefer, last_piece=last_piece,
                                offer=offer)
     # A piece named as a part of the figure ("i put the parallelogram as the tail, does it look right?",
-    # "not sure... maybe the arms should be the small triangles?") is about that piece, and an undo ("can you
-    # undo your last move, i dont like it") about that move, whatever else the line says.
-    about_move = (parsed.intent == "assign" and parsed.what == "idea") or parsed.intent == "undo"
+    # "not sure... maybe the arms should be the small triangles?") is about that piece, an undo ("can you
+    # undo your last move, i dont like it") about that move, and "oops, i meant the cream one" about the
+    # last request, whatever else the line says.
+    about_move = (parsed.intent, parsed.what) in (("assign", "idea"), ("disagree", "meant")) or parsed.intent == "undo"
     if declared is not None and not about_move:
         return Understood(lang, Request("declared", what=declared, greeted=greeted))
     if greeted:
