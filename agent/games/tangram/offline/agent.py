@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent.games.tangram.dialogue.conversation import Conversation
+from agent.games.tangram.dialogue.fallback import MeaningReader
 from agent.games.tangram.dialogue.intents import IntentModel
 from agent.games.tangram.dialogue.language import Languages
 from agent.games.tangram.dialogue.phrases import Phrases
@@ -22,8 +23,8 @@ class OfflineAgent(Planner):
 
     def __init__(self, library: FigureLibrary | None = None, phrases: Phrases | None = None,
                  default_figure: str | None = None, languages: Languages | None = None,
-                 intents: IntentModel | None = None) -> None:
-        self.conversation = Conversation(self, phrases, languages, intents)
+                 intents: IntentModel | None = None, reader: MeaningReader | None = None) -> None:
+        self.conversation = Conversation(self, phrases, languages, intents, reader)
         super().__init__(library, default_figure, words=self.conversation)
 
     def chat(self, objective: str, board: Mapping[str, Pose], message: str,
