@@ -24,6 +24,9 @@ LOCAL_MODEL_START_S = 600.0
 STOP_S = 25.0
 MAX_LOG_LINES = 20_000
 
+AGENT_LEFT = "left (session"
+"""The agent's log line when a game's socket closes."""
+
 
 class RunnerError(Exception):
     """A step of the run that cannot go on; the message says which and why, in one line."""

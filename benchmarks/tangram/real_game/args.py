@@ -7,7 +7,7 @@ import datetime
 from pathlib import Path
 
 from benchmarks.tangram.real_game.chat_set import SetError, SetItem, choose, read_set
-from benchmarks.tangram.real_game.runner import Options
+from benchmarks.tangram.real_game.options import Options
 
 MAX_TURNS = 40
 MAX_GAMES = 20

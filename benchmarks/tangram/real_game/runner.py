@@ -14,6 +14,7 @@ import yaml
 
 from agent.core.local_model import free_port
 from benchmarks.tangram.real_game.agent_run import (
+    AGENT_LEFT,
     GAME_PORT,
     AgentProcess,
     RunnerError,
@@ -21,13 +22,15 @@ from benchmarks.tangram.real_game.agent_run import (
     port_in_use,
     run_agent,
 )
+from benchmarks.tangram.real_game.ai_turn import play_ai_turn
 from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, chromium
-from benchmarks.tangram.real_game.chat_set import SetItem
 from benchmarks.tangram.real_game.events import EventLog, ImageStore
 from benchmarks.tangram.real_game.human import Human
+from benchmarks.tangram.real_game.options import Options
 from benchmarks.tangram.real_game.plan import TurnPlan, plan
 from benchmarks.tangram.real_game.promises import check
 from benchmarks.tangram.real_game.report import decision_sources, summarize, summary_lines, table
+from benchmarks.tangram.real_game.set_run import play_set, set_report
 from benchmarks.tangram.real_game.site import served_game
 from benchmarks.tangram.real_game.study import (
     ConsoleCamera,
@@ -42,38 +45,6 @@ from benchmarks.tangram.real_game.study import (
 from benchmarks.tangram.real_game.tally import tally
 
 REPO = Path(__file__).resolve().parents[3]
-AGENT_LEFT = "left (session"
-"""The agent's log line when a game's socket closes."""
-
-
-@dataclass
-class Options:
-    gaips: Path
-    template: Path
-    out: Path
-    config: Path | None = None
-    local_model: bool = False
-    fake_llm: bool = False
-    turns: int = 4
-    games: int = 1
-    reload_turn: int | None = None
-    turn_timeout: float = 300.0
-    step_timeout: float = 60.0
-    images_mb: float = 40.0
-    chromium: Path = Path("/usr/bin/chromium")
-    agent_port: int | None = None
-    """Redirect the game's ws://localhost:5000 to this port in the page (5000 taken by something else)."""
-    study: Path | None = None
-    """Drive this study instead of one config (runner study.py): ``participant`` plays ``games`` of
-    their games (None: all of them)."""
-    participant: str = "P01"
-    games_given: bool = False
-    """Whether --games was given (a study's participant otherwise plays all their games)."""
-    chat: str = "default"
-    """The human's chat lines: plan.py's default ones, promises.py's ("requests"), or a reply set's
-    lines, each in its own game ("set": set_run.py)."""
-    set_items: tuple[SetItem, ...] = ()
-    """With ``chat="set"``: the reply set's items to play, in order."""
 
 
 @dataclass
@@ -107,27 +78,6 @@ async def fake_llm(enabled: bool) -> AsyncIterator[str | None]:
 
     async with FakeOpenAI(responder=first_enum_responder) as fake:
         yield fake.base_url
-
-
-async def play_ai_turn(human: Human, rec: Recorder, step: TurnPlan, turn_timeout: float) -> str:
-    """End the human's turn and see the AI's turn through; how it ended."""
-    if step.chat_during:  # typed now, sent as the AI's turn starts (typing takes the slow game many seconds)
-        await human.type_chat(step.chat_during)
-    since = rec.cursor  # the agent may answer before End Turn's own wait is over
-    request = await human.end_turn(then_send=step.chat_during)
-    ws = request.ws
-    if step.reload:
-        first = await rec.until(lambda e: e.src == "agent" and e.ws == ws and e.type in ("play", "finish", "error"),
-                                since, turn_timeout, "the AI's first play before the reload")
-        if first.type == "play":
-            rec.note("human", "reload")
-            opened = rec.cursor
-            await human.page.reload(timeout=human.step_s * 1000)
-            await human.wait_socket(opened)
-            return "reload"
-    end = await rec.until(lambda e: e.src == "agent" and e.ws == ws and e.type in ("finish", "error"), since,
-                          turn_timeout, f"the AI's turn {step.turn} to end")
-    return end.type
 
 
 async def play_game(human: Human, rec: Recorder, steps: list[TurnPlan], turn_timeout: float, game: int) -> None:
@@ -175,7 +125,6 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
                 async with run_agent(config, out, options.local_model) as agent, \
                         chromium(options.chromium, options.agent_port, clock=options.chat == "set") as context:
                     if options.chat == "set":
-                        from benchmarks.tangram.real_game.set_run import play_set  # set_run imports this module
 
                         set_runs = await play_set(context, url, rec, agent, options)
                     else:
@@ -194,7 +143,6 @@ async def run(options: Options) -> tuple[list[str], dict[str, Any]]:
     lines = [*table(result), *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]
     lines += study_report
     if options.chat == "set":
-        from benchmarks.tangram.real_game.set_run import set_report  # set_run imports this module
 
         set_lines, data["chat_set"] = set_report(set_runs, out / "sheet.jsonl")
         lines = [*set_lines, *summary_lines(summary), f"the agent's decisions by source (transcripts): {decisions}"]

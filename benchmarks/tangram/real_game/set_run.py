@@ -25,12 +25,14 @@ from typing import Any
 
 from agent.games.tangram.planner import load_library
 from agent.games.tangram.planner.library import FigureLibrary
-from benchmarks.tangram.real_game.agent_run import AgentProcess, RunnerError
+from benchmarks.tangram.real_game.agent_run import AGENT_LEFT, AgentProcess, RunnerError
+from benchmarks.tangram.real_game.ai_turn import play_ai_turn
 from benchmarks.tangram.real_game.browser import Recorder, StepTimeout, frames
 from benchmarks.tangram.real_game.chat_set import MAX_LOADS, SetItem, file_name, human_order, rounds_before
 from benchmarks.tangram.real_game.drawn import SeenObjectives, ask_game, label_picture, settled_label
 from benchmarks.tangram.real_game.events import Event
 from benchmarks.tangram.real_game.human import Human, latest_state
+from benchmarks.tangram.real_game.options import Options
 from benchmarks.tangram.real_game.plan import TurnPlan
 from benchmarks.tangram.real_game.promises import language
 from benchmarks.tangram.real_game.replies import (
@@ -42,7 +44,6 @@ from benchmarks.tangram.real_game.replies import (
     page_ms,
     transcript_records,
 )
-from benchmarks.tangram.real_game.runner import AGENT_LEFT, Options, play_ai_turn
 from benchmarks.tangram.real_game.sheet import (
     ItemRun,
     board_lines,
