@@ -337,3 +337,14 @@ def test_it_in_the_second_half_of_a_line_is_the_piece_of_the_first() -> None:
     named = next(p for p in ("Red", "Cream", "Blue") if p in board and p != planner.state.last_piece)
     planner.chat("A fish", board, f"what is {named} for? and can you turn it")
     assert planner.state.pending is not None and planner.state.pending.piece == named
+
+
+@pytest.mark.parametrize("line", ["whoa why are you moving that one", "eh pa pq tas a mexer nessa??"])
+def test_why_while_the_agents_move_is_under_way_speaks_of_that_move_as_under_way(line: str) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A house", board, 2)
+    d = planner.play("A house", board)  # sent, not yet shown
+    assert d.pose is not None
+    reply = planner.chat("A house", board, line)
+    assert planner.last_reply_kind == "why_now"
+    assert (d.pose.piece if planner.state.lang == "en" else planner.lines.names[d.pose.piece]) in reply

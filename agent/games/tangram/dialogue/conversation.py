@@ -629,6 +629,10 @@ def _place_near(c: Conversation, h: Heard) -> str | None:
 
 @meaning("where", "unclear")
 def _about_piece(c: Conversation, h: Heard) -> str | None:
+    made = c.plan.state.announced_pose
+    if h.piece is None and h.req.intent == "where" and made is not None and made.piece in h.fit.matched:
+        # "where is that one going?" while the agent's move is under way: that move
+        return c._say("playing_now", piece=made.piece, part=c.plan.figure.parts[h.fit.slot_of[made.piece]])
     if h.piece is None:
         return None
     return c._say(h.req.intent, **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})
@@ -754,6 +758,11 @@ def _last_said(c: Conversation, h: Heard) -> str:
 
 @meaning("why")
 def _why(c: Conversation, h: Heard) -> str | None:
+    made = c.plan.state.announced_pose
+    if made is not None and h.piece in (None, made.piece) and made.piece in h.fit.matched:
+        # "why are you moving that one?" while the move is under way: that move, not yet landed, and its reason
+        return c._say("why_now", piece=made.piece, part=c.plan.figure.parts[h.fit.slot_of[made.piece]],
+                      figure=c.plan.figure.name)
     if h.piece is not None and h.piece != c.plan.state.last_piece:
         # "why is the parallelogram there?" about a piece the agent did not just move: that piece's part and place
         return c._say("where", **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})

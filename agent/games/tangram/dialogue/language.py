@@ -274,6 +274,11 @@ class Languages:
 
         return _SHORT_WORD.sub(word, text)
 
+    def spelt_out(self, text: str) -> str:
+        """``text`` folded, with chat abbreviations and shorthand written out ("isto demora mt" -> "isto
+        demora muito", "r we done" -> "are we done")."""
+        return " ".join(self._written_out(self.expand(text))[0])
+
     def answered(self, lang: str) -> bool:
         return lang in self.data.answered
 

@@ -80,7 +80,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
         return Understood(lang, Request("other_language"))
     # A meaning declared in one entry (dialogue/words/meanings.yaml) is read before every rule but one
     # (a piece named as a part, below).
-    declared = (meanings or load_meanings()).match(message)
+    meanings = meanings or load_meanings()
+    declared = meanings.match(message) or meanings.match(languages.spelt_out(message))  # "isto demora mt?"
 
     def english(line: str) -> str:
         if lang == DEFAULT:
