@@ -8,7 +8,6 @@ what the board holds; a piece the agent says it will place next is not on the bo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +17,9 @@ import yaml
 from agent.games.tangram.geometry.collide import CLEARANCE_PX, gap_px, is_valid
 from agent.games.tangram.geometry.frames import Pose
 from agent.games.tangram.geometry.pieces import PIECE_NAMES
-from agent.games.tangram.offline.agent import OfflineAgent
 from agent.games.tangram.planner import load_library
+from benchmarks.tangram.bench_chat_phrasings import Game
+from benchmarks.tangram.bench_chat_phrasings import scenario as bench_scenario
 
 LIBRARY = load_library()
 TABLE = yaml.safe_load((Path(__file__).parent / "chat_phrasings.yaml").read_text(encoding="utf-8"))
@@ -27,33 +27,19 @@ PIECE = "|".join(PIECE_NAMES)
 HELP_LINE = "Try 'what's next?'"
 
 
-@dataclass
-class Game:
-    planner: OfflineAgent
-    objective: str
-    board: dict[str, Pose]
-    movers: dict[str, str]
-
-    def say(self, line: str) -> str:
-        reply = self.planner.chat(self.objective, self.board, line, self.movers)
-        assert reply and "\n" not in reply and len(reply) < 200, reply
-        return reply
-
-
 def scenario(name: str) -> Game:
-    objective = {"fish": "A fish", "empty": "A house", "done": "A house"}[name]
-    planner, board, movers = OfflineAgent(LIBRARY), {}, {}
-    for _ in range({"fish": 2, "empty": 0, "done": 7}[name]):
-        d = planner.play(objective, board, movers or None)
-        assert d.pose is not None
-        board[d.pose.piece] = d.pose
-        movers[d.pose.piece] = "agent"
-    if name == "fish":  # the partner's piece, away from the figure
-        purple = Pose("Purple", 88.0, 88.0, 0.0)
-        assert is_valid(purple, board, CLEARANCE_PX)
-        board["Purple"] = purple
-        movers["Purple"] = "partner"
-    return Game(planner, objective, board, movers)
+    """The benchmark's game of the tables (its partner's piece a valid one)."""
+    game = bench_scenario(name, LIBRARY)
+    if "Purple" in game.movers and game.movers["Purple"] == "partner":
+        assert is_valid(game.board["Purple"], {p: v for p, v in game.board.items() if p != "Purple"}, CLEARANCE_PX)
+    return game
+
+
+def said(game: Game, line: str) -> str:
+    """The reply to ``line``: one chat line."""
+    reply = game.say(line)
+    assert reply and "\n" not in reply and len(reply) < 200, reply
+    return reply
 
 
 def check_true(game: Game, reply: str) -> None:
@@ -94,7 +80,7 @@ def check_words(reply: str, row: dict[str, Any]) -> None:
 @pytest.mark.parametrize("row", TABLE, ids=[f"{i:02d}-{r['say'][:30]}" for i, r in enumerate(TABLE)])
 def test_each_phrasing_gets_its_kind_of_answer_and_a_true_one(row: dict[str, Any]) -> None:
     game = scenario(row["scenario"])
-    reply = game.say(row["say"])
+    reply = said(game, row["say"])
     kind = game.planner.last_reply_kind
     assert kind in row["kind"], (row["say"], kind, reply)
     check_words(reply, row)
@@ -103,7 +89,7 @@ def test_each_phrasing_gets_its_kind_of_answer_and_a_true_one(row: dict[str, Any
         assert HELP_LINE not in reply  # the stock help line only for a line nothing can be read in
     follow = row.get("then")
     if follow is not None:
-        reply = game.say(follow["say"])
+        reply = said(game, follow["say"])
         assert game.planner.last_reply_kind in follow["kind"], (follow["say"], game.planner.last_reply_kind, reply)
         check_words(reply, follow)
         check_true(game, reply)
@@ -120,8 +106,8 @@ def test_after_a_switch_the_counts_name_the_pieces_on_the_board() -> None:
     """The issue's case: after "boat instead" the status line said "0 of 7 pieces in place" with two
     pieces on the board; now it counts both."""
     game = scenario("fish")
-    game.say("let's make a boat instead")
-    reply = game.say("how many pieces are done?")
+    said(game, "let's make a boat instead")
+    reply = said(game, "how many pieces are done?")
     fit = game.planner.fit(game.board, commit=False)
     assert f"{len(fit.matched)} of 7 pieces are in place for the boat" in reply
     if len(fit.matched) < len(game.board):
@@ -130,7 +116,7 @@ def test_after_a_switch_the_counts_name_the_pieces_on_the_board() -> None:
 
 def test_a_request_to_put_a_piece_next_to_mine_is_carried_out_on_the_next_turn() -> None:
     game = scenario("fish")
-    reply = game.say("Can you put the red triangle next to my piece")
+    reply = said(game, "Can you put the red triangle next to my piece")
     assert "Red" in reply and "your Purple" in reply
     d = game.planner.play(game.objective, game.board, game.movers)
     assert d.pose is not None and d.pose.piece == "Red" and "Purple" in d.chat
@@ -157,11 +143,11 @@ def test_a_move_announced_but_not_yet_on_the_board_is_spoken_of_as_made() -> Non
     game = scenario("empty")
     d = game.planner.play(game.objective, game.board, game.movers)
     assert d.pose is not None and d.pose.piece not in game.board
-    reply = game.say("Maybe rotate it 45 degrees?")  # "it": the piece just announced
+    reply = said(game, "Maybe rotate it 45 degrees?")  # "it": the piece just announced
     assert game.planner.last_reply_kind == "rotate_ok" and d.pose.piece in reply, reply
     game.board[d.pose.piece] = d.pose  # the feedback shows it: the board speaks for itself again
     game.movers[d.pose.piece] = "agent"
-    assert d.pose.piece in game.say(f"where does {d.pose.piece} go?")
+    assert d.pose.piece in said(game, f"where does {d.pose.piece} go?")
     assert game.planner.state.announced_pose is None
 
 
