@@ -348,3 +348,12 @@ def test_why_while_the_agents_move_is_under_way_speaks_of_that_move_as_under_way
     reply = planner.chat("A house", board, line)
     assert planner.last_reply_kind == "why_now"
     assert (d.pose.piece if planner.state.lang == "en" else planner.lines.names[d.pose.piece]) in reply
+
+
+def test_never_mind_drops_every_wish_and_the_agent_plays_its_own_plan() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    planner.chat("A house", board, "leave the yellow one, I'll place it myself")
+    planner.chat("A house", board, "place the red one next")
+    planner.chat("A house", board, "nevermind what i said before, do it your way")
+    assert planner.last_reply_kind == "never_mind_ok"
+    assert planner.state.first is None and not planner.state.frozen and planner.state.pending is None

@@ -736,7 +736,13 @@ def _unknown_figure(c: Conversation, h: Heard) -> str | None:
 
 @meaning("release")
 def _release(c: Conversation, h: Heard) -> str | None:
-    c.plan.state.keep_human = False
+    st = c.plan.state
+    st.keep_human = False
+    if h.req.what == "all":  # "never mind what i said, do it your way": back to the agent's own plan
+        st.pending, st.after_place, st.first, st.skip_turns = None, None, None, 0
+        st.queued.clear()
+        st.frozen.clear()
+        return c._say("never_mind_ok", plan=c._next(h.fit, h.board))
     return c._say("release_ok", **h.base)
 
 

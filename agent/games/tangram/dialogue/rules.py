@@ -423,6 +423,12 @@ def _keep_but(r: Line) -> Request | None:
     return None
 
 
+@rule("release", 64)
+def _never_mind(r: Line) -> Request | None:
+    # "nevermind what i said before, do it your way", "esquece o que eu disse": every wish of the partner's dropped
+    return Request("release", what="all") if r.has("never_mind") else None
+
+
 @rule("release", 290)
 def _release_consent(r: Line) -> Request | None:
     # "if my square is in the way just shift it, i dont mind": consent to move theirs wins over its "dont"
