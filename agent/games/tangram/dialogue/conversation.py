@@ -240,6 +240,20 @@ class Conversation:
                 "in_place": piece in fit.matched, "on_board": piece in board,
                 "mover": self.plan.state.movers.get(piece, "") if piece in board else ""}
 
+    def _moving(self, fit: Fit) -> str | None:
+        """The piece the agent's move under way puts in place (sent, not yet shown by the game), or None."""
+        made = self.plan.state.announced_pose
+        return made.piece if made is not None and made.piece in fit.matched else None
+
+    def _trade_parts(self, piece: str, slot: str, fit: Fit) -> str:
+        """``piece`` pinned to ``slot`` and the piece there now to ``piece``'s part; that piece."""
+        st = self.plan.state
+        other = fit.piece_for_slot(slot)
+        st.pins[piece], st.pins[other] = slot, fit.slot_of[piece]
+        st.overrides.pop(piece, None)
+        st.overrides.pop(other, None)
+        return other
+
     def _switch(self, figure: Figure) -> str:
         previous = self.plan.figure.name
         self.plan.set_figure(figure, exact=True, announced=True)
@@ -296,9 +310,9 @@ class Conversation:
     def _next(self, fit: Fit, board: Mapping[str, Pose]) -> str:
         st = self.plan.state
         fig = self.plan.figure
-        made = st.announced_pose
-        if made is not None and made.piece in fit.matched:  # asked while the agent's move is under way: that move
-            return self._say("playing_now", piece=made.piece, part=fig.parts[fit.slot_of[made.piece]])
+        moving = self._moving(fit)
+        if moving is not None:  # asked while the agent's move is under way: that move
+            return self._say("playing_now", piece=moving, part=fig.parts[fit.slot_of[moving]])
         if st.pending is not None:
             if st.pending.kind == "place":
                 return self._say("place_near_ok", piece=st.pending.piece, relation=st.pending.direction,
@@ -473,11 +487,7 @@ class Conversation:
         if fit.slot_of.get(piece) == slot:
             st.pins[piece] = slot
             return self._say("assign_already", piece=piece, part=part, in_place=piece in fit.matched)
-        other = fit.piece_for_slot(slot)
-        st.pins[piece] = slot
-        st.pins[other] = fit.slot_of[piece]
-        st.overrides.pop(piece, None)
-        st.overrides.pop(other, None)
+        self._trade_parts(piece, slot, fit)
         if req.what == "place" and piece not in st.frozen:
             st.first = piece  # "put yellow in the tail": played next, as that part
         return self._say("assign_ok", piece=piece, part=part)
@@ -576,7 +586,7 @@ def _idea(c: Conversation, h: Heard) -> str:
     """The partner's view of which piece is which part ("is the square ok as the head?", "the two small
     ones are the windows"): agreed when the plan has it so, taken on (pinned) when the kinds fit, else
     declined with the reason; nothing is played for it."""
-    fig, fit, st = c.plan.figure, h.fit, c.plan.state
+    fig, fit = c.plan.figure, h.fit
     candidates = fig.pieces_with_part(h.req.part) or [s for s in (h.req.slot,) if s is not None]
     pieces = [p for p in (h.req.pieces or (h.piece,)) if p is not None]
     if not candidates:  # no part named: as "use yellow for the eye" is answered
@@ -599,13 +609,9 @@ def _idea(c: Conversation, h: Heard) -> str:
                       figure=fig.name)
     others = []
     for piece, slot in pairs:
-        other = fit.piece_for_slot(slot)
-        if other in (p for p, _ in pairs):
+        if fit.piece_for_slot(slot) in (p for p, _ in pairs):
             continue
-        st.pins[piece], st.pins[other] = slot, fit.slot_of[piece]
-        st.overrides.pop(piece, None)
-        st.overrides.pop(other, None)
-        others.append({"piece": other, "part": fig.parts[fit.slot_of[piece]]})
+        others.append({"piece": c._trade_parts(piece, slot, fit), "part": fig.parts[fit.slot_of[piece]]})
     return c._say("idea_ok", chosen=chosen, others=others)
 
 
@@ -629,10 +635,8 @@ def _place_near(c: Conversation, h: Heard) -> str | None:
 
 @meaning("where", "unclear")
 def _about_piece(c: Conversation, h: Heard) -> str | None:
-    made = c.plan.state.announced_pose
-    if h.piece is None and h.req.intent == "where" and made is not None and made.piece in h.fit.matched:
-        # "where is that one going?" while the agent's move is under way: that move
-        return c._say("playing_now", piece=made.piece, part=c.plan.figure.parts[h.fit.slot_of[made.piece]])
+    if h.piece is None and h.req.intent == "where" and c._moving(h.fit) is not None:
+        return c._next(h.fit, h.board)  # "where is that one going?" while the agent's move is under way: that move
     if h.piece is None:
         return None
     return c._say(h.req.intent, **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})
@@ -697,7 +701,7 @@ def _swap(c: Conversation, h: Heard) -> str | None:
     if len(h.req.pieces) < 2:
         return None
     a, b = h.req.pieces[:2]
-    st, fig, fit = c.plan.state, c.plan.figure, h.fit
+    fig, fit = c.plan.figure, h.fit
     kinds = c.phrases.words.kinds
     if not shapes.same_kind(a, b):
         return c._say("swap_kind", piece=a, other=b, kind=kinds[shapes.kind(a)], other_kind=kinds[shapes.kind(b)],
@@ -706,9 +710,7 @@ def _swap(c: Conversation, h: Heard) -> str | None:
     if barred:
         return c._say("swap_kept", piece=barred[0])
     slot_a, slot_b = fit.slot_of[a], fit.slot_of[b]
-    st.pins[a], st.pins[b] = slot_b, slot_a
-    st.overrides.pop(a, None)
-    st.overrides.pop(b, None)
+    c._trade_parts(a, slot_b, fit)
     return c._say("swap_ok", piece=a, other=b, part=fig.parts[slot_b], other_part=fig.parts[slot_a])
 
 
@@ -764,10 +766,10 @@ def _last_said(c: Conversation, h: Heard) -> str:
 
 @meaning("why")
 def _why(c: Conversation, h: Heard) -> str | None:
-    made = c.plan.state.announced_pose
-    if made is not None and h.piece in (None, made.piece) and made.piece in h.fit.matched:
+    moving = c._moving(h.fit)
+    if moving is not None and h.piece in (None, moving):
         # "why are you moving that one?" while the move is under way: that move, not yet landed, and its reason
-        return c._say("why_now", piece=made.piece, part=c.plan.figure.parts[h.fit.slot_of[made.piece]],
+        return c._say("why_now", piece=moving, part=c.plan.figure.parts[h.fit.slot_of[moving]],
                       figure=c.plan.figure.name)
     if h.piece is not None and h.piece != c.plan.state.last_piece:
         # "why is the parallelogram there?" about a piece the agent did not just move: that piece's part and place
@@ -826,7 +828,7 @@ def _undo(c: Conversation, h: Heard) -> str | None:
             return c._say("undo_from_drawer", piece=last, part=c.plan.figure.parts[h.fit.slot_of[last]])
         st.pending = Pending("restore", last, pose=st.last_from)
         return c._say("undo_ok", piece=last)
-    example = h.piece or c.plan.state.last_piece or next(iter(board), "Red")
+    example = h.piece or last or next(iter(board), "Red")
     other = next((p for p in board if p != example), next(p for p in h.fit.slot_of if p != example))
     return c._say("undo", piece=example, other=other)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,6 +102,11 @@ class Line:
         kept = _SET_ASIDE.sub(" ", self.message)
         found = match_text(kept, self.library) if kept != self.message else None
         return found if found is not None and found.figure is not None else match_text(self.message, self.library)
+
+    @functools.cached_property
+    def sides(self) -> dict[str, str]:
+        """Each one-word side (the vocabulary's ``sides``: "under", "left") and its relation."""
+        return {w: relation for relation, ws in self.phrases.vocabulary.sides.items() for w in ws}
 
     @functools.cached_property
     def plain_switch(self) -> bool:
@@ -881,8 +886,7 @@ def _place_near(r: Line) -> Request | None:
     words = r.relation_match[1]
     if relation == "touching":  # "beside the red one, left side": the side named after it
         at = max(r.relation_match[2], default=0)
-        side = _sides(r.phrases).get(next((w for w in r.words[at + 1:] if _sides(r.phrases).get(w, "touching")
-                                           != "touching"), ""), "")
+        side = next((r.sides[w] for w in r.words[at + 1:] if r.sides.get(w, "touching") != "touching"), "")
         if side:
             relation, words = side, r.phrases.words.relations[side][0]
     # "stick the red triangle on top" with no piece to put it on: the top of the figure.
@@ -980,16 +984,11 @@ _NOT_WANTED = frozenset({"not", "put", "its", "thats", "placed"})
 """Words just before a side that say it is what the agent did, not what is asked ("you put it right", "not on top")."""
 
 
-def _sides(phrases: Phrases) -> dict[str, str]:
-    """Each one-word side (the vocabulary's ``sides``) and its relation."""
-    return {w: relation for relation, ws in phrases.vocabulary.sides.items() for w in ws}
-
-
-def side_wanted(words: Sequence[str], phrases: Phrases) -> str:
-    """The side a correction asks for: the first side after "i meant / said / asked / wanted", else the
-    first side not said to be what the agent did; "" when none is named."""
+def side_wanted(words: Sequence[str], named: Mapping[str, str]) -> str:
+    """The side a correction asks for (``named``: each one-word side's relation): the first side after
+    "i meant / said / asked / wanted", else the first side not said to be what the agent did; "" when
+    none is named."""
     cue = max((i for i, w in enumerate(words) if w in _WANTED), default=-1)
-    named = _sides(phrases)
     sides = [(i, named[w]) for i, w in enumerate(words) if w in named]
     after = [side for i, side in sides if i > cue >= 0]
     if after:
@@ -1003,7 +1002,7 @@ def _corrected(r: Line) -> Request | None:
     # "nao, a esquerda! puseste-o a direita": what the agent did is not what was asked
     if r.question:
         return None
-    side = side_wanted(r.words, r.phrases)
+    side = side_wanted(r.words, r.sides)
     if not side and r.pieces and r.has("meant_piece"):
         return None  # "i meant the cream one not red": another piece (below)
     if (r.has("said_before") and (r.has_words(["not", "dont", "no", "instead"]) or side)) \
@@ -1018,8 +1017,8 @@ def _meant_piece(r: Line) -> Request | None:
     # another piece (the first named after the cue)
     if r.question or not r.has("meant_piece"):
         return None
-    cue = min((_phrase_at(r.words, _norm(p)) for p in r.intents["meant_piece"] if _phrase_at(r.words, _norm(p)) >= 0),
-              default=0)
+    at = (_phrase_at(r.words, _norm(p)) for p in r.intents["meant_piece"])
+    cue = min((i for i in at if i >= 0), default=0)
     named = [p for i, p in sorted(r.pieces) if i > cue]
     return Request("disagree", piece=named[0], what="meant") if named else None
 

@@ -61,8 +61,6 @@ class PlanState:
     last_from: Pose | None = None
     """Where the agent's last piece (``last_piece``) was before its last move: None when it came from
     the drawer (the game takes no piece back to the drawer)."""
-    board_before: dict[str, Pose] = field(default_factory=dict)
-    """The board as this turn began, for ``last_from``."""
     asked_done: Pending | None = None
     """The partner's last "put X next to Y" the agent carried out, for a correction of it."""
     offer: Figure | None = None

@@ -153,7 +153,6 @@ class Planner:
         st = self.state
         st.announced_pose = None
         st.turns += 1
-        st.board_before = dict(board)
         prefix = ""
         if not st.exact and not st.announced:
             related = find_figure(objective, self.library)[0] is self.figure
@@ -242,7 +241,7 @@ class Planner:
         what = ", ".join(collisions) or "something"
         pose = nearest_valid(bad, board, max_px=10.0, clearance=clearance, avoid=bad)
         if pose is not None:
-            self._remember(pose)
+            self._remember(pose, board)
             return self._decision(pose, self.words.raw("turn", "adjusted", piece=bad.piece, what=what),
                                   f"adjusted {bad.piece} after collisions with {what}")
         rest = {n: p for n, p in board.items() if n != bad.piece}
@@ -251,10 +250,11 @@ class Planner:
                          skip=frozenset({bad.piece}) | self.skip(rest), keep=self.keep(rest))
         return self._from_step(step, fit, rest, "")
 
-    def _remember(self, pose: Pose) -> None:
+    def _remember(self, pose: Pose, board: Mapping[str, Pose]) -> None:
+        """``pose`` is the agent's move on ``board`` (the board before it)."""
         self.state.ours[pose.piece] = pose
         self.state.last_piece = pose.piece
-        self.state.last_from = self.state.board_before.get(pose.piece)
+        self.state.last_from = board.get(pose.piece)
 
     def _decision(self, pose: Pose | None, text: str, reasoning: str) -> Decision:
         line = _line(text)
@@ -292,7 +292,7 @@ class Planner:
             pose = nearest_valid(cand, board, max_px=_TURN_ROOM_PX if far else slack)
             if pose is not None:
                 st.overrides[req.piece] = pose
-                self._remember(pose)
+                self._remember(pose, board)
                 key = {"move": "request_moved", "restore": "request_restored"}.get(req.kind, "request_turned")
                 text = self.words.raw("turn", key, piece=req.piece, direction=req.direction)
                 return self._decision(pose, text, f"chat request: {req.kind} {req.piece}"), ""
@@ -310,7 +310,7 @@ class Planner:
                 pose = resolve_relation(req.piece, "touching", req.anchor, others)
             if pose is not None:
                 st.overrides[req.piece] = pose
-                self._remember(pose)
+                self._remember(pose, board)
                 st.asked_done = req
                 text = self.words.raw("turn", "request_placed", **values)
                 return self._decision(pose, text, f"chat request: put {req.piece} {req.relation} {req.anchor}"), ""
@@ -361,7 +361,7 @@ class Planner:
             text = ph.raw("turn", "place", idx, **values)
         if step.nudged:
             text += ph.raw("turn", "nudged")
-        self._remember(step.pose)
+        self._remember(step.pose, board)
         return self._decision(step.pose, prefix + text, reasoning)
 
 
