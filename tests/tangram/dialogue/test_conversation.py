@@ -388,3 +388,18 @@ def test_the_part_the_partner_leaves_to_the_agent_is_the_one_it_names() -> None:
     chimney = fit.piece_for_slot(next(s for s in planner.figure.order if planner.figure.parts[s] == "chimney"))
     assert planner.last_reply_kind == "claim_ok" and "chimney" in reply and chimney in reply, reply
     assert planner.state.first == chimney
+
+
+@pytest.mark.parametrize(("line", "also"), [("oh nice where is that one going?", False), ("isso é a porta?", False),
+                                            ("ooh are you doing the flame?", True),
+                                            ("wait dont put the red one there", False)])
+def test_a_question_while_the_agents_move_is_under_way_is_first_about_that_move(line: str, also: bool) -> None:
+    planner, board = OfflineAgent(), dict[str, Pose]()
+    turns(planner, "A rocket", board, 1)
+    d = planner.play("A rocket", board)  # sent, not yet shown
+    assert d.pose is not None and d.pose.piece not in ("Brown", "Red")
+    reply = planner.chat("A rocket", board, line)
+    name = d.pose.piece if planner.state.lang == "en" else planner.lines.names[d.pose.piece]
+    assert planner.last_reply_kind != "unclear_question" and reply.count(name) >= 1, reply
+    opening = planner.lines.raw("chat", "playing_now", piece=d.pose.piece, part=planner.figure.parts[d.pose.piece])
+    assert reply.startswith(opening) and (len(reply) > len(opening)) == also, reply

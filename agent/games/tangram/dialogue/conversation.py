@@ -184,7 +184,24 @@ class Conversation:
                              queued=queued is not None)
             self.last_reply_kind = kind
             return f"{reply} {then}", req.greeted
-        return self._answer(req, fit, board), req.greeted
+        return self._while_moving(req, self._answer(req, fit, board), fit, message), req.greeted
+
+    def _while_moving(self, req: Request, reply: str, fit: Fit, message: str) -> str:
+        """A question asked while the agent's move is under way ("where is that one going?", "isso é a
+        porta?", "are you doing the flames?") is first about that move: the reply says which piece is on
+        its way and as what, before (or, for a line it could not read, instead of) its own answer."""
+        moving = self._moving(fit)
+        asked = req.question or message.rstrip().endswith("?") or req.intent == "unclear"  # "dont put red there"
+        if moving is None or not asked or self.last_reply_kind in _SPEAKS_OF_MOVE or req.piece == moving:
+            return reply
+        kind = self.last_reply_kind
+        now = self._say("playing_now", piece=moving, part=self.plan.figure.parts[fit.slot_of[moving]])
+        if (req.intent in _UNREAD_WHILE_MOVING and req.piece is None) or kind in ("unclear_question", "fallback"):
+            return now
+        if len(now) + 1 + len(reply) > PARTNER_LINE_CHARS:
+            return now  # the move said whole rather than both cut
+        self.last_reply_kind = kind
+        return f"{now} {reply}"
 
     def hear(self, objective: str, board: Mapping[str, Pose], message: str,
              movers: Mapping[str, str] | None = None) -> None:
@@ -954,6 +971,10 @@ def _names_mine(text: str) -> bool:
     return bool({"my", "mine"} & set(re.findall(r"[a-z]+", text.lower())))
 
 
+_SPEAKS_OF_MOVE = frozenset({"playing_now", "why_now", "under_way"})
+"""Replies that already say which piece the move under way places."""
+_UNREAD_WHILE_MOVING = frozenset({"other", "unclear", "vague"})
+"""Questions asked while the agent moves that its move answers alone ("tás a fazer as chamas?")."""
 _GREETS = frozenset({"greeting", "switch_slip", "how_are_you", "bye", "other_language"})
 """Replies that greet (or say goodbye) themselves: a greeting line gets no second hello."""
 _CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign"})
