@@ -580,9 +580,10 @@ def _switch_same(c: Conversation, h: Heard) -> str | None:
 @meaning("pieces_question")
 def _pieces_question(c: Conversation, h: Heard) -> str | None:
     piece = h.piece
-    mover = c._piece_facts(piece, h.fit, h.board)["mover"] if piece is not None else ""
-    return c._say("pieces_question", what=h.req.what, piece=piece or "", kept=c.plan.state.keep_human,
-                  mover=mover, **h.base)
+    facts = c._piece_facts(piece, h.fit, h.board) if piece is not None else {"mover": "", "part": ""}
+    return c._say("pieces_question", what=h.req.what, piece=piece or "", named=bool(h.req.pieces),
+                  kept=c.plan.state.keep_human,
+                  mover=facts["mover"], part=facts["part"], **h.base)
 
 
 @meaning("switch_unknown")
@@ -908,7 +909,16 @@ def _for_you(c: Conversation, h: Heard) -> str | None:
 
 @meaning("plan")
 def _plan(c: Conversation, h: Heard) -> str | None:
-    return c._say_within("plan", [{"progress": c._progress(h.fit, h.board, n), **h.base} for n in (4, 2, 0)])
+    """The figure and how far it is; asked for the plan itself ("explain your plan"), each piece still to
+    place with its part, as many as the chat line holds."""
+    fig, fit = c.plan.figure, h.fit
+    barred = c.plan.skip(h.board)
+    steps = [{"piece": p, "part": fig.parts[fit.slot_of[p]]} for p in build_order(fig, fit)
+             if p not in fit.matched and p not in barred] if h.req.what == "steps" else []
+    listed = [{"progress": c._progress(fit, h.board, 0), "steps": steps[:n], "more": len(steps) - n, **h.base}
+              for n in (len(steps), 3, 2) if n]
+    return c._say_within("plan", [*listed, *({"progress": c._progress(fit, h.board, n), "steps": [], "more": 0, **h.base}
+                                             for n in (4, 2, 0))])
 
 
 @meaning("progress")

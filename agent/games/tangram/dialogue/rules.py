@@ -516,6 +516,15 @@ def _keep(r: Line) -> Request | None:
     return None
 
 
+@rule("pieces_question", 105)
+def _may_i_move(r: Line) -> Request | None:
+    # "can i move your triangle? the blue one is weird there", "posso mexer no teu quadrado?": asked, not asked for
+    if r.has("partner_may") and r.has("move") and r.pieces and not (r.direction or r.relation or r.slot
+                                                                     or r.has_words(["pieces", "ones"])):
+        return Request("pieces_question", piece=r.piece, what="may", question=True, pieces=(r.pieces[0][1],))
+    return None
+
+
 @rule("pieces_question", 180)
 def _pieces_question(r: Line) -> Request | None:
     # "are you going to move my pieces?", "can I move yours?", "did you move my square?": whose pieces move
@@ -766,28 +775,33 @@ def _for_you(r: Line) -> Request | None:
 @rule("plan", 170)
 def _plan_how(r: Line) -> Request | None:
     # "how are you going to make the roof?": the plan
-    return Request("plan", question=True) if r.asked and r.has("plan_how") else None
+    return Request("plan", question=True, what="steps") if r.asked and r.has("plan_how") else None
 
 
 @rule("plan", 220)
 def _plan_first_asked(r: Line) -> Request | None:
     # "qual é o plano? como vais montar isto" asks the plan, not how it is
-    return Request("plan", question=True) if r.asked and r.has("plan_first") else None
+    return Request("plan", question=True, what="steps") if r.asked and r.has("plan_first") else None
 
 
 @rule("plan", 260)
 def _plan_asked(r: Line) -> Request | None:
-    return Request("plan", question=True) if r.asked and r.has("plan") else None
+    return Request("plan", question=True, what=_steps(r)) if r.asked and r.has("plan") else None
 
 
 @rule("plan", 490)
 def _plan_first(r: Line) -> Request | None:
-    return Request("plan") if r.has("plan_first") else None  # "so whats the plan here, how r u going to build it"
+    return Request("plan", what="steps") if r.has("plan_first") else None  # "so whats the plan here, how r u going to build it"
 
 
 @rule("plan", 540)
 def _plan(r: Line) -> Request | None:
-    return Request("plan") if r.has("plan") else None
+    return Request("plan", what=_steps(r)) if r.has("plan") else None
+
+
+def _steps(r: Line) -> str:
+    """"explain your plan", "how will it go": the plan's pieces asked for, not only the figure ("steps")."""
+    return "steps" if r.has_words(["plan", "how", "explain"]) else ""
 
 
 @rule("resize", 190)
