@@ -666,6 +666,12 @@ def _prefer(c: Conversation, h: Heard) -> str | None:
     if piece is None:
         return None
     part = c.plan.figure.parts[h.fit.slot_of[piece]]
+    if piece in c.plan.state.frozen:  # "afinal podes usar o azul" after "eu fico com o azul": the agent's again
+        c.plan.state.frozen.discard(piece)
+        if piece not in h.fit.matched:
+            c.plan.state.first = piece
+        then = c.raw("chat", "prefer_done" if piece in h.fit.matched else "next", piece=piece, part=part)
+        return c._say("release_piece", piece=piece, then=then)
     made = c.plan.state.announced_pose
     if made is not None and made.piece == piece:  # "use the purple one" while Purple is on its way
         return c._say("playing_now", piece=piece, part=part)

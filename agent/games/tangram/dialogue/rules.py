@@ -395,6 +395,16 @@ def _claim(r: Line) -> Request | None:
     return Request("claim", pieces=theirs, piece=wanted[0] if wanted else None, slot=slot, part=part)
 
 
+@rule("strategy", 53)
+def _you_do_part(r: Line) -> Request | None:
+    # "those two are leaves. you do the trunk?", "tu fazes o telhado": that part is the agent's to build next
+    at = _positions(r.words, r.intents.get("you_do", []))
+    if not at or r.has("negation") or r.has("mine_part") or r.has("claim"):
+        return None
+    slot, part, _ = _find_part(r.words[min(at):], r.figure, r.order)
+    return Request("strategy", slot=slot, part=part, what="part") if slot is not None else None
+
+
 def _both(r: Line, piece: str) -> list[str]:
     """``piece``, or every piece of its kind when the line names the kind in the plural ("the two small
     triangles", "os triângulos grandes")."""
