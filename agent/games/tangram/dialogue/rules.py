@@ -690,8 +690,8 @@ def _another_figure(r: Line) -> Request | None:
     what = wanted or other.name
     # The figure is switched to at once only when the partner named it; a thing it stands for ("a
     # castle" for the house, "a penguin" for the bird) is offered as the nearest, not promised.
-    if r.plain_switch and exact and not r.question and _slip(r):
-        return Request("switch_slip", figure=other, what=what)
+    if (r.plain_switch and exact and not r.question and _slip(r)) or (exact and r.has("what_figure")):
+        return Request("switch_slip", figure=other, what=what)  # also "what are we building again? a dog?"
     if r.plain_switch and exact and not r.question and _names_figure(what, other):
         return Request("switch", figure=other, exact=exact, what=what)
     if r.plain_switch and exact and not r.question:
