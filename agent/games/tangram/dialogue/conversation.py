@@ -657,7 +657,9 @@ def _about_piece(c: Conversation, h: Heard) -> str | None:
         return c._next(h.fit, h.board)  # "where is that one going?" while the agent's move is under way: that move
     if h.piece is None:
         return None
-    return c._say(h.req.intent, **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})
+    # a question about a piece no rule read ("I put the head, is it ok?"): what is true of it, not "what do you want?"
+    key = "where" if h.req.intent == "where" or h.req.question else "unclear"
+    return c._say(key, **{**h.base, **c._piece_facts(h.piece, h.fit, h.board)})
 
 
 @meaning("prefer")

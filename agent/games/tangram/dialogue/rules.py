@@ -143,7 +143,8 @@ class Line:
         if self.last_piece and self.has("your_last"):
             return self.last_piece  # "whats the piece you put down meant to be"
         if "it" in self.words and self.last_piece and (self.has("move") or self.has("rotate")) \
-                and not self.has("keep") and not self.has("mine") and not self.has("switch"):
+                and not self.has("keep") and not self.has("mine") and not self.has("switch") \
+                and not self.has_words(["is it", "does it", "will it"]):  # "I put the head, is it ok?": no piece
             return self.last_piece  # "turn it into a penguin" asks for a figure
         return None
 
@@ -906,8 +907,8 @@ def _idea(r: Line) -> Request | None:
     # "is the square ok as the head?", "i put the parallelogram as the tail, does it look right?", "the two
     # small ones i put are the windows btw", "acho que o telhado devia ser o triangulo creme, o que achas?":
     # the partner's view of which piece is which part, asked about or offered; not a request to play it
-    if not r.piece or not r.slot or r.has("rotate") or r.has("dont") or r.has("swap"):
-        return None
+    if not r.pieces or not r.slot or r.has("rotate") or r.has("dont") or r.has("swap"):
+        return None  # a piece named: "I put the head, is it ok?" names none ("it" is no piece here)
     if not (r.has("idea") or (r.question and not r.asking)):  # "can you put red as the back?" asks it played
         return None
     named = tuple(dict.fromkeys(p for _, p in r.pieces))[:2]
@@ -1114,7 +1115,7 @@ def _space(r: Line) -> Request | None:
 @rule("unclear", 680)
 def _unclear(r: Line) -> Request | None:
     if r.piece or r.slot:
-        return Request("unclear", piece=r.piece, slot=r.slot, part=r.part_words)
+        return Request("unclear", piece=r.piece, slot=r.slot, part=r.part_words, question=r.asked)
     return None
 
 
