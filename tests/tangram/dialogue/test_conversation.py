@@ -403,3 +403,14 @@ def test_a_question_while_the_agents_move_is_under_way_is_first_about_that_move(
     assert planner.last_reply_kind != "unclear_question" and reply.count(name) >= 1, reply
     opening = planner.lines.raw("chat", "playing_now", piece=d.pose.piece, part=planner.figure.parts[d.pose.piece])
     assert reply.startswith(opening) and (len(reply) > len(opening)) == also, reply
+
+
+def test_a_part_the_partner_wants_turned_round_is_turned_on_the_agents_next_turn() -> None:
+    planner, board = _built("A house", 3)
+    roof = next(p for p, s in planner.fit(board, commit=False).slot_of.items() if planner.figure.parts[s] == "roof")
+    assert roof in board
+    before = board[roof]
+    reply = planner.chat("A house", board, "the roof should point the other way")
+    assert planner.last_reply_kind == "fix_round" and roof in reply, reply
+    turned = planner.play("A house", board).pose
+    assert turned is not None and turned.piece == roof and turned != before

@@ -736,6 +736,27 @@ def _claim(c: Conversation, h: Heard) -> str | None:
     return c._say("claim_ok", theirs=theirs, placed=all(p in h.board for p in theirs), then=then)
 
 
+@meaning("fix")
+def _fix(c: Conversation, h: Heard) -> str | None:
+    """A part the partner finds out of shape or facing the wrong way: turned round when asked so, else
+    set where the figure has it as the agent's next move; a piece already there is asked about."""
+    st, fig, fit = c.plan.state, c.plan.figure, h.fit
+    if h.req.slot is None:
+        return None
+    piece = fit.piece_for_slot(h.req.slot)
+    values = {"piece": piece, "part": fig.parts[h.req.slot], "figure": fig.name}
+    if piece in c.plan.skip(h.board) | c.plan.keep(h.board):
+        return c._say("fix_theirs", **values)
+    if h.req.what == "round" and piece in h.board:
+        st.pending = Pending("rotate", piece, degrees=180.0)
+        return c._say("fix_round", **values)
+    if piece not in fit.matched:
+        step = c.plan.promise([piece], fit, h.board)
+        if step is not None:
+            return c._say("fix_next", move=step.action == "move", **values)
+    return c._say("fix_in_place", **values)
+
+
 @meaning("strategy")
 def _strategy(c: Conversation, h: Heard) -> str | None:
     return c._strategy(h.req, h.fit, h.board)
@@ -995,7 +1016,7 @@ _UNREAD_WHILE_MOVING = frozenset({"other", "unclear", "vague"})
 """Questions asked while the agent moves that its move answers alone ("tás a fazer as chamas?")."""
 _GREETS = frozenset({"greeting", "switch_slip", "how_are_you", "bye", "other_language"})
 """Replies that greet (or say goodbye) themselves: a greeting line gets no second hello."""
-_CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign"})
+_CHANGES = frozenset({"move", "rotate", "place_near", "wait", "prefer", "assign", "fix"})
 """Requests that change what the agent does next: two of them in one line are both taken up."""
 _JOINS = re.compile(r"\s*(?:,\s*)?\b(?:and then|and also|and|then|e depois|e tambem|e também|depois|e)\b\s*", re.I)
 """Where a line asking for two changes is cut in two ("turn blue and move brown left")."""

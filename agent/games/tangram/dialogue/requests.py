@@ -29,7 +29,7 @@ Intent = Literal["switch", "switch_offer", "switch_slip", "switch_same", "switch
                  "unknown_piece", "keep", "release", "why", "resize", "yes", "no", "disagree", "undo", "how_are_you",
                  "bye", "identity", "for_you", "ack", "smalltalk", "praise", "unclear", "other",
                  "keep_piece", "strategy", "unknown_figure", "spatial", "vague", "other_language", "pieces_question",
-                 "declared", "swap", "check", "claim"]
+                 "declared", "swap", "check", "claim", "fix"]
 """What a line asks for. ``declared``: a meaning declared in ``dialogue/words/meanings.yaml``, named by
 the request's ``what`` (its reply is the chat line of that name)."""
 
@@ -287,7 +287,7 @@ STRONG = frozenset({"switch", "switch_offer", "switch_slip", "switch_same", "swi
                     "place_near", "assign", "prefer", "spatial", "swap",
                     "yes", "no",
                     "why", "undo", "wait", "for_you", "identity", "bye", "how_are_you", "greeting", "help",
-                    "disagree", "claim"})
+                    "disagree", "claim", "fix"})
 """What the keyword reading takes apart with confidence: a reading by meaning does not overrule it."""
 _ARTICLE = {"a", "an"}
 _STAYS = ("where it is", "where they are", "where it was", "where its", "where she is", "where he is", "as it is",

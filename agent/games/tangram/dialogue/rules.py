@@ -396,6 +396,14 @@ def _claim(r: Line) -> Request | None:
     return Request("claim", pieces=theirs, piece=wanted[0] if wanted else None, slot=slot, part=part)
 
 
+@rule("fix", 93)
+def _fix_part(r: Line) -> Request | None:
+    # "the roof is crooked, fix it", "o telhado está torto", "the sail should point the other way": that part set right
+    if r.slot is None or r.pieces or not (r.has("fix_part") or r.has("turn_round")) or r.has("negation"):
+        return None
+    return Request("fix", slot=r.slot, part=r.part_words, what="round" if r.has("turn_round") else "")
+
+
 @rule("strategy", 53)
 def _you_do_part(r: Line) -> Request | None:
     # "those two are leaves. you do the trunk?", "tu fazes o telhado": that part is the agent's to build next
