@@ -399,7 +399,8 @@ def _claim(r: Line) -> Request | None:
 @rule("fix", 93)
 def _fix_part(r: Line) -> Request | None:
     # "the roof is crooked, fix it", "o telhado está torto", "the sail should point the other way": that part set right
-    if r.slot is None or r.pieces or not (r.has("fix_part") or r.has("turn_round")) or r.has("negation"):
+    if r.slot is None or r.pieces or not (r.has("fix_part") or r.has("turn_round")) \
+            or r.has_words(["dont fix", "dont change", "do not fix", "do not change", "no need to"]):
         return None
     return Request("fix", slot=r.slot, part=r.part_words, what="round" if r.has("turn_round") else "")
 
