@@ -160,9 +160,10 @@ class Conversation:
             first, second = two
             reply = self._answer(first, fit, board)
             kind = self.last_reply_kind
-            reply = f"{reply} {self._answer(second, fit, board)}"
+            then = self._answer(second, fit, board)
             self.last_reply_kind = kind
-            return reply, req.greeted
+            # "move the tail up and tell me whats next": the change is what comes next, said once
+            return (reply if then == reply else f"{reply} {then}"), req.greeted
         if two is not None:  # "turn blue and move brown left": the first taken up, the second not dropped
             first, second = two
             before = (st.pending, st.after_place, st.skip_turns, st.first)
@@ -1042,7 +1043,8 @@ def _two_asks(message: str, read: Callable[[str, str | None], Understood]) -> tu
                 and (b.piece is not None or b.intent == "wait"):
             return a, b
         if {a.intent, b.intent} & _CHANGES and {a.intent, b.intent} & _QUESTIONS \
-                and all(r.piece is not None or r.intent not in ("where", "move", "rotate") for r in (a, b)):
+                and all(r.piece is not None or r.slot is not None or r.intent not in ("where", "move", "rotate")
+                        for r in (a, b)):  # "move the tail up a bit and tell me whats next": the tail's piece
             return a, b
     return None
 

@@ -951,7 +951,7 @@ def _place_near(r: Line) -> Request | None:
     if not (piece and relation):
         return None
     anchor, owner = _anchor(r.words, r.pieces, piece, r.relation_match[2], r.phrases)
-    words = r.relation_match[1]
+    words = "on top of" if r.relation_match[1] == "on top" else r.relation_match[1]  # said before a piece's name
     if relation == "touching":  # "beside the red one, left side": the side named after it
         at = max(r.relation_match[2], default=0)
         side = next((r.sides[w] for w in r.words[at + 1:] if r.sides.get(w, "touching") != "touching"), "")
