@@ -286,3 +286,13 @@ def test_portuguese_articles_agree_with_a_plural_part_as_with_a_singular_one(
     data = yaml.safe_load(Path(str(LANGUAGE_PATH).format(lang="pt")).read_text(encoding="utf-8"))
     terms = Glossary(data["terms"], data["feminine"], data["modifiers"], data["feminine_forms"])
     assert (terms.definite(part), terms.indefinite(part), terms.complete(part)) == (definite, indefinite, complete)
+
+
+def test_every_place_in_a_figure_has_its_words_in_each_language() -> None:
+    """The Portuguese lines say where a part sits with the glossary's "at the <place>" (set 5 read "at centro")."""
+    english = load_phrases(lang="en")
+    for lang in ("pt",):
+        glossary = load_phrases(lang=lang).glossary
+        for place in (p for row in english.words.places for p in row):
+            said = glossary.translate(f"at the {place}")
+            assert not {"at", "the"} & set(said.split()), (lang, place, said)
