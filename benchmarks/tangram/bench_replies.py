@@ -254,10 +254,11 @@ def main() -> None:
     library = load_library()
     warm()
     server = None
+    reader: MeaningReader | None = None
     if args.reader == "local":
         reader, server = local_reader()
-    else:
-        reader = e5_reader(args.site) if args.reader == "e5" else None
+    elif args.reader == "e5":
+        reader = e5_reader(args.site)
     try:
         rows = play_set(yaml.safe_load(args.set.read_text(encoding="utf-8")), library, reader)
     finally:

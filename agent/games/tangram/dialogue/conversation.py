@@ -947,8 +947,8 @@ def _plan(c: Conversation, h: Heard) -> str | None:
              if p not in fit.matched and p not in barred] if h.req.what == "steps" else []
     listed = [{"progress": c._progress(fit, h.board, 0), "steps": steps[:n], "more": len(steps) - n, **h.base}
               for n in (len(steps), 3, 2) if n]
-    return c._say_within("plan", [*listed, *({"progress": c._progress(fit, h.board, n), "steps": [], "more": 0, **h.base}
-                                             for n in (4, 2, 0))])
+    plain = [{"progress": c._progress(fit, h.board, n), "steps": [], "more": 0, **h.base} for n in (4, 2, 0)]
+    return c._say_within("plan", [*listed, *plain])
 
 
 @meaning("progress")

@@ -811,7 +811,8 @@ def _plan_asked(r: Line) -> Request | None:
 
 @rule("plan", 490)
 def _plan_first(r: Line) -> Request | None:
-    return Request("plan", what="steps") if r.has("plan_first") else None  # "so whats the plan here, how r u going to build it"
+    # "so whats the plan here, how r u going to build it"
+    return Request("plan", what="steps") if r.has("plan_first") else None
 
 
 @rule("plan", 540)

@@ -113,8 +113,8 @@ def understand(message: str, figure: Figure, library: FigureLibrary, phrases: Ph
     # undo your last move, i dont like it") about that move, and "oops, i meant the cream one" about the
     # last request, whatever else the line says.
     # "can i move your triangle? the cream one looks weird there" asks leave to move that piece.
-    about_move = (parsed.intent, parsed.what) in (("assign", "idea"), ("disagree", "meant")) or parsed.intent == "undo" \
-        or (parsed.intent == "pieces_question" and bool(parsed.pieces)) or parsed.intent == "fix"
+    about_move = (parsed.intent, parsed.what) in (("assign", "idea"), ("disagree", "meant")) \
+        or parsed.intent in ("undo", "fix") or (parsed.intent == "pieces_question" and bool(parsed.pieces))
     if declared is not None and not about_move:
         return Understood(lang, Request("declared", what=declared, greeted=greeted))
     if greeted:
