@@ -250,7 +250,7 @@ def test_every_phrase_renders_short_in_each_language() -> None:
               "chosen": [{"piece": "Cream", "part": "roof"}, {"piece": "Red", "part": "right wall"}],
               "others": [{"piece": "Blue", "part": "left wall"}], "unplaced": "Cream", "all_on_board": False,
               "ours": ["Red", "Blue"], "theirs": ["Cream"], "plan": "Next I'll place Green as the upper fin.",
-              "then": "I'll do the upper fin: next I'll place Green there.", "named": True,
+              "then": "I'll do the upper fin: next I'll place Green there.", "named": True, "complete": False,
               "steps": [{"piece": "Green", "part": "upper fin"}],
               "for_you": "You could put the purple square as the upper tail root, on the right side of the fish."}
     for lang in ("en", "pt"):

@@ -295,7 +295,8 @@ class Conversation:
         if req.question:
             return self._say_within("unclear_question", [{"progress": self._progress(fit, board, n), **heard.base}
                                                          for n in (4, 2, 0)])
-        return self._say("fallback", placed=len(fit.matched), on_board=len(board), **heard.base)
+        return self._say("fallback", placed=len(fit.matched), on_board=len(board), complete=_complete(fit),
+                         **heard.base)  # on a complete figure, a remark it cannot read ("missão cumprida 🤖")
 
     def _interrupted(self, req: Request, made: Pose, fit: Fit, board: Mapping[str, Pose], text: str) -> str:
         """A stop, an objection or "let me do this one" while the agent's move is under way: the move was
@@ -961,7 +962,13 @@ def _progress(c: Conversation, h: Heard) -> str | None:
 
 @meaning("thanks", "praise", "how_are_you", "ack", "smalltalk")
 def _remark(c: Conversation, h: Heard) -> str | None:
-    return c._say(h.req.intent, progress=c._progress(h.fit, h.board))
+    # on a complete figure, praise and thanks are the pair's: said so, not answered with a count
+    return c._say(h.req.intent, progress=c._progress(h.fit, h.board), complete=_complete(h.fit), **h.base)
+
+
+def _complete(fit: Fit) -> bool:
+    """Every piece of the figure in place."""
+    return len(fit.matched) == len(fit.slot_of)
 
 
 @meaning("greeting", "bye", "identity", "help")

@@ -539,9 +539,13 @@ def _keep(r: Line) -> Request | None:
 @rule("pieces_question", 105)
 def _may_i_move(r: Line) -> Request | None:
     # "can i move your triangle? the blue one is weird there", "posso mexer no teu quadrado?": asked, not asked for
-    if r.has("partner_may") and r.has("move") and r.pieces and not (r.direction or r.relation or r.slot
-                                                                     or r.has_words(["pieces", "ones"])):
+    if not r.has("move") or not r.pieces or r.direction or r.relation or r.slot or r.has_words(["pieces", "ones"]):
+        return None
+    if r.has("partner_may"):
         return Request("pieces_question", piece=r.piece, what="may", question=True, pieces=(r.pieces[0][1],))
+    # "nooo why did u move my red triangle": whether it did
+    if r.has_words(["did you move", "did u move", "you moved my", "u moved my"]):
+        return Request("pieces_question", piece=r.piece, what="past", question=True, pieces=(r.pieces[0][1],))
     return None
 
 
