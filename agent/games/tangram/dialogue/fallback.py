@@ -1,6 +1,6 @@
 """A second reading for lines the keyword rules could not read: a line's meaning by name, from a
-reader outside the rules (a sentence encoder's nearest examples, in ``benchmarks/tangram/bench_replies.py
---reader``), made into the request the conversation answers.
+reader outside the rules (a sentence encoder's nearest examples or the local model's choice, in
+``benchmarks/tangram/bench_replies.py --reader``), made into the request the conversation answers.
 
 The reader is a plain callable (``line -> meaning name or None``); the names it may give are the
 meanings' model's (``words/intents.yaml``), the by-meaning tables' (``question_next``, ...) and the
