@@ -263,6 +263,17 @@ class Conversation:
         made = self.plan.state.announced_pose
         return made.piece if made is not None and made.piece in fit.matched else None
 
+    def _leave(self, pieces: list[str]) -> None:
+        """``pieces`` left to the partner: never placed or moved, and no longer the agent's next move."""
+        st = self.plan.state
+        st.frozen.update(pieces)
+        if st.first in pieces:
+            st.first = None
+        if st.pending is not None and st.pending.piece in pieces:
+            st.pending = None
+        if st.after_place is not None and st.after_place.piece in pieces:
+            st.after_place = None
+
     def _trade_parts(self, piece: str, slot: str, fit: Fit) -> str:
         """``piece`` pinned to ``slot`` and the piece there now to ``piece``'s part; that piece."""
         st = self.plan.state
@@ -693,16 +704,10 @@ def _keep(c: Conversation, h: Heard) -> str | None:
 
 @meaning("keep_piece")
 def _keep_piece(c: Conversation, h: Heard) -> str | None:
-    piece, st = h.piece, c.plan.state
+    piece = h.piece
     if piece is None:
         return None
-    st.frozen.add(piece)
-    if st.first == piece:
-        st.first = None
-    if st.pending is not None and st.pending.piece == piece:
-        st.pending = None
-    if st.after_place is not None and st.after_place.piece == piece:
-        st.after_place = None
+    c._leave([piece])
     key = "keep_piece_theirs" if h.req.what == "theirs" else "keep_piece_ok"
     return c._say(key, piece=piece, on_board=piece in h.board)
 
@@ -712,23 +717,18 @@ def _claim(c: Conversation, h: Heard) -> str | None:
     """Pieces the partner says are theirs ("i made the hull with red", "fico com o amarelo") are left to
     them; what they leave to the agent ("you do the sail", "tu fazes a outra", "the rest") is its next
     piece: the piece named, else the part's piece that is not theirs, else its plan's next."""
-    st, fig, fit = c.plan.state, c.plan.figure, h.fit
+    fig, fit = c.plan.figure, h.fit
     theirs = list(h.req.pieces)
-    st.frozen.update(theirs)
-    if st.first in theirs:
-        st.first = None
-    if st.pending is not None and st.pending.piece in theirs:
-        st.pending = None
-    if st.after_place is not None and st.after_place.piece in theirs:
-        st.after_place = None
+    c._leave(theirs)
     choices: list[str] = []
     if h.req.piece is not None:
         choices = [h.req.piece]
     elif h.req.slot is not None:  # the part named first, then its twins ("the sail": either sail)
         slots = [h.req.slot, *(s for s in fig.pieces_with_part(h.req.part) if s != h.req.slot)]
-        choices = [p for p in (fit.piece_for_slot(s) for s in slots) if p not in theirs]
-    done = next((p for p in choices if p in fit.matched and p not in theirs), None)
-    step = c.plan.promise([p for p in choices if p not in theirs and p not in fit.matched], fit, h.board)
+        choices = [fit.piece_for_slot(s) for s in slots]
+    choices = [p for p in choices if p not in theirs]
+    done = next((p for p in choices if p in fit.matched), None)
+    step = c.plan.promise([p for p in choices if p not in fit.matched], fit, h.board)
     if step is not None and step.piece is not None and step.slot is not None:
         then = c.raw("chat", "claim_then", piece=step.piece, part=fig.parts[step.slot])
     elif done is not None:
@@ -954,7 +954,7 @@ def _plan(c: Conversation, h: Heard) -> str | None:
 
 @meaning("progress")
 def _progress(c: Conversation, h: Heard) -> str | None:
-    if len(h.fit.matched) == len(h.fit.slot_of):  # "are we done?" on a finished figure: yes
+    if _complete(h.fit):  # "are we done?" on a finished figure: yes
         return c._say("next_done", **h.base)
     c.last_reply_kind = "progress"
     return c._progress(h.fit, h.board)
